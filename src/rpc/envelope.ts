@@ -1,0 +1,124 @@
+/**
+ * Connect streaming envelopes: `[flags:1][length:4, big-endian][payload]`.
+ *
+ * agy requires the request body of a server-stream call to be enveloped too;
+ * bare JSON is read as a frame header and answered with a "promised N bytes"
+ * error (agy 1.0.10, live). Pure: no sockets here.
+ */
+import { AgyBridgeError } from "../errors.js";
+
+export const FLAG_DATA = 0x00;
+export const FLAG_COMPRESSED = 0x01;
+export const FLAG_END_STREAM = 0x02;
+
+export const HEADER_BYTES = 5;
+
+/** Default cap on one frame's payload: a snapshot of a long conversation is several MB. */
+export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+export interface Envelope {
+  flags: number;
+  payload: Uint8Array;
+}
+
+export function encodeEnvelope(flags: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES + payload.byteLength);
+  out[0] = flags;
+  new DataView(out.buffer).setUint32(1, payload.byteLength, false);
+  out.set(payload, HEADER_BYTES);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+export function encodeJsonEnvelope(flags: number, value: unknown): Uint8Array {
+  return encodeEnvelope(flags, encoder.encode(JSON.stringify(value)));
+}
+
+/**
+ * Reassembles envelopes from arbitrary chunks: a chunk may hold part of the
+ * 5-byte header, several frames, or a slice of one large payload. Chunks are
+ * kept as a list and joined once per frame, so a payload split into many
+ * chunks costs one copy, not one per chunk.
+ */
+export class EnvelopeDecoder {
+  readonly #maxFrameBytes: number;
+  #chunks: Uint8Array[] = [];
+  #buffered = 0;
+  #pendingFlags = -1;
+  #pendingLength = -1;
+
+  constructor(maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES) {
+    this.#maxFrameBytes = maxFrameBytes;
+  }
+
+  /** Bytes received but not yet returned as a frame. */
+  get bufferedBytes(): number {
+    return this.#buffered;
+  }
+
+  /** Feeds a chunk and returns every frame it completes, in order. */
+  push(chunk: Uint8Array): Envelope[] {
+    if (chunk.byteLength > 0) {
+      this.#chunks.push(chunk);
+      this.#buffered += chunk.byteLength;
+    }
+    const frames: Envelope[] = [];
+    for (;;) {
+      if (this.#pendingLength < 0) {
+        if (this.#buffered < HEADER_BYTES) break;
+        const header = this.#take(HEADER_BYTES);
+        const length = new DataView(header.buffer, header.byteOffset, HEADER_BYTES).getUint32(1, false);
+        if (length > this.#maxFrameBytes) {
+          throw new AgyBridgeError(
+            "protocol",
+            `a stream frame announced ${length} bytes, over the ${this.#maxFrameBytes}-byte limit; ` +
+              "the server is not speaking Connect streaming, or raise maxFrameBytes",
+          );
+        }
+        this.#pendingFlags = header[0] ?? 0;
+        this.#pendingLength = length;
+      }
+      if (this.#buffered < this.#pendingLength) break;
+      const payload = this.#take(this.#pendingLength);
+      frames.push({ flags: this.#pendingFlags, payload });
+      this.#pendingFlags = -1;
+      this.#pendingLength = -1;
+    }
+    return frames;
+  }
+
+  /** True when the input ended between frames (no partial header or payload). */
+  get atBoundary(): boolean {
+    return this.#buffered === 0 && this.#pendingLength < 0;
+  }
+
+  #take(n: number): Uint8Array {
+    const first = this.#chunks[0];
+    if (first !== undefined && first.byteLength >= n) {
+      const out = first.subarray(0, n);
+      if (first.byteLength === n) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(n);
+      this.#buffered -= n;
+      return out;
+    }
+    const out = new Uint8Array(n);
+    let filled = 0;
+    while (filled < n) {
+      const chunk = this.#chunks[0];
+      if (chunk === undefined) throw new AgyBridgeError("internal", "envelope decoder ran out of buffered bytes");
+      const want = n - filled;
+      if (chunk.byteLength <= want) {
+        out.set(chunk, filled);
+        filled += chunk.byteLength;
+        this.#chunks.shift();
+      } else {
+        out.set(chunk.subarray(0, want), filled);
+        this.#chunks[0] = chunk.subarray(want);
+        filled += want;
+      }
+    }
+    this.#buffered -= n;
+    return out;
+  }
+}
