@@ -1,0 +1,24 @@
+/**
+ * `npm run bench`: runs every `bench/*.bench.ts` suite (or those named on the
+ * command line) and prints one markdown table per suite.
+ */
+import { readdirSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+import { formatTable, type BenchSuite } from "./harness.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const wanted = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith(".bench.ts"))
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
+  .sort();
+
+let missed = 0;
+for (const file of files) {
+  const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: BenchSuite };
+  const rows = await mod.default.run();
+  process.stdout.write(`${formatTable(mod.default.title, rows)}\n`);
+  missed += rows.filter((r) => r.met === false).length;
+}
+process.stdout.write(`node ${process.version}, ${files.length} suite(s); ${missed} goal(s) missed\n`);
