@@ -1,0 +1,150 @@
+/**
+ * Turns the bytes a terminal (or tmux) writes into key events for the fake
+ * TUI. Bracketed paste (`ESC[200~ … ESC[201~`) arrives as one `paste` event
+ * whatever the chunking; inside it CR, LF and CRLF are newlines of the draft,
+ * never a submit (agy 1.0.x behaviour relied on by tmux drivers, facts §6.2).
+ */
+
+export type TuiKey =
+  | { type: "text"; text: string }
+  | { type: "paste"; text: string }
+  | {
+      type:
+        | "enter"
+        | "escape"
+        | "backspace"
+        | "line-start"
+        | "line-end"
+        | "kill-to-end"
+        | "kill-line"
+        | "interrupt"
+        | "eof"
+        | "up"
+        | "down"
+        | "left"
+        | "right";
+    };
+
+export interface KeyParser {
+  /** Feeds one chunk of decoded input; returns the complete keys it holds. */
+  push(chunk: string): TuiKey[];
+}
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+
+const CONTROL_KEYS: Record<string, TuiKey> = {
+  "\r": { type: "enter" },
+  "\n": { type: "enter" },
+  "\x01": { type: "line-start" },
+  "\x05": { type: "line-end" },
+  "\x0b": { type: "kill-to-end" },
+  "\x15": { type: "kill-line" },
+  "\x7f": { type: "backspace" },
+  "\x08": { type: "backspace" },
+  "\x03": { type: "interrupt" },
+  "\x04": { type: "eof" },
+};
+
+const CSI_KEYS: Record<string, TuiKey> = {
+  A: { type: "up" },
+  B: { type: "down" },
+  C: { type: "right" },
+  D: { type: "left" },
+};
+
+export function createKeyParser(): KeyParser {
+  return new StatefulKeyParser();
+}
+
+class StatefulKeyParser implements KeyParser {
+  #pending = "";
+  #paste: string | undefined;
+
+  push(chunk: string): TuiKey[] {
+    const keys: TuiKey[] = [];
+    let rest = this.#pending + chunk;
+    this.#pending = "";
+    while (rest.length > 0) {
+      if (this.#paste !== undefined) {
+        this.#paste += rest;
+        rest = "";
+        const end = this.#paste.indexOf(PASTE_END);
+        if (end < 0) break;
+        rest = this.#paste.slice(end + PASTE_END.length);
+        keys.push({ type: "paste", text: normalizeNewlines(this.#paste.slice(0, end)) });
+        this.#paste = undefined;
+        continue;
+      }
+      const consumed = this.#one(rest, keys);
+      if (consumed === 0) {
+        // An escape sequence cut by the chunk boundary: wait for the rest.
+        this.#pending = rest;
+        break;
+      }
+      rest = rest.slice(consumed);
+    }
+    return keys;
+  }
+
+  /** Parses one key at the start of `s`; returns how many chars it used (0 = incomplete). */
+  #one(s: string, keys: TuiKey[]): number {
+    const ch = s[0] as string;
+    if (ch === "\x1b") return this.#escape(s, keys);
+    const control = CONTROL_KEYS[ch];
+    if (control !== undefined) {
+      // CRLF is one Enter.
+      const length = ch === "\r" && s[1] === "\n" ? 2 : 1;
+      keys.push(control);
+      return length;
+    }
+    if (ch < " " && ch !== "\t") return 1; // other control bytes are ignored
+    let end = 1;
+    while (end < s.length && !isSpecial(s[end] as string)) end++;
+    const text = s.slice(0, end);
+    const last = keys[keys.length - 1];
+    if (last?.type === "text") last.text += text;
+    else keys.push({ type: "text", text });
+    return end;
+  }
+
+  #escape(s: string, keys: TuiKey[]): number {
+    if (s.startsWith(PASTE_START)) {
+      this.#paste = "";
+      return PASTE_START.length;
+    }
+    // tmux sends a lone ESC for `send-keys Escape`; only an unfinished CSI waits.
+    if (s.length === 1) {
+      keys.push({ type: "escape" });
+      return 1;
+    }
+    const second = s[1];
+    if (second === "[") {
+      const match = /^\x1b\[[0-9;]*([@-~])/.exec(s);
+      if (match === null) {
+        if (/^\x1b\[[0-9;]*$/.test(s)) return 0;
+        keys.push({ type: "escape" });
+        return 1;
+      }
+      const key = CSI_KEYS[match[1] as string];
+      if (key !== undefined) keys.push(key);
+      return match[0].length;
+    }
+    if (second === "O" && s.length >= 3) {
+      const key = CSI_KEYS[s[2] as string];
+      if (key !== undefined) keys.push(key);
+      return 3;
+    }
+    // ESC followed by an ordinary key: Escape, then that key.
+    keys.push({ type: "escape" });
+    return 1;
+  }
+}
+
+function isSpecial(ch: string): boolean {
+  return ch === "\x1b" || (ch < " " && ch !== "\t") || ch === "\x7f";
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}

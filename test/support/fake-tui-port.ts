@@ -1,0 +1,64 @@
+/**
+ * A steerable, compiler-checked fake of the simulator's TUI port: tests set
+ * the view and read back every call the TUI made.
+ */
+import type { SimTuiPort, TuiAnswer, TuiView } from "../../src/sim/tui-port.js";
+
+export type FakePortCall =
+  | { call: "submitTurn"; text: string }
+  | { call: "answer"; stepIndex: number; answer: TuiAnswer; delivered: boolean }
+  | { call: "cancel" }
+  | { call: "clear" };
+
+export interface FakeTuiPort extends SimTuiPort {
+  readonly calls: FakePortCall[];
+  /** Replaces (part of) the view and notifies subscribers. */
+  setView(patch: Partial<TuiView>): void;
+}
+
+export function createFakeTuiPort(initial: Partial<TuiView> = {}): FakeTuiPort {
+  let view: TuiView = { conversationId: "conv-1", running: false, transcript: [], ...initial };
+  const listeners = new Set<() => void>();
+  const calls: FakePortCall[] = [];
+  const notify = (): void => {
+    for (const listener of [...listeners]) listener();
+  };
+  const port = {
+    calls,
+    view: () => view,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    setView(patch: Partial<TuiView>) {
+      view = { ...view, ...patch };
+      if ("pending" in patch && patch.pending === undefined) delete view.pending;
+      notify();
+    },
+    submitTurn(text: string) {
+      calls.push({ call: "submitTurn", text });
+      view = { ...view, running: true, transcript: [...view.transcript, { role: "user", text }] };
+      notify();
+    },
+    // Like the engine: only the step that is still WAITING takes the answer.
+    answer(stepIndex: number, answer: TuiAnswer) {
+      const delivered = view.pending?.stepIndex === stepIndex;
+      calls.push({ call: "answer", stepIndex, answer, delivered });
+      if (delivered) {
+        const { pending: _answered, ...rest } = view;
+        view = rest;
+        notify();
+      }
+      return delivered;
+    },
+    cancel() {
+      calls.push({ call: "cancel" });
+    },
+    clear() {
+      calls.push({ call: "clear" });
+      view = { conversationId: `${view.conversationId}+`, running: false, transcript: [] };
+      notify();
+    },
+  } satisfies FakeTuiPort;
+  return port;
+}

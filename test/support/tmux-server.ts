@@ -1,0 +1,73 @@
+/**
+ * A private tmux server for tests (`tmux -L <unique>`), always killed by the
+ * test's afterAll. Commands are spawned with argv, never through a shell.
+ */
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+
+export interface PrivateTmux {
+  readonly socketName: string;
+  run(args: readonly string[]): Promise<string>;
+  /** Starts a detached session `name` running argv directly (no shell). */
+  newSession(name: string, argv: readonly string[], options?: { columns?: number; rows?: number; cwd?: string; env?: Record<string, string> }): Promise<void>;
+  capture(target: string): Promise<string>;
+  /** Polls capture-pane until `predicate` holds; throws with the last screen otherwise. */
+  waitForScreen(target: string, predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
+  sendKeys(target: string, ...keys: string[]): Promise<void>;
+  /** Types `text` as a bracketed paste, like a driver (load-buffer from stdin + paste-buffer -p -r -d). */
+  paste(target: string, text: string): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export function createPrivateTmux(): PrivateTmux {
+  const socketName = `agy-bridge-test-${randomUUID().slice(0, 8)}`;
+  const env = { ...process.env };
+  delete env.TMUX;
+  const exec = (args: readonly string[], stdin?: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = execFile("tmux", ["-L", socketName, "-f", "/dev/null", ...args], { env, timeout: 10_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`tmux ${args[0]} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      });
+      if (stdin !== undefined) child.stdin?.end(stdin);
+    });
+  const tmux: PrivateTmux = {
+    socketName,
+    run: (args) => exec(args),
+    async newSession(name, argv, options = {}) {
+      const envArgs = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+      await exec([
+        "new-session", "-d", "-s", name,
+        "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 30),
+        ...(options.cwd === undefined ? [] : ["-c", options.cwd]),
+        ...envArgs,
+        ...argv,
+      ]);
+      // Keep a dead pane visible so a crash shows in the failure message.
+      await exec(["set-option", "-t", name, "remain-on-exit", "on"]);
+    },
+    capture: (target) => exec(["capture-pane", "-p", "-t", target]),
+    async waitForScreen(target, predicate, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      let screen = "";
+      while (Date.now() < deadline) {
+        screen = await exec(["capture-pane", "-p", "-t", target]);
+        if (predicate(screen)) return screen;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`tmux pane never showed ${what}; last screen:\n${screen}`);
+    },
+    async sendKeys(target, ...keys) {
+      await exec(["send-keys", "-t", target, ...keys]);
+    },
+    async paste(target, text) {
+      const buffer = `paste-${randomUUID().slice(0, 8)}`;
+      await exec(["load-buffer", "-b", buffer, "-"], text);
+      await exec(["paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", target]);
+    },
+    async kill() {
+      await exec(["kill-server"]).catch(() => undefined);
+    },
+  };
+  return tmux;
+}

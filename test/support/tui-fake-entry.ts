@@ -1,0 +1,45 @@
+/**
+ * Runs the fake TUI in a tmux pane against a steerable fake port. The test
+ * steers it over a loopback HTTP control socket whose port is written to the
+ * file named by argv[2]:
+ *   POST /view  {TuiView patch}  → sets the view (`"pending": null` removes the prompt)
+ *   GET  /calls                 → the port calls the TUI made, as JSON
+ */
+import { createServer } from "node:http";
+import { writeFileSync } from "node:fs";
+import { createFakeTui } from "../../src/sim/tui/fake-tui.js";
+import { createFakeTuiPort } from "./fake-tui-port.js";
+
+const portFile = process.argv[2];
+if (portFile === undefined) throw new Error("usage: tui-fake-entry.ts <port-file>");
+
+const port = createFakeTuiPort();
+const control = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+  req.on("end", () => {
+    if (req.method === "POST" && req.url === "/view") {
+      const patch = JSON.parse(body) as Record<string, unknown>;
+      // JSON has no undefined: null stands for "no pending step".
+      if (patch.pending === null) patch.pending = undefined;
+      port.setView(patch);
+      res.end("{}");
+    } else if (req.url === "/calls") {
+      res.end(JSON.stringify(port.calls));
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+});
+control.listen(0, "127.0.0.1", () => {
+  const address = control.address();
+  if (address === null || typeof address === "string") throw new Error("no control address");
+  const tui = createFakeTui({ port, input: process.stdin, output: process.stdout });
+  tui.start();
+  writeFileSync(portFile, String(address.port));
+  void tui.closed.then(() => {
+    control.close();
+    process.exit(0);
+  });
+});
