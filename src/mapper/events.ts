@@ -1,0 +1,241 @@
+/**
+ * The mapper's event contract: one discriminated union on `type`, with zod
+ * schemas so other layers (the HTTP server) can validate what they forward.
+ * Field-by-field documentation with examples lives in `docs/events.md`.
+ */
+import { z } from "zod";
+
+const base = {
+  /** The agy conversation (cascade) the event belongs to. */
+  conversationId: z.string(),
+};
+
+/** Fields of events that come from one trajectory step. */
+const fromStep = {
+  ...base,
+  /** The step's trajectory; the conversation id when agy sent none. */
+  trajectoryId: z.string(),
+  /** The step's index; absent only for a USER_INPUT step whose position is unknown. */
+  stepIndex: z.number().int().nonnegative().optional(),
+};
+
+export const UserMessageEventSchema = z.object({
+  type: z.literal("user_message"),
+  ...fromStep,
+  text: z.string(),
+});
+
+export const MessageDeltaEventSchema = z.object({
+  type: z.literal("message_delta"),
+  ...fromStep,
+  /** Equals the `messageId` of the committed `message` of the same step. */
+  messageId: z.string(),
+  /** Per-step chunk counter: starts at 0, strictly increases, never a byte offset. */
+  index: z.number().int().nonnegative(),
+  /** Text to append, or with `replace` the whole text so far. */
+  text: z.string(),
+  /** True when `text` replaces everything received so far for this message (agy rewrote it). */
+  replace: z.boolean(),
+  /** True on the last delta of the step, sent when the step commits (text may be empty). */
+  final: z.boolean(),
+});
+
+export const ReasoningDeltaEventSchema = z.object({
+  type: z.literal("reasoning_delta"),
+  ...fromStep,
+  messageId: z.string(),
+  index: z.number().int().nonnegative(),
+  text: z.string(),
+  replace: z.boolean(),
+  /** True on the first reasoning delta of the step. */
+  started: z.boolean(),
+});
+
+export const MessageEventSchema = z.object({
+  type: z.literal("message"),
+  ...fromStep,
+  messageId: z.string(),
+  role: z.literal("assistant"),
+  text: z.string(),
+  /** True when the text is our marker for a planner that ended in ERROR. */
+  failed: z.boolean(),
+});
+
+export const FunctionCallEventSchema = z.object({
+  type: z.literal("function_call"),
+  ...fromStep,
+  /** `agy_call_<trajectoryId>_<stepIndex>`: identical for the poll and stream projections of a step. */
+  callId: z.string(),
+  /** agy's tool name, e.g. `run_command`, `list_dir`, `manage_subagents`. */
+  name: z.string(),
+  /** Compact JSON object text of the arguments, without `toolAction`/`toolSummary`. */
+  arguments: z.string(),
+  /** agy's own short tool-call id when the step carried one (poll projection). */
+  agyToolCallId: z.string().optional(),
+  /** agy's human description of what the tool does (`toolAction`), when present. */
+  description: z.string().optional(),
+});
+
+export const FunctionCallOutputEventSchema = z.object({
+  type: z.literal("function_call_output"),
+  ...fromStep,
+  callId: z.string(),
+  name: z.string(),
+  output: z.string(),
+  /** True when the step ended in ERROR, CANCELED or INTERRUPTED. */
+  isError: z.boolean(),
+  /** The step's terminal status suffix, e.g. `DONE`, `ERROR`. */
+  stepStatus: z.string(),
+});
+
+export const PermissionRequestSchema = z.object({
+  kind: z.literal("permission"),
+  /** e.g. `command`. */
+  action: z.string(),
+  /** e.g. the command line. */
+  target: z.string(),
+  description: z.string(),
+  suggestedPersistPattern: z.string().optional(),
+  persistSuggestionType: z.string().optional(),
+});
+
+export const QuestionOptionSchema = z.object({ id: z.string(), text: z.string() });
+
+export const QuestionRequestSchema = z.object({
+  kind: z.literal("question"),
+  questions: z.array(
+    z.object({
+      question: z.string(),
+      options: z.array(QuestionOptionSchema),
+      multiSelect: z.boolean(),
+    }),
+  ),
+});
+
+export const InteractionRequestSchema = z.discriminatedUnion("kind", [
+  PermissionRequestSchema,
+  QuestionRequestSchema,
+]);
+export type InteractionRequest = z.infer<typeof InteractionRequestSchema>;
+
+export const InteractionRequestedEventSchema = z.object({
+  type: z.literal("interaction_requested"),
+  ...fromStep,
+  stepIndex: z.number().int().nonnegative(),
+  /** `int_` + FNV-1a 64 hex of (conversationId, trajectoryId, stepIndex): a retry step gets a new id. */
+  interactionId: z.string(),
+  /** The step type suffix, e.g. `RUN_COMMAND`, `ASK_QUESTION`. */
+  stepType: z.string(),
+  /** The function_call id the step will have once it settles. */
+  callId: z.string(),
+  request: InteractionRequestSchema,
+});
+
+export const InteractionOutcomeSchema = z.enum(["answered", "timed_out", "cancelled"]);
+export type InteractionOutcome = z.infer<typeof InteractionOutcomeSchema>;
+
+export const InteractionResolvedEventSchema = z.object({
+  type: z.literal("interaction_resolved"),
+  ...fromStep,
+  stepIndex: z.number().int().nonnegative(),
+  interactionId: z.string(),
+  kind: z.enum(["permission", "question"]),
+  outcome: InteractionOutcomeSchema,
+  /** The step status suffix that ended the wait, e.g. `DONE`, `RUNNING`, `ERROR`. */
+  stepStatus: z.string(),
+  /** agy's echo of the delivered answer (`completedInteractions[].response`), when present. */
+  response: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const StatusSchema = z.enum(["running", "waiting", "idle", "failed"]);
+export type Status = z.infer<typeof StatusSchema>;
+
+export const StatusReasonSchema = z.enum([
+  "turn_started",
+  "turn_completed",
+  "turn_failed",
+  "interaction_pending",
+  "interaction_resolved",
+  "run_idle",
+]);
+export type StatusReason = z.infer<typeof StatusReasonSchema>;
+
+export const StatusEventSchema = z.object({
+  type: z.literal("status"),
+  ...base,
+  trajectoryId: z.string().optional(),
+  stepIndex: z.number().int().nonnegative().optional(),
+  status: StatusSchema,
+  reason: StatusReasonSchema,
+});
+
+export const UsageEventSchema = z.object({
+  type: z.literal("usage"),
+  ...fromStep,
+  /** Running totals for this tracker (set semantics: replace, do not add). */
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  thinkingOutputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  /** The model enum of the step that moved the totals, e.g. `MODEL_PLACEHOLDER_M20`. */
+  model: z.string().optional(),
+});
+
+export const ModelChangedEventSchema = z.object({
+  type: z.literal("model_changed"),
+  ...fromStep,
+  /** agy's model enum name (the display name is the session layer's business). */
+  model: z.string(),
+  previousModel: z.string().optional(),
+});
+
+export const ConversationRotatedEventSchema = z.object({
+  type: z.literal("conversation_rotated"),
+  /** The new conversation. */
+  ...base,
+  previousConversationId: z.string(),
+});
+
+export const DiagnosticCodeSchema = z.enum([
+  "invalid_step",
+  "unknown_step_type",
+  "frame_length_mismatch",
+  "foreign_conversation",
+  "non_prefix_rewrite",
+  "index_mismatch",
+  "interaction_unusable",
+  "trajectory_truncated",
+]);
+export type DiagnosticCode = z.infer<typeof DiagnosticCodeSchema>;
+
+export const DiagnosticEventSchema = z.object({
+  type: z.literal("diagnostic"),
+  ...base,
+  trajectoryId: z.string().optional(),
+  stepIndex: z.number().int().nonnegative().optional(),
+  code: DiagnosticCodeSchema,
+  /** One human sentence. */
+  message: z.string(),
+});
+
+/** Every event the mapper emits. */
+export const MapperEventSchema = z.discriminatedUnion("type", [
+  UserMessageEventSchema,
+  MessageDeltaEventSchema,
+  ReasoningDeltaEventSchema,
+  MessageEventSchema,
+  FunctionCallEventSchema,
+  FunctionCallOutputEventSchema,
+  InteractionRequestedEventSchema,
+  InteractionResolvedEventSchema,
+  StatusEventSchema,
+  UsageEventSchema,
+  ModelChangedEventSchema,
+  ConversationRotatedEventSchema,
+  DiagnosticEventSchema,
+]);
+
+export type MapperEvent = z.infer<typeof MapperEventSchema>;
+export type MapperEventType = MapperEvent["type"];
+/** The member of the union with the given `type`. */
+export type EventOf<T extends MapperEventType> = Extract<MapperEvent, { type: T }>;

@@ -1,0 +1,14 @@
+/**
+ * The step mapper: agy trajectory steps in, documented events out. Pure.
+ */
+export * from "./events.js";
+export { createTrajectoryTracker } from "./trajectory-tracker.js";
+export type {
+  PendingInteraction,
+  RunStatusInput,
+  SnapshotInput,
+  TrajectoryTracker,
+  TrajectoryTrackerOptions,
+} from "./trajectory-tracker.js";
+export { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
+export { fnv1a64 } from "./hash.js";

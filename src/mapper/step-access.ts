@@ -1,0 +1,142 @@
+/**
+ * Defensive readers over raw agy steps. Steps are loose JSON (agy 1.0.10
+ * proto-JSON: zero values omitted, int64 as strings), so every accessor
+ * tolerates missing or mistyped fields and never throws.
+ */
+
+/** A JSON object as it came off the wire. */
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function asObject(value: unknown): JsonObject | undefined {
+  return isObject(value) ? value : undefined;
+}
+
+export function asString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A non-negative int from a number or a digit string (proto-JSON int64). */
+export function asIndex(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === "string" && /^\d{1,15}$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** Token counts: digit strings or numbers; anything else counts as 0. */
+export function tokenCount(value: unknown): number {
+  return asIndex(value) ?? 0;
+}
+
+const STEP_TYPE_PREFIX = "CORTEX_STEP_TYPE_";
+const STEP_STATUS_PREFIX = "CORTEX_STEP_STATUS_";
+
+/** `CORTEX_STEP_TYPE_RUN_COMMAND` → `RUN_COMMAND`; a missing type → `""`. */
+export function typeSuffix(step: JsonObject): string {
+  const type = asString(step["type"]) ?? "";
+  return type.startsWith(STEP_TYPE_PREFIX) ? type.slice(STEP_TYPE_PREFIX.length) : type;
+}
+
+/** `CORTEX_STEP_STATUS_DONE` → `DONE`; a missing status → `""`. */
+export function statusSuffix(step: JsonObject): string {
+  const status = asString(step["status"]) ?? "";
+  return status.startsWith(STEP_STATUS_PREFIX) ? status.slice(STEP_STATUS_PREFIX.length) : status;
+}
+
+/** `RUN_COMMAND` → `runCommand`: the key of the typed body (derived, so unknown types resolve too). */
+export function bodyKey(suffix: string): string {
+  return suffix
+    .toLowerCase()
+    .split("_")
+    .map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
+    .join("");
+}
+
+export function typedBody(step: JsonObject): JsonObject | undefined {
+  return asObject(step[bodyKey(typeSuffix(step))]);
+}
+
+export function metadata(step: JsonObject): JsonObject | undefined {
+  return asObject(step["metadata"]);
+}
+
+function stepInfo(step: JsonObject): JsonObject | undefined {
+  return asObject(metadata(step)?.["sourceTrajectoryStepInfo"]);
+}
+
+export function metaTrajectoryId(step: JsonObject): string | undefined {
+  const id = asString(stepInfo(step)?.["trajectoryId"]);
+  return id === "" ? undefined : id;
+}
+
+export function metaCascadeId(step: JsonObject): string | undefined {
+  const id = asString(stepInfo(step)?.["cascadeId"]);
+  return id === "" ? undefined : id;
+}
+
+/** The explicit `stepIndex`, if agy sent one (it omits 0, and omits it on USER_INPUT in 1.0.10). */
+export function metaStepIndex(step: JsonObject): number | undefined {
+  return asIndex(stepInfo(step)?.["stepIndex"]);
+}
+
+/**
+ * Tells apart USER_INPUT steps that carry no index: every turn's USER_INPUT has
+ * the same trajectory id, so without this turn 2 would look like turn 1.
+ * `executionId` (one per turn) else `createdAt`; both are stable across the
+ * poll and stream projections of one step (agy 1.0.10).
+ */
+export function discriminator(step: JsonObject): string | undefined {
+  const meta = metadata(step);
+  const executionId = asString(meta?.["executionId"]);
+  if (executionId !== undefined && executionId !== "") return `x:${executionId}`;
+  const createdAt = asString(meta?.["createdAt"]);
+  if (createdAt !== undefined && createdAt !== "") return `t:${createdAt}`;
+  return undefined;
+}
+
+/** A tool step is recognised by its markers, not its type, so unseen tool types still map. */
+export function isToolStep(step: JsonObject): boolean {
+  const meta = metadata(step);
+  if (typeof meta?.["toolAction"] === "string") return true;
+  const id = asObject(meta?.["toolCall"])?.["id"];
+  return typeof id === "string" && id !== "";
+}
+
+/** The committed planner text: `modifiedResponse` when non-empty, else `response`. */
+export function plannerText(body: JsonObject | undefined): string {
+  const modified = asString(body?.["modifiedResponse"]);
+  if (modified !== undefined && modified !== "") return modified;
+  return asString(body?.["response"]) ?? "";
+}
+
+/** The USER_INPUT text: `userResponse` when non-blank, else the non-empty item texts joined by newlines. */
+export function userText(body: JsonObject | undefined): string {
+  const response = asString(body?.["userResponse"]);
+  if (response !== undefined && response.trim() !== "") return response;
+  const items = Array.isArray(body?.["items"]) ? (body["items"] as unknown[]) : [];
+  return items
+    .map((item) => asString(asObject(item)?.["text"]) ?? "")
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** The USER_INPUT's model enum: `planModel`, else the legacy `requestedModel.model`. */
+export function userPlanModel(body: JsonObject | undefined): string | undefined {
+  const planner = asObject(asObject(body?.["userConfig"])?.["plannerConfig"]);
+  const plan = asString(planner?.["planModel"]);
+  if (plan !== undefined && plan !== "") return plan;
+  const legacy = asString(asObject(planner?.["requestedModel"])?.["model"]);
+  return legacy === "" ? undefined : legacy;
+}
+
+/** Compact JSON, or `fallback` when the value cannot be serialised (cycles, BigInt). */
+export function compactJson(value: unknown, fallback = "{}"): string {
+  try {
+    return JSON.stringify(value) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}

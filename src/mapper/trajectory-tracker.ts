@@ -1,0 +1,499 @@
+/**
+ * The trajectory tracker: folds snapshots and stream frames of one agy
+ * conversation into events, emitting every step transition exactly once.
+ * Pure: no clock, no I/O; bad input becomes `diagnostic` events, never a throw.
+ */
+import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
+import { RUN_STATUS } from "../rpc/wire-schemas.js";
+import type { InteractionRequest, MapperEvent, DiagnosticCode, Status, StatusReason } from "./events.js";
+import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
+import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
+import { advanceLiveText, finishLiveText, newLiveText, type LiveText } from "./live-text.js";
+import {
+  asIndex,
+  asObject,
+  asString,
+  discriminator,
+  isObject,
+  isToolStep,
+  metaStepIndex,
+  metaTrajectoryId,
+  metadata,
+  plannerText,
+  statusSuffix,
+  tokenCount,
+  typedBody,
+  typeSuffix,
+  userPlanModel,
+  userText,
+  type JsonObject,
+} from "./step-access.js";
+import { toolArguments, toolName, toolOutput } from "./tool-projection.js";
+
+/** A WAITING step with a request the session layer can answer. */
+export interface PendingInteraction {
+  interactionId: string;
+  trajectoryId: string;
+  stepIndex: number;
+  /** Step type suffix, e.g. `RUN_COMMAND`. */
+  stepType: string;
+  callId: string;
+  request: InteractionRequest;
+  /** The latest version of the raw step. */
+  step: Step;
+}
+
+export interface SnapshotInput {
+  /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
+  steps: readonly unknown[];
+  stepOffset?: number;
+}
+
+export interface RunStatusInput {
+  /** `CASCADE_RUN_STATUS_*`. */
+  status?: string;
+  /** agy's `fullyIdle`; when absent only `status` is judged. */
+  fullyIdle?: boolean;
+}
+
+export interface TrajectoryTracker {
+  readonly conversationId: string;
+  /** Apply a `GetCascadeTrajectorySteps` page (positional indices). */
+  applySnapshot(input: SnapshotInput): MapperEvent[];
+  /** Apply steps whose position is unknown (hand-picked steps); indices come from their metadata. */
+  applySteps(steps: readonly unknown[]): MapperEvent[];
+  /** Apply the inner `update` of one `StreamAgentStateUpdates` frame. */
+  applyStreamUpdate(update: StreamUpdate): MapperEvent[];
+  /** A run-status reading (e.g. from `GetAllCascadeTrajectories`): the idle backstop. */
+  applyRunStatus(input: RunStatusInput): MapperEvent[];
+  /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
+  markReconnected(): MapperEvent[];
+  /** The latest raw version of a step, by trajectory and index. */
+  step(trajectoryId: string, stepIndex: number): Step | undefined;
+  /** WAITING steps with an answerable request, in the order they were requested. */
+  pendingInteractions(): PendingInteraction[];
+  /** True between a turn's first USER_INPUT and its close. */
+  readonly turnActive: boolean;
+  /** The last `totalLength` a stream frame reported. */
+  readonly totalLength: number | undefined;
+}
+
+export interface TrajectoryTrackerOptions {
+  conversationId: string;
+}
+
+interface StepState {
+  settled: boolean;
+  /** An interaction was requested (or found unusable) for this step. */
+  requested: boolean;
+  text?: LiveText;
+  reasoning?: LiveText;
+}
+
+interface StepContext {
+  position?: number;
+  frameTrajectoryId?: string;
+}
+
+const KNOWN_TYPES = new Set([
+  "USER_INPUT", "CONVERSATION_HISTORY", "PLANNER_RESPONSE", "CHECKPOINT", "RUN_COMMAND",
+  "LIST_DIRECTORY", "ASK_QUESTION", "VIEW_FILE", "CODE_ACTION", "GENERIC", "INVOKE_SUBAGENT",
+  "SYSTEM_MESSAGE", "ERROR_MESSAGE", "COMMAND_STATUS", "MCP_TOOL", "TASK_BOUNDARY", "NOTIFY_USER",
+]);
+/** Types that are tools even in a projection that lost the tool markers. */
+const TOOL_TYPES = new Set([
+  "RUN_COMMAND", "LIST_DIRECTORY", "ASK_QUESTION", "VIEW_FILE", "CODE_ACTION", "GENERIC",
+  "INVOKE_SUBAGENT", "MCP_TOOL", "COMMAND_STATUS",
+]);
+const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]);
+
+class Tracker implements TrajectoryTracker {
+  readonly conversationId: string;
+  #states = new Map<string, StepState>();
+  #byIndex = new Map<string, JsonObject>();
+  #pending = new Map<string, PendingInteraction>();
+  #unknownTypes = new Set<string>();
+  #mismatches = new Set<string>();
+  #turnActive = false;
+  #lastModel: string | undefined;
+  #usage = { inputTokens: 0, outputTokens: 0, thinkingOutputTokens: 0, cacheReadTokens: 0 };
+  #totalLength: number | undefined;
+  #out: MapperEvent[] = [];
+
+  constructor(options: TrajectoryTrackerOptions) {
+    this.conversationId = options.conversationId;
+  }
+
+  get turnActive(): boolean {
+    return this.#turnActive;
+  }
+
+  get totalLength(): number | undefined {
+    return this.#totalLength;
+  }
+
+  applySnapshot(input: SnapshotInput): MapperEvent[] {
+    const offset = asIndex(input.stepOffset) ?? 0;
+    const steps = Array.isArray(input.steps) ? input.steps : [];
+    steps.forEach((step, i) => this.#apply(step, { position: offset + i }));
+    return this.#flush();
+  }
+
+  applySteps(steps: readonly unknown[]): MapperEvent[] {
+    for (const step of Array.isArray(steps) ? steps : []) this.#apply(step, {});
+    return this.#flush();
+  }
+
+  applyStreamUpdate(update: StreamUpdate): MapperEvent[] {
+    if (!isObject(update)) {
+      this.#diagnostic("invalid_step", "The stream update is not a JSON object; it was ignored.");
+      return this.#flush();
+    }
+    const foreign = asString(update.conversationId);
+    if (foreign !== undefined && foreign !== "" && foreign !== this.conversationId) {
+      this.#diagnostic(
+        "foreign_conversation",
+        `A stream update for conversation ${foreign} reached the tracker of ${this.conversationId}; it was ignored.`,
+      );
+      return this.#flush();
+    }
+    const main = asObject(update.mainTrajectoryUpdate);
+    const stepsUpdate = asObject(main?.["stepsUpdate"]);
+    const indices = stepsUpdate?.["indices"];
+    const steps = stepsUpdate?.["steps"];
+    const stepList = Array.isArray(steps) ? steps : [];
+    if (Array.isArray(indices) && indices.length !== stepList.length) {
+      this.#diagnostic(
+        "frame_length_mismatch",
+        `A stream update listed ${indices.length} indices for ${stepList.length} steps; the frame was ignored.`,
+      );
+      return this.#flush();
+    }
+    const frameTrajectoryId = asString(update.trajectoryId) || undefined;
+    stepList.forEach((step, i) => {
+      const position = Array.isArray(indices) ? asIndex(indices[i]) : undefined;
+      this.#apply(step, { ...(position === undefined ? {} : { position }), ...(frameTrajectoryId ? { frameTrajectoryId } : {}) });
+    });
+    const total = asIndex(stepsUpdate?.["totalLength"]);
+    if (total !== undefined) {
+      if (this.#totalLength !== undefined && total < this.#totalLength) {
+        this.#diagnostic(
+          "trajectory_truncated",
+          `The trajectory shrank from ${this.#totalLength} to ${total} steps; steps already reported stay reported.`,
+        );
+      }
+      this.#totalLength = total;
+    }
+    const status = asString(update.status) ?? asString(main?.["status"]);
+    const fullyIdle = typeof update.fullyIdle === "boolean" ? update.fullyIdle : main?.["fullyIdle"];
+    if (status !== undefined) {
+      this.#checkIdle({ status, ...(typeof fullyIdle === "boolean" ? { fullyIdle } : {}) });
+    }
+    return this.#flush();
+  }
+
+  applyRunStatus(input: RunStatusInput): MapperEvent[] {
+    this.#checkIdle(input);
+    return this.#flush();
+  }
+
+  markReconnected(): MapperEvent[] {
+    // A reopened stream restarts its own length accounting; the dedup state is
+    // what makes the reconcile snapshot safe, so it is kept as is.
+    this.#totalLength = undefined;
+    return this.#flush();
+  }
+
+  step(trajectoryId: string, stepIndex: number): Step | undefined {
+    return this.#byIndex.get(`${trajectoryId}\u0000${stepIndex}`) as Step | undefined;
+  }
+
+  pendingInteractions(): PendingInteraction[] {
+    return [...this.#pending.values()];
+  }
+
+  #flush(): MapperEvent[] {
+    const out = this.#out;
+    this.#out = [];
+    return out;
+  }
+
+  #diagnostic(code: DiagnosticCode, message: string, where: { trajectoryId?: string; stepIndex?: number } = {}): void {
+    this.#out.push({ type: "diagnostic", conversationId: this.conversationId, ...where, code, message });
+  }
+
+  #status(status: Status, reason: StatusReason, where: { trajectoryId: string; stepIndex?: number }): void {
+    this.#out.push({ type: "status", conversationId: this.conversationId, ...where, status, reason });
+  }
+
+  #checkIdle(input: RunStatusInput): void {
+    if (input.status !== RUN_STATUS.IDLE || input.fullyIdle === false) return;
+    if (!this.#turnActive || this.#pending.size > 0) return;
+    this.#turnActive = false;
+    this.#out.push({ type: "status", conversationId: this.conversationId, status: "idle", reason: "run_idle" });
+  }
+
+  #apply(raw: unknown, ctx: StepContext): void {
+    if (!isObject(raw)) {
+      this.#diagnostic("invalid_step", `A step that is not a JSON object was skipped${ctx.position === undefined ? "" : ` at index ${ctx.position}`}.`);
+      return;
+    }
+    const suffix = typeSuffix(raw);
+    const status = statusSuffix(raw);
+    const realTrajectoryId = metaTrajectoryId(raw) ?? ctx.frameTrajectoryId;
+    const trajectoryId = realTrajectoryId ?? this.conversationId;
+    const metaIndex = metaStepIndex(raw);
+    if (metaIndex !== undefined && ctx.position !== undefined && metaIndex !== ctx.position) {
+      const where = `${trajectoryId}\u0000${ctx.position}`;
+      if (!this.#mismatches.has(where)) {
+        this.#mismatches.add(where);
+        this.#diagnostic(
+          "index_mismatch",
+          `The step at position ${ctx.position} says it is step ${metaIndex}; its own index was used.`,
+          { trajectoryId, stepIndex: metaIndex },
+        );
+      }
+    }
+    const isUser = suffix === "USER_INPUT";
+    const stepIndex = metaIndex ?? ctx.position ?? (isUser ? undefined : 0);
+    const disc = isUser ? discriminator(raw) : undefined;
+    const key =
+      disc !== undefined ? `${trajectoryId}\u0000u\u0000${disc}` : `${trajectoryId}\u0000${stepIndex ?? "?"}`;
+    if (stepIndex !== undefined) this.#byIndex.set(`${trajectoryId}\u0000${stepIndex}`, raw);
+
+    let state = this.#states.get(key);
+    if (state?.settled) return;
+    const tool = isToolStep(raw) || TOOL_TYPES.has(suffix);
+    if (!KNOWN_TYPES.has(suffix) && !tool) {
+      const name = suffix === "" ? "(missing)" : suffix;
+      if (!this.#unknownTypes.has(name)) {
+        this.#unknownTypes.add(name);
+        this.#diagnostic("unknown_step_type", `Steps of unknown type ${name} are skipped.`, {
+          trajectoryId,
+          ...(stepIndex === undefined ? {} : { stepIndex }),
+        });
+      }
+      return;
+    }
+    if (state === undefined) {
+      state = { settled: false, requested: false };
+      this.#states.set(key, state);
+    }
+    const where = { trajectoryId, ...(stepIndex === undefined ? {} : { stepIndex }) };
+    this.#interaction(raw, key, state, status, suffix, realTrajectoryId, where);
+
+    if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
+      if (stepIndex !== undefined) this.#generating(raw, state, trajectoryId, stepIndex);
+      return;
+    }
+    if (!isUser && !TERMINAL.has(status)) return;
+    state.settled = true;
+    if (isUser) this.#userInput(raw, where);
+    else if (suffix === "PLANNER_RESPONSE") this.#planner(raw, state, status, trajectoryId, stepIndex ?? 0);
+    else if (tool) this.#tool(raw, status, trajectoryId, stepIndex ?? 0);
+    state.text = undefined;
+    state.reasoning = undefined;
+  }
+
+  #interaction(
+    raw: JsonObject,
+    key: string,
+    state: StepState,
+    status: string,
+    suffix: string,
+    realTrajectoryId: string | undefined,
+    where: { trajectoryId: string; stepIndex?: number },
+  ): void {
+    const pendingNow = isPendingInteraction(raw, status);
+    const open = this.#pending.get(key);
+    if (open !== undefined) {
+      if (pendingNow) {
+        open.step = raw as Step;
+        return;
+      }
+      this.#pending.delete(key);
+      const response = echoedResponse(raw);
+      this.#out.push({
+        type: "interaction_resolved",
+        conversationId: this.conversationId,
+        trajectoryId: open.trajectoryId,
+        stepIndex: open.stepIndex,
+        interactionId: open.interactionId,
+        kind: open.request.kind,
+        outcome: interactionOutcome(status),
+        stepStatus: status,
+        ...(response === undefined ? {} : { response }),
+      });
+      if (this.#pending.size === 0 && this.#turnActive) this.#status("running", "interaction_resolved", where);
+      return;
+    }
+    if (!pendingNow || state.requested) return;
+    state.requested = true;
+    const request = interactionRequest(raw);
+    if (request === undefined || realTrajectoryId === undefined || where.stepIndex === undefined) {
+      const why =
+        request === undefined
+          ? "its requestedInteraction names no kind agy-bridge can answer (permission or askQuestion)"
+          : "it carries no trajectory id, which agy needs to accept an answer";
+      this.#diagnostic("interaction_unusable", `A WAITING step was not surfaced because ${why}.`, where);
+      return;
+    }
+    const pending: PendingInteraction = {
+      interactionId: interactionIdFor(this.conversationId, realTrajectoryId, where.stepIndex),
+      trajectoryId: realTrajectoryId,
+      stepIndex: where.stepIndex,
+      stepType: suffix,
+      callId: callIdFor(realTrajectoryId, where.stepIndex),
+      request,
+      step: raw as Step,
+    };
+    this.#pending.set(key, pending);
+    this.#out.push({
+      type: "interaction_requested",
+      conversationId: this.conversationId,
+      trajectoryId: pending.trajectoryId,
+      stepIndex: pending.stepIndex,
+      interactionId: pending.interactionId,
+      stepType: suffix,
+      callId: pending.callId,
+      request,
+    });
+    if (this.#pending.size === 1) this.#status("waiting", "interaction_pending", where);
+  }
+
+  #generating(raw: JsonObject, state: StepState, trajectoryId: string, stepIndex: number): void {
+    const body = typedBody(raw);
+    const messageId = messageIdFor(trajectoryId, stepIndex);
+    const base = { conversationId: this.conversationId, trajectoryId, stepIndex, messageId };
+    const thinking = asString(body?.["thinking"]);
+    if (thinking !== undefined && thinking !== "") {
+      const started = state.reasoning === undefined;
+      state.reasoning ??= newLiveText();
+      const change = advanceLiveText(state.reasoning, thinking);
+      if (change !== undefined) {
+        if (change.replace) this.#rewriteDiagnostic("reasoning", trajectoryId, stepIndex);
+        this.#out.push({ type: "reasoning_delta", ...base, ...change, started: started || change.index === 0 });
+      }
+    }
+    state.text ??= newLiveText();
+    const change = advanceLiveText(state.text, plannerText(body));
+    if (change !== undefined) {
+      if (change.replace) this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
+      this.#out.push({ type: "message_delta", ...base, ...change, final: false });
+    }
+  }
+
+  #rewriteDiagnostic(what: string, trajectoryId: string, stepIndex: number): void {
+    this.#diagnostic(
+      "non_prefix_rewrite",
+      `agy rewrote the ${what} of step ${stepIndex} instead of extending it; the whole text was sent again with replace.`,
+      { trajectoryId, stepIndex },
+    );
+  }
+
+  #userInput(raw: JsonObject, where: { trajectoryId: string; stepIndex?: number }): void {
+    if (!this.#turnActive) {
+      this.#turnActive = true;
+      this.#status("running", "turn_started", where);
+    }
+    const body = typedBody(raw);
+    const model = userPlanModel(body);
+    if (model !== undefined && model !== this.#lastModel) {
+      const previous = this.#lastModel;
+      this.#lastModel = model;
+      this.#out.push({
+        type: "model_changed",
+        conversationId: this.conversationId,
+        ...where,
+        model,
+        ...(previous === undefined ? {} : { previousModel: previous }),
+      });
+    }
+    const text = userText(body);
+    if (text !== "") this.#out.push({ type: "user_message", conversationId: this.conversationId, ...where, text });
+  }
+
+  #planner(raw: JsonObject, state: StepState, status: string, trajectoryId: string, stepIndex: number): void {
+    const body = typedBody(raw);
+    const text = plannerText(body);
+    const messageId = messageIdFor(trajectoryId, stepIndex);
+    const base = { conversationId: this.conversationId, trajectoryId, stepIndex, messageId };
+    const thinking = asString(body?.["thinking"]);
+    if (state.reasoning !== undefined && thinking !== undefined && thinking.startsWith(state.reasoning.sent)) {
+      const change = advanceLiveText(state.reasoning, thinking);
+      if (change !== undefined) this.#out.push({ type: "reasoning_delta", ...base, ...change, started: false });
+    }
+    if (state.text !== undefined) {
+      const change = finishLiveText(state.text, text);
+      if (change.replace && status === "DONE") this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
+      this.#out.push({ type: "message_delta", ...base, ...change, final: true });
+    }
+    const where = { trajectoryId, stepIndex };
+    if (status === "ERROR") {
+      const detail = asString(body?.["errorMessage"]) ?? asString(body?.["error"]) ?? asString(asObject(body?.["error"])?.["message"]);
+      const marker = `[agy-bridge: the model did not complete this turn (status ERROR)${detail ? `: ${detail}` : ""}]`;
+      this.#out.push({ type: "message", ...base, role: "assistant", text: marker, failed: true });
+      if (this.#turnActive) {
+        this.#turnActive = false;
+        this.#status("failed", "turn_failed", where);
+      }
+      return;
+    }
+    if (status !== "DONE") return;
+    if (text.trim() !== "") this.#out.push({ type: "message", ...base, role: "assistant", text, failed: false });
+    this.#usageFrom(raw, where);
+    const toolCalls = body?.["toolCalls"];
+    const dispatches = Array.isArray(toolCalls) && toolCalls.length > 0;
+    if (text.trim() !== "" && !dispatches && this.#turnActive) {
+      this.#turnActive = false;
+      this.#status("idle", "turn_completed", where);
+    }
+  }
+
+  #usageFrom(raw: JsonObject, where: { trajectoryId: string; stepIndex: number }): void {
+    const usage = asObject(metadata(raw)?.["modelUsage"]);
+    if (usage === undefined) return;
+    const totals = this.#usage;
+    totals.inputTokens += tokenCount(usage["inputTokens"]);
+    totals.outputTokens += tokenCount(usage["outputTokens"]);
+    totals.thinkingOutputTokens += tokenCount(usage["thinkingOutputTokens"]);
+    totals.cacheReadTokens += tokenCount(usage["cacheReadTokens"]);
+    const model = asString(usage["model"]);
+    this.#out.push({
+      type: "usage",
+      conversationId: this.conversationId,
+      ...where,
+      ...totals,
+      ...(model === undefined || model === "" ? {} : { model }),
+    });
+  }
+
+  #tool(raw: JsonObject, status: string, trajectoryId: string, stepIndex: number): void {
+    const meta = metadata(raw);
+    const callId = callIdFor(trajectoryId, stepIndex);
+    const name = toolName(raw);
+    const agyId = asString(asObject(meta?.["toolCall"])?.["id"]);
+    const description = asString(meta?.["toolAction"]);
+    const where = { conversationId: this.conversationId, trajectoryId, stepIndex, callId, name };
+    this.#out.push({
+      type: "function_call",
+      ...where,
+      arguments: toolArguments(raw),
+      ...(agyId ? { agyToolCallId: agyId } : {}),
+      ...(description ? { description } : {}),
+    });
+    const failed = status !== "DONE";
+    this.#out.push({
+      type: "function_call_output",
+      ...where,
+      output: toolOutput(raw, status, failed),
+      isError: failed,
+      stepStatus: status,
+    });
+  }
+}
+
+/** Creates the tracker of one conversation. */
+export function createTrajectoryTracker(options: TrajectoryTrackerOptions): TrajectoryTracker {
+  return new Tracker(options);
+}
