@@ -50,6 +50,8 @@ export function createFakeTui(options: FakeTuiOptions): FakeTui {
   return new TerminalTui(options);
 }
 
+/** How long a trailing ESC waits for the rest of a sequence before it counts as Escape. */
+const ESCAPE_WAIT_MS = 25;
 const DECLINED_NOTE = "User declined the tool call";
 const DISMISSED_NOTE = "User dismissed the question";
 
@@ -64,6 +66,7 @@ class TerminalTui implements FakeTui {
   #prompt: TuiPrompt | undefined;
   #screen: string[] = [];
   #unsubscribe: (() => void) | undefined;
+  #escTimer: NodeJS.Timeout | undefined;
   #started = false;
   #stopped = false;
   #resolveClosed!: () => void;
@@ -93,6 +96,7 @@ class TerminalTui implements FakeTui {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#unsubscribe?.();
+    clearTimeout(this.#escTimer);
     const input = this.#options.input as NodeJS.ReadableStream & MaybeTty;
     input.off("data", this.#onData);
     input.pause();
@@ -109,13 +113,21 @@ class TerminalTui implements FakeTui {
   }
 
   readonly #onData = (chunk: Buffer | string): void => {
+    clearTimeout(this.#escTimer);
     const text = typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
-    for (const key of this.#parser.push(text)) {
+    this.#keys(this.#parser.push(text));
+    if (this.#parser.waiting) {
+      this.#escTimer = setTimeout(() => this.#keys(this.#parser.flush()), ESCAPE_WAIT_MS);
+    }
+  };
+
+  #keys(keys: TuiKey[]): void {
+    for (const key of keys) {
       if (this.#stopped) return;
       this.#handle(key);
     }
     this.#refresh();
-  };
+  }
 
   readonly #redraw = (): void => this.#draw();
 

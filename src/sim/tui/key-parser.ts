@@ -28,6 +28,13 @@ export type TuiKey =
 export interface KeyParser {
   /** Feeds one chunk of decoded input; returns the complete keys it holds. */
   push(chunk: string): TuiKey[];
+  /** True while an ESC at the end of the input may still start a sequence. */
+  readonly waiting: boolean;
+  /**
+   * Gives up waiting: a held ESC becomes Escape (and any unfinished sequence
+   * its plain characters). Call it after a short quiet period, as terminals do.
+   */
+  flush(): TuiKey[];
 }
 
 const PASTE_START = "\x1b[200~";
@@ -60,6 +67,19 @@ export function createKeyParser(): KeyParser {
 class StatefulKeyParser implements KeyParser {
   #pending = "";
   #paste: string | undefined;
+
+  get waiting(): boolean {
+    return this.#pending !== "";
+  }
+
+  flush(): TuiKey[] {
+    const held = this.#pending;
+    this.#pending = "";
+    if (held === "") return [];
+    const keys: TuiKey[] = [{ type: "escape" }];
+    if (held.length > 1) keys.push({ type: "text", text: held.slice(1) });
+    return keys;
+  }
 
   push(chunk: string): TuiKey[] {
     const keys: TuiKey[] = [];
@@ -113,11 +133,9 @@ class StatefulKeyParser implements KeyParser {
       this.#paste = "";
       return PASTE_START.length;
     }
-    // tmux sends a lone ESC for `send-keys Escape`; only an unfinished CSI waits.
-    if (s.length === 1) {
-      keys.push({ type: "escape" });
-      return 1;
-    }
+    // A lone ESC is either `send-keys Escape` or the start of a split
+    // sequence (a paste marker); the caller decides with flush() after a pause.
+    if (s.length === 1) return 0;
     const second = s[1];
     if (second === "[") {
       const match = /^\x1b\[[0-9;]*([@-~])/.exec(s);
