@@ -130,3 +130,14 @@ export const RUN_STATUS = {
   CANCELING: "CASCADE_RUN_STATUS_CANCELING",
   BUSY: "CASCADE_RUN_STATUS_BUSY",
 } as const;
+
+/** `GetConversationMetadata` answer. */
+export type ConversationMetadataResponse = z.infer<typeof ConversationMetadataResponseSchema>;
+/** `GetCascadeTrajectory` answer. */
+export type TrajectoryResponse = z.infer<typeof TrajectoryResponseSchema>;
+/** `GetAllCascadeTrajectories` answer. */
+export type AllTrajectoriesResponse = z.infer<typeof AllTrajectoriesResponseSchema>;
+/** The unwrapped `response` of `GetAvailableModels`. */
+export type ModelCatalog = NonNullable<z.infer<typeof AvailableModelsResponseSchema>["response"]>;
+/** Any JSON object (answers agy leaves as `{}`). */
+export type JsonObject = z.infer<typeof JsonObjectSchema>;
