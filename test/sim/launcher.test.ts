@@ -1,0 +1,123 @@
+/**
+ * The --as-agy launcher as a real process, inspected through the real /proc
+ * (facts §2.1 cmdline match, §2.3 / newer-builds "Listeners": socket inodes in
+ * /proc/<pid>/fd matched to LISTEN rows of /proc/<pid>/net/tcp; newer-builds
+ * "CSRF token": first-argument token and the ANTIGRAVITY_* environment).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAgyBridgeError } from "../../src/errors.js";
+import { buildAgyLauncher } from "../../src/sim/launcher/build-agy-launcher.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const STUB = join(ROOT, "test/support/launcher-stub-child.ts");
+
+let dir: string;
+let launcher: string;
+const started: ChildProcess[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "agy-launcher-"));
+  launcher = await buildAgyLauncher({ outDir: join(dir, "cache") });
+});
+
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function startLauncher(args: string[]): Promise<ChildProcess> {
+  const child = spawn(launcher, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, AGY_SIM_NODE: process.execPath, AGY_SIM_ARGV: ["--import", "tsx", STUB, "stub-arg"].join("\n") },
+  });
+  started.push(child);
+  return new Promise((resolvePromise, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      if (out.includes("ready\n")) resolvePromise(child);
+    });
+    child.once("exit", (code) => reject(new Error(`launcher exited early with ${code}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((r) => child.once("exit", (code) => r(code)));
+}
+
+/** Loopback LISTEN ports whose socket inode the pid holds as an fd (newer-builds "Listeners"). */
+function ownedLoopbackListeners(pid: number): number[] {
+  const inodes = new Set(
+    readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      return match === null ? [] : [match[1]];
+    }),
+  );
+  return readFileSync(`/proc/${pid}/net/tcp`, "utf8")
+    .split("\n")
+    .slice(1)
+    .map((row) => row.trim().split(/\s+/))
+    .filter((f) => f[3] === "0A" && f[1]?.split(":")[0]?.toUpperCase() === "0100007F" && inodes.has(f[9] as string))
+    .map((f) => parseInt(f[1]?.split(":")[1] as string, 16))
+    .sort((a, b) => a - b);
+}
+
+describe("agy launcher", () => {
+  it("builds once per source and reuses the cached binary at …/bin/agy", async () => {
+    expect(launcher).toMatch(/\/bin\/agy$/);
+    expect(await buildAgyLauncher({ outDir: join(dir, "cache") })).toBe(launcher);
+  });
+
+  it("fails with a clear error when the C compiler is missing", async () => {
+    const error = await buildAgyLauncher({ outDir: join(dir, "nocc"), cc: "no-such-cc-here" }).catch((e: unknown) => e);
+    expect(isAgyBridgeError(error, "internal")).toBe(true);
+    expect((error as Error).message).toContain('no C compiler "no-such-cc-here"');
+  });
+
+  it("reports compiler output when the source does not compile", async () => {
+    const broken = join(dir, "broken.c");
+    writeFileSync(broken, "int main(void) { return }\n");
+    await expect(buildAgyLauncher({ outDir: join(dir, "broken"), sourcePath: broken })).rejects.toThrow(/failed to build the --as-agy launcher/);
+  });
+
+  it("looks like agy to discovery: cmdline with bin/agy and a first-argument token, two owned loopback listeners (facts §2.1, §2.3)", async () => {
+    const child = await startLauncher(["--csrf_token", "T0K", "--headless"]);
+    const pid = child.pid as number;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    expect(cmdline).toEqual([launcher, "--csrf_token", "T0K", "--headless"]);
+    const ports = ownedLoopbackListeners(pid);
+    expect(ports).toHaveLength(2);
+    const [lower, higher] = ports as [number, number];
+    const answers = await Promise.all(ports.map(async (port) => (await fetch(`http://127.0.0.1:${port}/`)).json()));
+    // The lower port is the TLS listener's fd 3 (agy 1.0.10 order, facts §1.1).
+    expect(answers.map((a) => a.fd)).toEqual([3, 4]);
+    expect(answers[0]).toMatchObject({
+      argv: ["stub-arg", "--csrf_token", "T0K", "--headless"],
+      env: {
+        ANTIGRAVITY_CSRF_TOKEN: "T0K",
+        ANTIGRAVITY_LS_ADDRESS: `localhost:${higher}`,
+        ANTIGRAVITY_LS_VERSION: "cli-sim",
+        AGY_SIM_LAUNCHER_PID: String(pid),
+      },
+    });
+    expect(lower).toBeLessThan(higher);
+    child.kill("SIGTERM");
+    // The child's own status (42 on SIGTERM) comes back through the launcher.
+    expect(await exited(child)).toBe(42);
+  });
+
+  it("does not take a token that is not the first argument (newer-builds 'CSRF token')", async () => {
+    const child = await startLauncher(["--headless", "--csrf_token", "LATER"]);
+    const [port] = ownedLoopbackListeners(child.pid as number);
+    const answer = await (await fetch(`http://127.0.0.1:${port}/`)).json();
+    expect(answer.env.ANTIGRAVITY_CSRF_TOKEN).toBeNull();
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(130);
+  });
+});
