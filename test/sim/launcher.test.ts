@@ -46,6 +46,16 @@ function startLauncher(args: string[]): Promise<ChildProcess> {
   });
 }
 
+interface StubAnswer {
+  fd: number;
+  argv: string[];
+  env: Record<string, string | null>;
+}
+
+async function ask(port: number): Promise<StubAnswer> {
+  return (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as StubAnswer;
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((r) => child.once("exit", (code) => r(code)));
@@ -94,7 +104,7 @@ describe("agy launcher", () => {
     const ports = ownedLoopbackListeners(pid);
     expect(ports).toHaveLength(2);
     const [lower, higher] = ports as [number, number];
-    const answers = await Promise.all(ports.map(async (port) => (await fetch(`http://127.0.0.1:${port}/`)).json()));
+    const answers = await Promise.all(ports.map(ask));
     // The lower port is the TLS listener's fd 3 (agy 1.0.10 order, facts §1.1).
     expect(answers.map((a) => a.fd)).toEqual([3, 4]);
     expect(answers[0]).toMatchObject({
@@ -115,7 +125,7 @@ describe("agy launcher", () => {
   it("does not take a token that is not the first argument (newer-builds 'CSRF token')", async () => {
     const child = await startLauncher(["--headless", "--csrf_token", "LATER"]);
     const [port] = ownedLoopbackListeners(child.pid as number);
-    const answer = await (await fetch(`http://127.0.0.1:${port}/`)).json();
+    const answer = await ask(port as number);
     expect(answer.env.ANTIGRAVITY_CSRF_TOKEN).toBeNull();
     child.kill("SIGINT");
     expect(await exited(child)).toBe(130);
