@@ -204,7 +204,6 @@ export const DiagnosticCodeSchema = z.enum([
   "non_prefix_rewrite",
   "index_mismatch",
   "interaction_unusable",
-  "trajectory_truncated",
 ]);
 export type DiagnosticCode = z.infer<typeof DiagnosticCodeSchema>;
 

@@ -174,16 +174,9 @@ class Tracker implements TrajectoryTracker {
       const position = Array.isArray(indices) ? asIndex(indices[i]) : undefined;
       this.#apply(step, { ...(position === undefined ? {} : { position }), ...(frameTrajectoryId ? { frameTrajectoryId } : {}) });
     });
+    // A replayed or reopened stream may report an older, smaller length: record, do not judge.
     const total = asIndex(stepsUpdate?.["totalLength"]);
-    if (total !== undefined) {
-      if (this.#totalLength !== undefined && total < this.#totalLength) {
-        this.#diagnostic(
-          "trajectory_truncated",
-          `The trajectory shrank from ${this.#totalLength} to ${total} steps; steps already reported stay reported.`,
-        );
-      }
-      this.#totalLength = total;
-    }
+    if (total !== undefined) this.#totalLength = total;
     const status = asString(update.status) ?? asString(main?.["status"]);
     const fullyIdle = typeof update.fullyIdle === "boolean" ? update.fullyIdle : main?.["fullyIdle"];
     if (status !== undefined) {
@@ -283,7 +276,8 @@ class Tracker implements TrajectoryTracker {
     this.#interaction(raw, key, state, status, suffix, realTrajectoryId, where);
 
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
-      if (stepIndex !== undefined) this.#generating(raw, state, trajectoryId, stepIndex);
+      // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
+      if (metaIndex !== undefined || ctx.position !== undefined) this.#generating(raw, state, trajectoryId, stepIndex ?? 0);
       return;
     }
     if (!isUser && !TERMINAL.has(status)) return;
@@ -372,7 +366,7 @@ class Tracker implements TrajectoryTracker {
       const change = advanceLiveText(state.reasoning, thinking);
       if (change !== undefined) {
         if (change.replace) this.#rewriteDiagnostic("reasoning", trajectoryId, stepIndex);
-        this.#out.push({ type: "reasoning_delta", ...base, ...change, started: started || change.index === 0 });
+        this.#out.push({ type: "reasoning_delta", ...base, ...change, started });
       }
     }
     state.text ??= newLiveText();
