@@ -1,0 +1,183 @@
+/**
+ * One simulated conversation (cascade): its steps, run status, queued turns
+ * and the prompts parked on WAITING steps. Scenario playing lives in
+ * turn-player.ts; this file owns state and change notification.
+ */
+import type { JsonObject, WireStep } from "./step-factory.js";
+
+/** Listener for step changes: the indices that changed ([] = only the run status changed). */
+export type ConversationListener = (indices: number[]) => void;
+
+/** The `interaction` object of a HandleCascadeUserInteraction call (or the TUI's equivalent). */
+export type SimInteraction = JsonObject;
+
+/** Why a turn stopped early. */
+export type TurnStop = "interrupt" | "force";
+
+/** A running turn's stop switch. */
+export class TurnToken {
+  #stopped: TurnStop | undefined;
+  readonly #handlers = new Set<(how: TurnStop) => void>();
+
+  get stopped(): TurnStop | undefined {
+    return this.#stopped;
+  }
+
+  stop(how: TurnStop): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = how;
+    for (const handler of [...this.#handlers]) handler(how);
+  }
+
+  onStop(handler: (how: TurnStop) => void): () => void {
+    this.#handlers.add(handler);
+    return () => this.#handlers.delete(handler);
+  }
+}
+
+/** Plays one turn; resolves when the turn is over (finished, errored or stopped). */
+export type TurnPlayer = (conversation: SimConversation, text: string, token: TurnToken) => Promise<void>;
+
+export interface ConversationInit {
+  id: string;
+  trajectoryId: string;
+  /** Created by StartCascade: never shown in the TUI. */
+  headless: boolean;
+  createdTime: string;
+  play: TurnPlayer;
+  stamp: () => string;
+}
+
+export class SimConversation {
+  readonly id: string;
+  readonly trajectoryId: string;
+  readonly headless: boolean;
+  readonly createdTime: string;
+  readonly steps: WireStep[] = [];
+  lastModifiedTime: string | undefined;
+  lastUserInputTime: string | undefined;
+  lastUserInputStepIndex: number | undefined;
+  /** Planner invocations so far; tool steps share their planner's index. */
+  metadataIndex = 0;
+  turnsStarted = 0;
+  readonly #play: TurnPlayer;
+  readonly #stamp: () => string;
+  readonly #listeners = new Set<ConversationListener>();
+  readonly #gates = new Map<number, (interaction: SimInteraction) => void>();
+  readonly #queue: string[] = [];
+  #token: TurnToken | undefined;
+  #closed = false;
+
+  constructor(init: ConversationInit) {
+    this.id = init.id;
+    this.trajectoryId = init.trajectoryId;
+    this.headless = init.headless;
+    this.createdTime = init.createdTime;
+    this.#play = init.play;
+    this.#stamp = init.stamp;
+  }
+
+  /** A turn is in progress (also while a gate is parked): `CASCADE_RUN_STATUS_RUNNING`. */
+  get running(): boolean {
+    return this.#token !== undefined;
+  }
+
+  get runStatus(): string {
+    return this.running ? "CASCADE_RUN_STATUS_RUNNING" : "CASCADE_RUN_STATUS_IDLE";
+  }
+
+  /** Nothing runs and nothing waits on the user. */
+  get fullyIdle(): boolean {
+    return !this.running && this.waitingIndices().length === 0;
+  }
+
+  subscribe(listener: ConversationListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  append(step: WireStep): number {
+    this.steps.push(step);
+    const index = this.steps.length - 1;
+    this.touched(index);
+    return index;
+  }
+
+  /** Call after mutating steps in place. */
+  touched(...indices: number[]): void {
+    if (this.turnsStarted > 0) this.lastModifiedTime = this.#stamp();
+    for (const listener of [...this.#listeners]) listener(indices);
+  }
+
+  waitingIndices(): number[] {
+    const out: number[] = [];
+    this.steps.forEach((step, index) => {
+      if (step.status === "CORTEX_STEP_STATUS_WAITING") out.push(index);
+    });
+    return out;
+  }
+
+  /** Queues a turn, or starts it when nothing runs. */
+  submit(text: string): void {
+    if (this.#closed) return;
+    this.#queue.push(text);
+    if (!this.running) this.#next();
+  }
+
+  #next(): void {
+    const text = this.#queue.shift();
+    if (text === undefined || this.#closed) return;
+    const token = new TurnToken();
+    this.#token = token;
+    this.turnsStarted += 1;
+    this.touched();
+    void this.#play(this, text, token)
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#token !== token) return;
+        this.#token = undefined;
+        this.touched();
+        this.#next();
+      });
+  }
+
+  /** Parks a prompt on a WAITING step; {@link deliver} resolves it. */
+  registerGate(index: number, resolve: (interaction: SimInteraction) => void): void {
+    this.#gates.set(index, resolve);
+  }
+
+  releaseGate(index: number): void {
+    this.#gates.delete(index);
+  }
+
+  /** Answers the prompt on step `index`; false when that step is not WAITING on a prompt. */
+  deliver(index: number, interaction: SimInteraction): boolean {
+    const step = this.steps[index];
+    const resolve = this.#gates.get(index);
+    if (step === undefined || step.status !== "CORTEX_STEP_STATUS_WAITING" || resolve === undefined) return false;
+    this.#gates.delete(index);
+    resolve(interaction);
+    return true;
+  }
+
+  /**
+   * CancelCascadeSteps / Esc: stops RUNNING and GENERATING work. A turn parked
+   * on a WAITING step is left alone (agy 1.0.10, live: cancel is a no-op there).
+   */
+  interrupt(): void {
+    if (this.#token === undefined || this.waitingIndices().length > 0) return;
+    this.#token.stop("interrupt");
+  }
+
+  /** ForceStopCascadeTree / CancelCascadeInvocation: ends the turn even when parked. */
+  forceStop(options: { dropQueued: boolean }): void {
+    if (options.dropQueued) this.#queue.length = 0;
+    this.#token?.stop("force");
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#queue.length = 0;
+    this.#token?.stop("force");
+  }
+}

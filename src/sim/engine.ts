@@ -1,0 +1,160 @@
+/**
+ * The simulated agy: several conversations on one server, each playing
+ * scenario turns, plus the {@link SimTuiPort} the fake TUI drives.
+ */
+import { randomUUID } from "node:crypto";
+import { SimConversation, type SimInteraction, type TurnPlayer } from "./conversation.js";
+import type { Scenario } from "./scenario-schema.js";
+import { createWireStamper, systemClock, type SimClock } from "./sim-clock.js";
+import { STEP_TYPE } from "./step-factory.js";
+import { buildTuiView } from "./tui-view.js";
+import type { SimTuiPort, TuiAnswer } from "./tui-port.js";
+import { createTurnPlayer } from "./turn-player.js";
+
+export interface SimEngine {
+  /** The conversation the TUI shows (changes on /clear). */
+  readonly activeConversationId: string;
+  /** A SimTuiPort bound to the active conversation; follows /clear rotations. */
+  tuiPort(): SimTuiPort;
+  /** Stops timers (scenario delays, interaction timeouts). */
+  close(): void;
+  /** A hosted conversation by id (root, /clear-minted or StartCascade-made). */
+  conversation(id: string): SimConversation | undefined;
+  /** Every hosted conversation, oldest first. */
+  conversations(): SimConversation[];
+  /** A conversation the TUI never shows (StartCascade); `id` defaults to a fresh UUID. */
+  startHeadless(id?: string): SimConversation;
+  /** `/clear`: a new root conversation becomes active. */
+  rotate(): SimConversation;
+  /** The model enum steps carry. */
+  readonly model: string;
+}
+
+export interface SimEngineOptions {
+  scenarios: readonly Scenario[];
+  clock?: SimClock;
+  /** Multiplies every scenario delay. Default 1. */
+  speed?: number;
+  /** Default 300_000. */
+  interactionTimeoutMs?: number;
+  /** Default `MODEL_PLACEHOLDER_M20`. */
+  model?: string;
+}
+
+export function createSimEngine(options: SimEngineOptions): SimEngine {
+  return new Engine(options);
+}
+
+class Engine implements SimEngine {
+  readonly model: string;
+  readonly #conversations = new Map<string, SimConversation>();
+  readonly #stamp: () => string;
+  readonly #play: TurnPlayer;
+  readonly #tuiListeners = new Set<() => void>();
+  #active: SimConversation;
+  #unbindActive: () => void = () => undefined;
+
+  constructor(options: SimEngineOptions) {
+    const clock = options.clock ?? systemClock;
+    this.model = options.model ?? "MODEL_PLACEHOLDER_M20";
+    this.#stamp = createWireStamper(clock);
+    this.#play = createTurnPlayer({
+      scenarios: options.scenarios,
+      clock,
+      speed: options.speed ?? 1,
+      interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
+      model: this.model,
+      stamp: this.#stamp,
+    });
+    this.#active = this.#create(randomUUID(), false);
+    this.#bindActive();
+  }
+
+  get activeConversationId(): string {
+    return this.#active.id;
+  }
+
+  conversation(id: string): SimConversation | undefined {
+    return this.#conversations.get(id);
+  }
+
+  conversations(): SimConversation[] {
+    return [...this.#conversations.values()];
+  }
+
+  startHeadless(id: string = randomUUID()): SimConversation {
+    return this.#conversations.get(id) ?? this.#create(id, true);
+  }
+
+  rotate(): SimConversation {
+    this.#active = this.#create(randomUUID(), false);
+    this.#bindActive();
+    this.#notifyTui();
+    return this.#active;
+  }
+
+  close(): void {
+    this.#unbindActive();
+    for (const conversation of this.#conversations.values()) conversation.close();
+  }
+
+  tuiPort(): SimTuiPort {
+    return {
+      view: () => buildTuiView(this.#active),
+      subscribe: (listener) => {
+        this.#tuiListeners.add(listener);
+        return () => this.#tuiListeners.delete(listener);
+      },
+      submitTurn: (text) => this.#active.submit(text),
+      answer: (stepIndex, answer) => this.#answerFromTui(stepIndex, answer),
+      cancel: () => this.#active.interrupt(),
+      clear: () => void this.rotate(),
+    } satisfies SimTuiPort;
+  }
+
+  #create(id: string, headless: boolean): SimConversation {
+    const conversation = new SimConversation({
+      id,
+      trajectoryId: randomUUID(),
+      headless,
+      createdTime: this.#stamp(),
+      play: this.#play,
+      stamp: this.#stamp,
+    });
+    this.#conversations.set(id, conversation);
+    return conversation;
+  }
+
+  #bindActive(): void {
+    this.#unbindActive();
+    this.#unbindActive = this.#active.subscribe(() => this.#notifyTui());
+  }
+
+  #notifyTui(): void {
+    for (const listener of [...this.#tuiListeners]) listener();
+  }
+
+  #answerFromTui(stepIndex: number, answer: TuiAnswer): boolean {
+    const conversation = this.#active;
+    const step = conversation.steps[stepIndex];
+    if (step === undefined) return false;
+    const isQuestion = step.type === STEP_TYPE.ASK_QUESTION;
+    const interaction: SimInteraction = { trajectoryId: conversation.trajectoryId, stepIndex };
+    if (answer.kind === "permission") {
+      interaction.permission = answer.allow ? { allow: true } : {};
+    } else if (answer.kind === "question") {
+      const questions = ((step.askQuestion as { questions?: { question: string }[] } | undefined)?.questions ?? []);
+      // The TUI answers the first question only (agy 1.0.10 TUI, facts §5.6).
+      const first = questions[0];
+      interaction.askQuestion =
+        first === undefined || answer.selectedOptionIds.length === 0
+          ? {}
+          : { responses: [{ question: first.question, selectedOptionIds: answer.selectedOptionIds }] };
+    } else if (isQuestion) {
+      interaction.askQuestion = {};
+    } else {
+      interaction.permission = {};
+    }
+    return conversation.deliver(stepIndex, interaction);
+  }
+}

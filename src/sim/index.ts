@@ -1,0 +1,14 @@
+/**
+ * `agy-bridge/sim`: a simulated agy (language server + conversation engine +
+ * scenarios) that behaves like agy on the wire, for testing code that
+ * supervises agy without an agy account.
+ */
+export { startSimServer, type SimServer, type SimServerOptions } from "./server.js";
+export { createSimEngine, type SimEngine, type SimEngineOptions } from "./engine.js";
+export { loadScenarios, parseScenario, matchScenario, DEFAULT_SCENARIO_DIR } from "./scenarios.js";
+export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./scenario-schema.js";
+export type { SimFaults } from "./faults.js";
+export { systemClock, type SimClock, type SimTimer } from "./sim-clock.js";
+export type { SimConversation } from "./conversation.js";
+export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui-port.js";
+export { createSelfSignedCertificate, type SelfSignedCertificate } from "./certificate.js";

@@ -1,0 +1,219 @@
+/**
+ * The fake agy language server: two loopback listeners like agy 1.1.5 (TLS
+ * with HTTP/1.1 + HTTP/2, and plain HTTP/1.1), both answering Connect JSON
+ * unary calls and the `StreamAgentStateUpdates` server-stream.
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
+import type { AddressInfo, Socket } from "node:net";
+import { SERVICE_NAME } from "../rpc/methods.js";
+import { createSelfSignedCertificate } from "./certificate.js";
+import { createSimEngine, type SimEngine } from "./engine.js";
+import type { SimFaults } from "./faults.js";
+import { hasCsrfToken, readBody, sendConnectError, sendJson, type SimRequest, type SimResponse } from "./http-edge.js";
+import type { Scenario } from "./scenario-schema.js";
+import { loadScenarios } from "./scenarios.js";
+import type { SimClock } from "./sim-clock.js";
+import { handleStream, type StreamContext } from "./stream-handler.js";
+import { createUnaryHandlers, type UnaryHandler } from "./unary-handlers.js";
+
+export interface SimServerOptions {
+  /** When set, every call must carry `x-codeium-csrf-token: <token>`, else HTTP 401 "missing CSRF token". */
+  csrfToken?: string;
+  /** Already-bound listening sockets inherited from the --as-agy launcher (file descriptors). Default: bind 127.0.0.1:0 twice. */
+  listenFds?: { tls: number; plain: number };
+  /** Scenarios to play; default: every file in fixtures/scenarios/ (loadScenarios()). */
+  scenarios?: Scenario[];
+  /** How long a WAITING step waits before it times out to ERROR and is retried at a higher index. Default 300_000. */
+  interactionTimeoutMs?: number;
+  /** Multiplies every scenario delay (0 = as fast as possible; tests use small values). Default 1. */
+  speed?: number;
+  faults?: SimFaults;
+  /** Clock and timers for step timestamps, scenario delays and prompt timeouts. Default: the system clock. */
+  clock?: SimClock;
+  /** The model enum steps carry. Default `MODEL_PLACEHOLDER_M20`. */
+  model?: string;
+  /** The workspace `GetConversationMetadata` reports. Default `/home/sim/project`. */
+  workspacePath?: string;
+}
+
+export interface SimServer {
+  readonly tlsPort: number;
+  readonly plainPort: number;
+  readonly tlsUrl: string; // "https://127.0.0.1:<tlsPort>"
+  readonly plainUrl: string; // "http://127.0.0.1:<plainPort>"
+  readonly engine: SimEngine;
+  /** The fault knobs in force. */
+  readonly faults: SimFaults;
+  /** Replaces the fault knobs; open streams see the new values at their next frame. */
+  setFaults(faults: SimFaults): void;
+  /** Closes both listeners and every connection, then binds new ephemeral ports; conversations survive. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PATH_PREFIX = `/${SERVICE_NAME}/`;
+
+/** Starts the simulated agy language server on two loopback listeners. */
+export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
+  const scenarios = options.scenarios ?? (await loadScenarios());
+  const certificate = await createSelfSignedCertificate();
+  const engine = createSimEngine({
+    scenarios,
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    speed: options.speed ?? 1,
+    interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
+    ...(options.model !== undefined ? { model: options.model } : {}),
+  });
+  const server = new Server(engine, options, certificate);
+  try {
+    await server.listen(options.listenFds);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return server;
+}
+
+class Server implements SimServer {
+  readonly engine: SimEngine;
+  readonly #csrfToken: string | undefined;
+  readonly #unary: Record<string, UnaryHandler>;
+  readonly #stream: StreamContext;
+  readonly #tls: Http2SecureServer;
+  readonly #plain: HttpServer;
+  readonly #sockets = new Set<Socket>();
+  readonly #sessions = new Set<ServerHttp2Session>();
+  #faults: SimFaults;
+  #closed = false;
+
+  constructor(engine: SimEngine, options: SimServerOptions, certificate: { cert: string; key: string }) {
+    this.engine = engine;
+    this.#csrfToken = options.csrfToken;
+    this.#faults = { ...options.faults };
+    this.#unary = createUnaryHandlers({ engine, workspacePath: options.workspacePath ?? "/home/sim/project" });
+    this.#stream = { engine, faults: () => this.#faults, subscribers: new Map() };
+    const handler = (req: SimRequest, res: SimResponse): void => {
+      this.#handle(req, res).catch(() => {
+        if (!res.headersSent) sendConnectError(res, 500, "internal", "simulator failure");
+        else res.end();
+      });
+    };
+    this.#tls = createSecureServer({ cert: certificate.cert, key: certificate.key, allowHTTP1: true }, handler);
+    this.#plain = createHttpServer(handler);
+    for (const server of [this.#tls, this.#plain]) {
+      server.on("connection", (socket: Socket) => {
+        this.#sockets.add(socket);
+        socket.on("close", () => this.#sockets.delete(socket));
+      });
+    }
+    this.#tls.on("session", (session: ServerHttp2Session) => {
+      this.#sessions.add(session);
+      session.on("close", () => this.#sessions.delete(session));
+    });
+  }
+
+  get tlsPort(): number {
+    return (this.#tls.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get plainPort(): number {
+    return (this.#plain.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get tlsUrl(): string {
+    return `https://127.0.0.1:${this.tlsPort}`;
+  }
+
+  get plainUrl(): string {
+    return `http://127.0.0.1:${this.plainPort}`;
+  }
+
+  get faults(): SimFaults {
+    return { ...this.#faults };
+  }
+
+  setFaults(faults: SimFaults): void {
+    this.#faults = { ...faults };
+  }
+
+  async listen(fds?: { tls: number; plain: number }): Promise<void> {
+    await Promise.all([
+      listenOn(this.#tls, fds === undefined ? { port: 0, host: "127.0.0.1" } : { fd: fds.tls }),
+      listenOn(this.#plain, fds === undefined ? { port: 0, host: "127.0.0.1" } : { fd: fds.plain }),
+    ]);
+  }
+
+  async restart(): Promise<void> {
+    await this.#closeListeners();
+    // Inherited fds are gone once closed; a restart always binds fresh ephemeral ports.
+    await this.listen();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.engine.close();
+    await this.#closeListeners();
+  }
+
+  async #closeListeners(): Promise<void> {
+    const closing = [this.#tls, this.#plain].map(
+      (server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+    );
+    for (const session of this.#sessions) session.destroy();
+    for (const socket of this.#sockets) socket.destroy();
+    await Promise.all(closing);
+  }
+
+  async #handle(req: SimRequest, res: SimResponse): Promise<void> {
+    if (this.#csrfToken !== undefined && !hasCsrfToken(req, this.#csrfToken)) {
+      await readBody(req);
+      sendConnectError(res, 401, "unauthenticated", "missing CSRF token");
+      return;
+    }
+    const url = req.url ?? "";
+    const method = url.startsWith(PATH_PREFIX) ? url.slice(PATH_PREFIX.length).split("?")[0] ?? "" : "";
+    if (req.method !== "POST" || (method !== "StreamAgentStateUpdates" && this.#unary[method] === undefined)) {
+      await readBody(req);
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+      res.end("404 page not found\n");
+      return;
+    }
+    if (method === "StreamAgentStateUpdates") {
+      await handleStream(req, res, this.#stream);
+      return;
+    }
+    const body = await readBody(req);
+    const contentType = String(req.headers["content-type"] ?? "");
+    if (!contentType.startsWith("application/json")) {
+      sendConnectError(res, 415, "unknown", `invalid content-type: "${contentType}"; expecting "application/json"`);
+      return;
+    }
+    let request: Record<string, unknown>;
+    try {
+      const parsed: unknown = body.byteLength === 0 ? {} : JSON.parse(body.toString("utf8"));
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("request is not a JSON object");
+      request = parsed as Record<string, unknown>;
+    } catch (error) {
+      sendConnectError(res, 400, "invalid_argument", `unmarshal request: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const delay = this.#faults.unaryDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const result = (this.#unary[method] as UnaryHandler)(request);
+    if ("body" in result) sendJson(res, 200, result.body);
+    else sendConnectError(res, result.status, result.code, result.message);
+  }
+}
+
+function listenOn(server: HttpServer | Http2SecureServer, target: { port: number; host: string } | { fd: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once("error", onError);
+    server.listen(target, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}

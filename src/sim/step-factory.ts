@@ -1,0 +1,260 @@
+/**
+ * Builds trajectory steps in agy's real wire shapes (poll projection: every
+ * field, as `GetCascadeTrajectorySteps` returns them). Shapes follow the
+ * agy 1.0.10 captures: int64 as strings, int32 as numbers, zero values
+ * omitted, `stepIndex` absent at 0 and on USER_INPUT.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+
+export type JsonObject = Record<string, unknown>;
+
+/** One step as the engine stores it (the poll projection). */
+export interface WireStep extends JsonObject {
+  type: string;
+  status: string;
+  metadata: JsonObject;
+}
+
+export const STEP_TYPE = {
+  USER_INPUT: "CORTEX_STEP_TYPE_USER_INPUT",
+  CONVERSATION_HISTORY: "CORTEX_STEP_TYPE_CONVERSATION_HISTORY",
+  PLANNER_RESPONSE: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+  CHECKPOINT: "CORTEX_STEP_TYPE_CHECKPOINT",
+  RUN_COMMAND: "CORTEX_STEP_TYPE_RUN_COMMAND",
+  ASK_QUESTION: "CORTEX_STEP_TYPE_ASK_QUESTION",
+  LIST_DIRECTORY: "CORTEX_STEP_TYPE_LIST_DIRECTORY",
+  VIEW_FILE: "CORTEX_STEP_TYPE_VIEW_FILE",
+  GENERIC: "CORTEX_STEP_TYPE_GENERIC",
+} as const;
+
+const SOURCE = {
+  USER: "CORTEX_STEP_SOURCE_USER_EXPLICIT",
+  MODEL: "CORTEX_STEP_SOURCE_MODEL",
+  SYSTEM: "CORTEX_STEP_SOURCE_SYSTEM",
+} as const;
+
+/** Where a step sits and who made it. */
+export interface StepPlace {
+  cascadeId: string;
+  trajectoryId: string;
+  stepIndex: number;
+  /** The planner invocation that produced the step (0 is omitted on the wire). */
+  metadataIndex: number;
+  executionId: string;
+  model: string;
+  /** RFC 3339 stamp for "now". */
+  stamp: string;
+}
+
+const TOOL_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** An 8-character tool call id like agy's (`cbawg2v8`). */
+export function newToolCallId(): string {
+  const bytes = randomBytes(8);
+  let id = "";
+  for (const byte of bytes) id += TOOL_ID_ALPHABET[byte % TOOL_ID_ALPHABET.length];
+  return id;
+}
+
+/** An opaque stand-in for the model's thinking signature (large base64 on the real wire). */
+export function newThinkingSignature(): string {
+  return randomBytes(96).toString("base64");
+}
+
+export function stepInfo(place: StepPlace, options: { userInput?: boolean } = {}): JsonObject {
+  const info: JsonObject = { trajectoryId: place.trajectoryId };
+  if (options.userInput !== true && place.stepIndex !== 0) info.stepIndex = place.stepIndex;
+  if (options.userInput !== true && place.metadataIndex !== 0) info.metadataIndex = place.metadataIndex;
+  info.cascadeId = place.cascadeId;
+  return info;
+}
+
+function transitions(status: string, stamp: string): JsonObject {
+  return { statusTransitions: [{ updatedStatus: status, timestamp: stamp }] };
+}
+
+/** Appends a status transition and sets the status (poll-only `internalMetadata`). */
+export function moveStep(step: WireStep, status: string, stamp: string): void {
+  step.status = status;
+  const internal = (step.metadata.internalMetadata ??= { statusTransitions: [] }) as JsonObject;
+  const list = (internal.statusTransitions ??= []) as JsonObject[];
+  list.push({ updatedStatus: status, timestamp: stamp });
+}
+
+export function userInputStep(place: StepPlace, text: string): WireStep {
+  return {
+    type: STEP_TYPE.USER_INPUT,
+    status: "CORTEX_STEP_STATUS_DONE",
+    metadata: {
+      createdAt: place.stamp,
+      source: SOURCE.USER,
+      executionId: place.executionId,
+      sourceTrajectoryStepInfo: stepInfo(place, { userInput: true }),
+      internalMetadata: transitions("CORTEX_STEP_STATUS_DONE", place.stamp),
+    },
+    userInput: {
+      items: [{ text }],
+      userResponse: text,
+      activeUserState: {},
+      userConfig: {
+        plannerConfig: {
+          conversational: { agenticMode: false },
+          toolConfig: {
+            runCommand: {
+              autoCommandConfig: { autoExecutionPolicy: "CASCADE_COMMANDS_AUTO_EXECUTION_OFF" },
+              enableTerminalSandbox: false,
+            },
+            notifyUser: { artifactReviewMode: "ARTIFACT_REVIEW_MODE_ALWAYS" },
+          },
+          planModel: place.model,
+          useAiCredits: false,
+        },
+      },
+    },
+  };
+}
+
+export function conversationHistoryStep(place: StepPlace): WireStep {
+  return {
+    type: STEP_TYPE.CONVERSATION_HISTORY,
+    status: "CORTEX_STEP_STATUS_DONE",
+    metadata: {
+      createdAt: place.stamp,
+      startedAt: place.stamp,
+      completedAt: place.stamp,
+      source: SOURCE.SYSTEM,
+      executionId: place.executionId,
+      sourceTrajectoryStepInfo: stepInfo(place),
+      internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+    },
+    conversationHistory: {},
+  };
+}
+
+export function modelUsage(model: string, outputChars: number): JsonObject {
+  const response = Math.max(1, Math.ceil(outputChars / 4));
+  return {
+    model,
+    inputTokens: String(2000 + outputChars),
+    outputTokens: String(response),
+    responseOutputTokens: String(response),
+    apiProvider: "API_PROVIDER_GOOGLE_GEMINI",
+    responseId: randomBytes(12).toString("base64url").slice(0, 23),
+  };
+}
+
+/** A planner that starts GENERATING: `modifiedResponse` grows later, `response` only at DONE. */
+export function generatingPlannerStep(place: StepPlace): WireStep {
+  return {
+    type: STEP_TYPE.PLANNER_RESPONSE,
+    status: "CORTEX_STEP_STATUS_GENERATING",
+    metadata: {
+      stepGenerationVersion: 1,
+      createdAt: place.stamp,
+      viewableAt: place.stamp,
+      source: SOURCE.MODEL,
+      generatorModel: place.model,
+      requestedModel: { model: place.model },
+      executionId: place.executionId,
+      sourceTrajectoryStepInfo: stepInfo(place),
+      internalMetadata: transitions("CORTEX_STEP_STATUS_GENERATING", place.stamp),
+    },
+    plannerResponse: { messageId: `bot-${randomUUID()}` },
+  };
+}
+
+/** What a model tool call looks like in `metadata.toolCall` and `plannerResponse.toolCalls[]`. */
+export interface ToolCallSpec {
+  name: string;
+  /** The model's arguments in the model's order (becomes `argumentsJson` and `argumentsOrder`). */
+  args: JsonObject;
+  toolAction: string;
+  toolSummary: string;
+}
+
+export function toolCallObject(id: string, spec: ToolCallSpec): JsonObject {
+  return {
+    id,
+    name: spec.name,
+    argumentsJson: JSON.stringify({ ...spec.args, toolAction: spec.toolAction, toolSummary: spec.toolSummary }),
+    thinkingSignature: newThinkingSignature(),
+    originalName: spec.name,
+  };
+}
+
+/** A planner that only dispatches a tool: no text; the poll projection lists its `toolCalls`. */
+export function dispatchingPlannerStep(place: StepPlace, toolCall: JsonObject): WireStep {
+  const step = generatingPlannerStep(place);
+  moveStep(step, "CORTEX_STEP_STATUS_DONE", place.stamp);
+  Object.assign(step.metadata, {
+    finishedGeneratingAt: place.stamp,
+    startedAt: place.stamp,
+    completedAt: place.stamp,
+  });
+  step.metadata = reorderModelUsage(step.metadata, modelUsage(place.model, 40));
+  step.plannerResponse = {
+    messageId: (step.plannerResponse as JsonObject).messageId,
+    toolCalls: [toolCall],
+    stopReason: "STOP_REASON_STOP_PATTERN",
+  };
+  return step;
+}
+
+/** Puts `modelUsage` after `source`, where agy writes it. */
+export function reorderModelUsage(metadata: JsonObject, usage: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (key === "modelUsage") continue;
+    out[key] = value;
+    if (key === "source") out.modelUsage = usage;
+  }
+  return out;
+}
+
+/** Common metadata of a tool step (RUN_COMMAND, ASK_QUESTION, LIST_DIRECTORY, ...), created PENDING. */
+export function toolStepMetadata(place: StepPlace, toolCall: JsonObject, spec: ToolCallSpec): JsonObject {
+  return {
+    stepGenerationVersion: 1,
+    createdAt: place.stamp,
+    viewableAt: place.stamp,
+    finishedGeneratingAt: place.stamp,
+    lastCompletedChunkAt: place.stamp,
+    startedAt: place.stamp,
+    source: SOURCE.MODEL,
+    toolCall,
+    argumentsOrder: [...Object.keys(spec.args), "toolAction", "toolSummary"],
+    generatorModel: place.model,
+    requestedModel: { model: place.model },
+    executionId: place.executionId,
+    toolCallOutputTokens: 20 + Math.ceil(JSON.stringify(spec.args).length / 4),
+    sourceTrajectoryStepInfo: stepInfo(place),
+    internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+    toolSummary: spec.toolSummary,
+    toolAction: spec.toolAction,
+  };
+}
+
+export function checkpointStep(place: StepPlace, userIntent: string, userRequests: string[]): WireStep {
+  return {
+    type: STEP_TYPE.CHECKPOINT,
+    status: "CORTEX_STEP_STATUS_DONE",
+    metadata: {
+      createdAt: place.stamp,
+      startedAt: place.stamp,
+      completedAt: place.stamp,
+      source: SOURCE.SYSTEM,
+      modelUsage: modelUsage("MODEL_PLACEHOLDER_M50", 12),
+      executionId: place.executionId,
+      sourceTrajectoryStepInfo: stepInfo(place),
+      internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+    },
+    checkpoint: {
+      intentOnly: true,
+      includedStepIndexEnd: place.stepIndex,
+      userIntent,
+      userRequests,
+      renderLatestCheckpoint: true,
+      renderUserMessageStepIndex: "0",
+    },
+  };
+}

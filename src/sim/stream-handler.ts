@@ -1,0 +1,147 @@
+/**
+ * `StreamAgentStateUpdates` as agy serves it (connect server-stream, facts
+ * §1.5/§3.4 and newer builds): the request must be one envelope; the first
+ * data frame replays the existing steps, later frames carry only the changed
+ * steps with their `indices`; nothing is sent while a step waits on the user.
+ */
+import { FLAG_COMPRESSED, FLAG_END_STREAM, encodeJsonEnvelope } from "../rpc/envelope.js";
+import type { SimConversation } from "./conversation.js";
+import type { SimEngine } from "./engine.js";
+import type { SimFaults } from "./faults.js";
+import { abortResponse, readBody, writeChunk, type SimRequest, type SimResponse } from "./http-edge.js";
+import { streamProjection } from "./projection.js";
+import type { JsonObject, WireStep } from "./step-factory.js";
+
+export interface StreamContext {
+  engine: SimEngine;
+  faults: () => SimFaults;
+  /** Live subscriptions by `subscriberId`; the value closes that subscription. */
+  subscribers: Map<string, () => void>;
+}
+
+interface ConnectErrorBody {
+  code: string;
+  message: string;
+}
+
+export async function handleStream(req: SimRequest, res: SimResponse, ctx: StreamContext): Promise<void> {
+  const body = await readBody(req);
+  res.writeHead(200, { "content-type": "application/connect+json" });
+  const endStream = (error?: ConnectErrorBody): void => {
+    res.end(encodeJsonEnvelope(FLAG_END_STREAM, error === undefined ? {} : { error }));
+  };
+
+  const request = parseEnvelope(body);
+  if ("error" in request) {
+    endStream(request.error);
+    return;
+  }
+  const conv = typeof request.value.conversationId === "string" ? ctx.engine.conversation(request.value.conversationId) : undefined;
+  if (conv === undefined) {
+    endStream({ code: "unknown", message: "trajectory not found" });
+    return;
+  }
+
+  let frames = 0;
+  let finished = false;
+  const pending = new Set<number>();
+  const cleanup = (): void => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    if (subscriberId !== undefined && ctx.subscribers.get(subscriberId) === closeByRepeat) ctx.subscribers.delete(subscriberId);
+  };
+  const closeByRepeat = (): void => {
+    if (finished) return;
+    cleanup();
+    endStream({ code: "canceled", message: "subscription closed by repeat id" });
+  };
+
+  const send = (indices: number[]): void => {
+    if (finished) return;
+    const faults = ctx.faults();
+    if (faults.stallStreamAfterFrames !== undefined && frames >= faults.stallStreamAfterFrames) return;
+    const bytes = encodeJsonEnvelope(0, frameOf(conv, indices));
+    if (faults.closeMidFrameAfterFrames !== undefined && frames >= faults.closeMidFrameAfterFrames) {
+      cleanup();
+      writeChunk(res, bytes.subarray(0, Math.max(1, Math.floor(bytes.byteLength / 2))), () => abortResponse(res));
+      return;
+    }
+    frames += 1;
+    if (faults.dropStreamAfterFrames !== undefined && frames >= faults.dropStreamAfterFrames) {
+      cleanup();
+      writeChunk(res, bytes, () => abortResponse(res));
+      return;
+    }
+    writeChunk(res, bytes);
+  };
+
+  const onChange = (indices: number[]): void => {
+    for (const index of indices) pending.add(index);
+    // agy emits no frames while parked on a gate (facts §5.2): changes wait until nothing is WAITING.
+    if (conv.waitingIndices().length > 0) return;
+    const batch = [...pending].sort((a, b) => a - b);
+    pending.clear();
+    send(batch);
+  };
+
+  const subscriberId = typeof request.value.subscriberId === "string" && request.value.subscriberId !== "" ? request.value.subscriberId : undefined;
+  if (subscriberId !== undefined) {
+    ctx.subscribers.get(subscriberId)?.();
+    ctx.subscribers.set(subscriberId, closeByRepeat);
+  }
+  const unsubscribe = conv.subscribe(onChange);
+  res.on("close", cleanup);
+
+  const bounds = (request.value.initialStepsPageBounds ?? {}) as JsonObject;
+  const start = Math.max(0, toInt(bounds.startIndex) ?? 0);
+  const end = Math.min(conv.steps.length, toInt(bounds.endIndexExclusive) ?? conv.steps.length);
+  const initial: number[] = [];
+  for (let i = start; i < end; i += 1) initial.push(i);
+  send(initial);
+}
+
+function toInt(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isInteger(value)) return value;
+  if (typeof value === "string" && /^\d+$/.test(value)) return Number.parseInt(value, 10);
+  return undefined;
+}
+
+function parseEnvelope(body: Buffer): { value: JsonObject } | { error: ConnectErrorBody } {
+  // A bare-JSON body is read as a frame header: bytes 1..4 become the promised length (agy 1.0.10, live).
+  const promised = body.byteLength >= 5 ? body.readUInt32BE(1) : 0;
+  const got = Math.max(0, body.byteLength - 5);
+  if (body.byteLength < 5 || promised !== got) {
+    return { error: { code: "invalid_argument", message: `protocol error: promised ${promised} bytes in enveloped message, got ${got} bytes` } };
+  }
+  if (((body[0] ?? 0) & FLAG_COMPRESSED) !== 0) {
+    return { error: { code: "internal", message: "protocol error: received compressed message without compression support" } };
+  }
+  try {
+    const value: unknown = JSON.parse(body.subarray(5).toString("utf8"));
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
+    return { value: value as JsonObject };
+  } catch (error) {
+    return { error: { code: "invalid_argument", message: `unmarshal message: ${String(error)}` } };
+  }
+}
+
+/** One data frame; zero values are omitted as proto-JSON does (`fullyIdle` only when true). */
+function frameOf(conv: SimConversation, indices: number[]): JsonObject {
+  const stepsUpdate: JsonObject = {};
+  if (indices.length > 0) {
+    stepsUpdate.indices = indices;
+    stepsUpdate.steps = indices.map((i) => streamProjection(conv.steps[i] as WireStep));
+  }
+  if (conv.steps.length > 0) stepsUpdate.totalLength = conv.steps.length;
+  const idle = conv.fullyIdle ? { fullyIdle: true } : {};
+  return {
+    update: {
+      conversationId: conv.id,
+      trajectoryId: conv.trajectoryId,
+      status: conv.runStatus,
+      ...idle,
+      mainTrajectoryUpdate: { stepsUpdate, status: conv.runStatus, ...idle },
+    },
+  };
+}
