@@ -59,33 +59,44 @@ export class EnvelopeDecoder {
 
   /** Feeds a chunk and returns every frame it completes, in order. */
   push(chunk: Uint8Array): Envelope[] {
+    this.append(chunk);
+    const frames: Envelope[] = [];
+    for (let frame = this.next(); frame !== undefined; frame = this.next()) frames.push(frame);
+    return frames;
+  }
+
+  /** Buffers a chunk without decoding anything; read frames with {@link next}. */
+  append(chunk: Uint8Array): void {
     if (chunk.byteLength > 0) {
       this.#chunks.push(chunk);
       this.#buffered += chunk.byteLength;
     }
-    const frames: Envelope[] = [];
-    for (;;) {
-      if (this.#pendingLength < 0) {
-        if (this.#buffered < HEADER_BYTES) break;
-        const header = this.#take(HEADER_BYTES);
-        const length = new DataView(header.buffer, header.byteOffset, HEADER_BYTES).getUint32(1, false);
-        if (length > this.#maxFrameBytes) {
-          throw new AgyBridgeError(
-            "protocol",
-            `a stream frame announced ${length} bytes, over the ${this.#maxFrameBytes}-byte limit; ` +
-              "the server is not speaking Connect streaming, or raise maxFrameBytes",
-          );
-        }
-        this.#pendingFlags = header[0] ?? 0;
-        this.#pendingLength = length;
+  }
+
+  /**
+   * The next complete frame, or undefined until more bytes arrive. Lets a
+   * reader stop at the end-stream frame without decoding the bytes after it.
+   */
+  next(): Envelope | undefined {
+    if (this.#pendingLength < 0) {
+      if (this.#buffered < HEADER_BYTES) return undefined;
+      const header = this.#take(HEADER_BYTES);
+      const length = new DataView(header.buffer, header.byteOffset, HEADER_BYTES).getUint32(1, false);
+      if (length > this.#maxFrameBytes) {
+        throw new AgyBridgeError(
+          "protocol",
+          `a stream frame announced ${length} bytes, over the ${this.#maxFrameBytes}-byte limit; ` +
+            "the server is not speaking Connect streaming, or raise maxFrameBytes",
+        );
       }
-      if (this.#buffered < this.#pendingLength) break;
-      const payload = this.#take(this.#pendingLength);
-      frames.push({ flags: this.#pendingFlags, payload });
-      this.#pendingFlags = -1;
-      this.#pendingLength = -1;
+      this.#pendingFlags = header[0] ?? 0;
+      this.#pendingLength = length;
     }
-    return frames;
+    if (this.#buffered < this.#pendingLength) return undefined;
+    const frame = { flags: this.#pendingFlags, payload: this.#take(this.#pendingLength) };
+    this.#pendingFlags = -1;
+    this.#pendingLength = -1;
+    return frame;
   }
 
   /** True when the input ended between frames (no partial header or payload). */

@@ -91,14 +91,16 @@ export async function* decodeStreamBody(
   const { method } = options;
   const decoder = new EnvelopeDecoder(options.maxFrameBytes);
   for await (const chunk of chunks) {
-    let frames;
-    try {
-      frames = decoder.push(chunk);
-    } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
-      throw new RpcError("protocol", `${method}: ${message}`, { method, cause });
-    }
-    for (const frame of frames) {
+    decoder.append(chunk);
+    for (;;) {
+      let frame;
+      try {
+        frame = decoder.next();
+      } catch (cause) {
+        const message = cause instanceof Error ? cause.message : String(cause);
+        throw new RpcError("protocol", `${method}: ${message}`, { method, cause });
+      }
+      if (frame === undefined) break;
       if ((frame.flags & FLAG_COMPRESSED) !== 0) {
         throw new RpcError("protocol", `${method}: the server sent a compressed frame, which agy never does`, { method });
       }

@@ -1,0 +1,281 @@
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgyBridgeError, RpcError } from "../../src/errors.js";
+import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
+import { assertLoopbackUrl } from "../../src/rpc/loopback.js";
+import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/certificate.js";
+import { agyLikeHandler, dataFrame, replyJson } from "../support/connect-replies.js";
+import { startLoopbackServer, type HandlerContext, type LoopbackServer } from "../support/loopback-server.js";
+
+const TOKEN = "csrf-0d1e2f-very-secret";
+
+async function failure(promise: Promise<unknown>): Promise<RpcError> {
+  const reason = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(reason).toBeInstanceOf(RpcError);
+  const error = reason as RpcError;
+  // Whatever went wrong, the token never shows.
+  expect(`${error.message} ${error.serverMessage ?? ""} ${String(error.cause ?? "")}`).not.toContain(TOKEN);
+  return error;
+}
+
+async function drain(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe("loopback guard", () => {
+  it("refuses non-loopback URLs before opening any socket", () => {
+    for (const baseUrl of [
+      "https://10.0.0.1:1/",
+      "http://192.168.1.5:8080",
+      "https://example.com",
+      "https://[::ffff:10.0.0.1]:1",
+      "https://[2001:db8::1]:1",
+      "https://128.0.0.1:1",
+      "ftp://127.0.0.1:21",
+      "not a url",
+    ]) {
+      let thrown: unknown;
+      try {
+        createAgyRpcClient({ baseUrl, csrfToken: TOKEN });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, baseUrl).toBeInstanceOf(AgyBridgeError);
+      expect((thrown as AgyBridgeError).code).toBe("not_loopback");
+      expect((thrown as Error).message).not.toContain(TOKEN);
+    }
+  });
+
+  it("explains that loopback is what makes unverified TLS safe", () => {
+    expect(() => assertLoopbackUrl("https://10.0.0.1:1/")).toThrow(/TLS verification is off/);
+  });
+
+  it("accepts every loopback spelling", () => {
+    for (const url of [
+      "https://127.0.0.1:1",
+      "http://127.200.3.4:9",
+      "https://localhost:1",
+      "https://[::1]:1",
+      "http://[::ffff:127.0.0.1]:1",
+    ]) {
+      expect(assertLoopbackUrl(url).protocol, url).toMatch(/^https?:$/);
+    }
+  });
+});
+
+describe("unary failures", () => {
+  let server: LoopbackServer;
+  let client: AgyRpcClient;
+  let respond: (context: HandlerContext) => void | Promise<void> = () => undefined;
+
+  beforeAll(async () => {
+    server = await startLoopbackServer({ kind: "http1", handler: (context) => respond(context) });
+    client = createAgyRpcClient({ baseUrl: server.url, csrfToken: TOKEN });
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it("keeps a plain-text 500 body verbatim so callers can match 'input not registered'", async () => {
+    respond = ({ res }) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end("input not registered for step 14");
+    };
+    const error = await failure(
+      client.handleCascadeUserInteraction({ cascadeId: "c", trajectoryId: "t", stepIndex: 14, permission: { allow: true } }),
+    );
+    expect(error.code).toBe("http_status");
+    expect(error.httpStatus).toBe(500);
+    expect(error.method).toBe("HandleCascadeUserInteraction");
+    expect(error.serverMessage).toBe("input not registered for step 14");
+    expect(error.isInputNotRegistered).toBe(true);
+  });
+
+  it("takes the message and code of a Connect JSON error body", async () => {
+    respond = ({ res }) => replyJson(res, { code: "unknown", message: "trajectory not found" }, 500);
+    const error = await failure(client.getConversationMetadata({ conversationId: "c" }));
+    expect(error.connectCode).toBe("unknown");
+    expect(error.serverMessage).toBe("trajectory not found");
+    expect(error.isTrajectoryNotFound).toBe(true);
+  });
+
+  it("scrubs the token from a server message that echoes it", async () => {
+    respond = ({ res, request }) =>
+      replyJson(res, { code: "unauthenticated", message: `bad token ${String(request.headers["x-codeium-csrf-token"])}` }, 401);
+    const error = await failure(client.heartbeat());
+    expect(error.isUnauthenticated).toBe(true);
+    expect(error.serverMessage).toBe("bad token [redacted]");
+  });
+
+  it("reports a 200 whose body is not JSON as a protocol error", async () => {
+    respond = ({ res }) => replyJson(res, "<html>", 200);
+    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }));
+    expect(error.code).toBe("protocol");
+  });
+
+  it("reports a steps answer of the wrong shape as a protocol error", async () => {
+    respond = ({ res }) => replyJson(res, { steps: "many" });
+    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }));
+    expect(error.code).toBe("protocol");
+    expect(error.message).toMatch(/at steps/);
+  });
+
+  it("wraps a refused connection as a transport error", async () => {
+    const port = await closedPort();
+    const offline = createAgyRpcClient({ baseUrl: `http://127.0.0.1:${port}`, csrfToken: TOKEN });
+    const error = await failure(offline.heartbeat());
+    await offline.close();
+    expect(error.code).toBe("transport");
+    expect(error.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it("times out a unary call that gets no answer", async () => {
+    respond = () => undefined;
+    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }, { timeoutMs: 50 }));
+    expect(error.code).toBe("timeout");
+  });
+
+  it("applies the per-class default deadline from the options", async () => {
+    respond = () => undefined;
+    const quick = createAgyRpcClient({ baseUrl: server.url, timeouts: { probe: 40 } });
+    const error = await failure(quick.heartbeat());
+    await quick.close();
+    expect(error.code).toBe("timeout");
+  });
+
+  it("stops a unary call when the caller aborts it", async () => {
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    respond = () => arrived();
+    const controller = new AbortController();
+    const pending = client.getCascadeTrajectorySteps({ cascadeId: "c" }, { signal: controller.signal });
+    await reached;
+    controller.abort();
+    const error = await failure(pending);
+    expect(error.code).toBe("aborted");
+  });
+
+  it("refuses to start a call whose signal already fired", async () => {
+    const seen = server.requests.length;
+    const error = await failure(client.heartbeat({}, { signal: AbortSignal.abort() }));
+    expect(error.code).toBe("aborted");
+    expect(server.requests.length).toBe(seen);
+  });
+});
+
+describe("stream stops", () => {
+  let server: LoopbackServer;
+  let client: AgyRpcClient;
+  let closedStreams = 0;
+
+  beforeAll(async () => {
+    server = await startLoopbackServer({
+      kind: "h2c",
+      handler: async ({ res, closed }) => {
+        res.writeHead(200, { "content-type": "application/connect+json" });
+        (res as { write(b: Uint8Array): boolean }).write(dataFrame({ update: { status: "CASCADE_RUN_STATUS_RUNNING" } }));
+        await closed;
+        closedStreams++;
+      },
+    });
+    client = createAgyRpcClient({ baseUrl: server.url, httpVersion: "2", csrfToken: TOKEN });
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  async function waitForClosedStreams(n: number): Promise<void> {
+    while (closedStreams < n) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  it("ends a held stream when the caller aborts, and the server sees it close", async () => {
+    const controller = new AbortController();
+    const iterator = client.streamAgentStateUpdates({ conversationId: "c" }, { signal: controller.signal })[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual({ status: "CASCADE_RUN_STATUS_RUNNING" });
+    const pending = iterator.next();
+    controller.abort();
+    const error = await failure(pending);
+    expect(error.code).toBe("aborted");
+    await waitForClosedStreams(1);
+  });
+
+  it("closes the request when the consumer leaves the loop early", async () => {
+    for await (const update of client.streamAgentStateUpdates({ conversationId: "c" })) {
+      expect(update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
+      break;
+    }
+    await waitForClosedStreams(2);
+  });
+
+  it("applies a whole-call deadline to a stream when one is given", async () => {
+    const error = await failure(drain(client.streamAgentStateUpdates({ conversationId: "c" }, { timeoutMs: 50 })));
+    expect(error.code).toBe("timeout");
+  });
+
+  it("aborts streams in flight when the client closes", async () => {
+    const closing = createAgyRpcClient({ baseUrl: server.url, httpVersion: "2" });
+    const iterator = closing.streamAgentStateUpdates({ conversationId: "c" })[Symbol.asyncIterator]();
+    await iterator.next();
+    const pending = iterator.next();
+    await closing.close();
+    const error = await failure(pending);
+    expect(error.code).toBe("aborted");
+  });
+});
+
+describe("pin-first-seen TLS", () => {
+  let first: SelfSignedCertificate;
+  let second: SelfSignedCertificate;
+  beforeAll(async () => {
+    [first, second] = await Promise.all([createSelfSignedCertificate(), createSelfSignedCertificate()]);
+  });
+
+  for (const httpVersion of ["1.1", "2"] as const) {
+    it(`refuses a different certificate later in the client's life (HTTP/${httpVersion})`, async () => {
+      const server = await startLoopbackServer({
+        kind: "tls",
+        certificate: first,
+        handler: agyLikeHandler({ unary: { Heartbeat: () => ({}) } }),
+      });
+      const client = createAgyRpcClient({ baseUrl: server.url, httpVersion, csrfToken: TOKEN });
+      const lax = createAgyRpcClient({ baseUrl: server.url, httpVersion, tls: "insecure" });
+      try {
+        await client.heartbeat();
+        await lax.heartbeat();
+        server.useCertificate(second);
+        server.dropConnections();
+        const seen = server.requests.length;
+        // The first call after the drop may still meet the dead pooled connection
+        // (EPIPE, refused stream); the one after it must open a new connection.
+        let error = await failure(client.heartbeat());
+        for (let attempt = 0; attempt < 3 && !/different certificate/.test(error.message); attempt++) {
+          error = await failure(client.heartbeat());
+        }
+        expect(error.code).toBe("transport");
+        expect(error.message).toMatch(/different certificate/);
+        // The request (and its token) never reached the impostor.
+        expect(server.requests.length).toBe(seen);
+        await expect(lax.heartbeat()).resolves.toBeUndefined();
+      } finally {
+        await client.close();
+        await lax.close();
+        await server.close();
+      }
+    });
+  }
+});
