@@ -45,7 +45,7 @@ export interface SimServer {
   readonly engine: SimEngine;
   /** The fault knobs in force. */
   readonly faults: SimFaults;
-  /** Replaces the fault knobs; open streams see the new values at their next frame. */
+  /** Replaces the fault knobs: unary calls see them at once, streams from their next connection on. */
   setFaults(faults: SimFaults): void;
   /** Closes both listeners and every connection, then binds new ephemeral ports; conversations survive. */
   restart(): Promise<void>;

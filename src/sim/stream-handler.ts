@@ -42,6 +42,8 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
     return;
   }
 
+  // Knobs are fixed per stream when it opens, so a stalled stream stays stalled.
+  const faults = { ...ctx.faults() };
   let frames = 0;
   let finished = false;
   const pending = new Set<number>();
@@ -59,7 +61,6 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
 
   const send = (indices: number[]): void => {
     if (finished) return;
-    const faults = ctx.faults();
     if (faults.stallStreamAfterFrames !== undefined && frames >= faults.stallStreamAfterFrames) return;
     const bytes = encodeJsonEnvelope(0, frameOf(conv, indices));
     if (faults.closeMidFrameAfterFrames !== undefined && frames >= faults.closeMidFrameAfterFrames) {

@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SimServer } from "../../src/sim/server.js";
+import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
+import { openStream, unary, type Json, type StreamReader } from "./support/wire-client.js";
+
+let server: SimServer;
+let cascadeId: string;
+const open: StreamReader[] = [];
+
+beforeEach(async () => {
+  server = await startTestSim();
+  cascadeId = server.engine.activeConversationId;
+});
+afterEach(async () => {
+  for (const stream of open.splice(0)) stream.cancel();
+  await server.close();
+});
+
+async function stream(request: Json, options: Parameters<typeof openStream>[2] = {}, baseUrl = server.tlsUrl): Promise<StreamReader> {
+  const reader = await openStream(baseUrl, request, options);
+  open.push(reader);
+  return reader;
+}
+
+const stepsOf = (frame: Json): Json[] => frame.update.mainTrajectoryUpdate.stepsUpdate.steps ?? [];
+const indicesOf = (frame: Json): number[] => frame.update.mainTrajectoryUpdate.stepsUpdate.indices ?? [];
+
+describe("StreamAgentStateUpdates", () => {
+  it("answers a bare-JSON stream request with agy's 'promised N bytes' error frame (facts §1.5)", async () => {
+    const bare = Buffer.from(JSON.stringify({ conversationId: cascadeId }));
+    const reader = await stream({}, { rawBody: bare });
+    const end = await reader.ended;
+    expect(reader.status).toBe(200);
+    expect(reader.contentType).toBe("application/connect+json");
+    expect(reader.frames).toEqual([]);
+    expect(end.kind).toBe("clean");
+    expect(end.trailer).toEqual({
+      error: {
+        code: "invalid_argument",
+        message: `protocol error: promised ${bare.readUInt32BE(1)} bytes in enveloped message, got ${bare.byteLength - 5} bytes`,
+      },
+    });
+  });
+
+  it("replays the existing steps in the first frame with indices and totalLength (newer builds: stepsUpdate)", async () => {
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    await waitForIdle(server, cascadeId);
+    const reader = await stream({ conversationId: cascadeId, subscriberId: "replay" });
+    const first = await reader.waitForFrame();
+    expect(first.update.conversationId).toBe(cascadeId);
+    expect(first.update.status).toBe("CASCADE_RUN_STATUS_IDLE");
+    expect(first.update.fullyIdle).toBe(true);
+    expect(first.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
+    expect(indicesOf(first)).toEqual([0, 1, 2, 3]);
+    const planner = stepsOf(first)[2] as Json;
+    // Stream projection: no internalMetadata, and a DONE planner carries only modifiedResponse (facts §3.4).
+    expect(planner.metadata.internalMetadata).toBeUndefined();
+    expect(planner.plannerResponse.response).toBeUndefined();
+    expect(planner.plannerResponse.modifiedResponse).toBe("Hello! I am the simulated agy, ready to help with your code.");
+    expect(first.update.trajectoryId).toBe(planner.metadata.sourceTrajectoryStepInfo.trajectoryId);
+  });
+
+  it("honours initialStepsPageBounds for the replay (newer builds)", async () => {
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    await waitForIdle(server, cascadeId);
+    const reader = await stream({ conversationId: cascadeId, initialStepsPageBounds: { startIndex: 2, endIndexExclusive: 3 } });
+    const first = await reader.waitForFrame();
+    expect(indicesOf(first)).toEqual([2]);
+    expect(stepsOf(first)[0]?.type).toBe("CORTEX_STEP_TYPE_PLANNER_RESPONSE");
+    expect(first.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
+  });
+
+  it("sends only changed steps later, with a GENERATING planner whose modifiedResponse grows and has no response (facts §4.3, §4.5)", async () => {
+    const reader = await stream({ conversationId: cascadeId });
+    const empty = await reader.waitForFrame();
+    expect(indicesOf(empty)).toEqual([]);
+    expect(empty.update.status).toBe("CASCADE_RUN_STATUS_IDLE");
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    await reader.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE", 2);
+    const plannerFrames = reader.frames.filter((f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE"));
+    const generating = plannerFrames
+      .map((f) => stepsOf(f).find((s) => s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE") as Json)
+      .filter((s) => s.status === "CORTEX_STEP_STATUS_GENERATING");
+    expect(generating.length).toBeGreaterThan(1);
+    for (const step of generating) expect(step.plannerResponse.response).toBeUndefined();
+    const texts = generating.map((s) => s.plannerResponse.modifiedResponse ?? "");
+    for (let i = 1; i < texts.length; i += 1) expect(texts[i]!.startsWith(texts[i - 1]!)).toBe(true);
+    for (const frame of reader.frames.slice(1)) {
+      expect(indicesOf(frame).length).toBe(stepsOf(frame).length);
+      expect(indicesOf(frame).length).toBeLessThanOrEqual(2);
+    }
+    const running = reader.frames.find((f) => f.update.status === "CASCADE_RUN_STATUS_RUNNING") as Json;
+    expect(running.update.fullyIdle).toBeUndefined();
+  });
+
+  it("sends no frames while a step waits on the user, then resumes with the answered step (facts §5.2)", async () => {
+    const reader = await stream({ conversationId: cascadeId });
+    await reader.waitForFrame();
+    await sendTurn(server, cascadeId, "Run pwd");
+    const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
+    // The run status stays RUNNING while the gate is parked (facts §3.11).
+    const summary = (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries[cascadeId];
+    expect(summary.status).toBe("CASCADE_RUN_STATUS_RUNNING");
+    expect(summary.waitingSteps[0].stepIndex).toBe(index);
+    // The step's creation (PENDING) is streamed; its WAITING state never is.
+    await reader.waitForFrame((f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND"));
+    const seenWhileParked = reader.frames.length;
+    expect(reader.frames.flatMap(stepsOf).some((s) => s.status === "CORTEX_STEP_STATUS_WAITING")).toBe(false);
+    const pending = reader.frames.flatMap(stepsOf).filter((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND");
+    expect(pending.map((s) => s.status)).toEqual(["CORTEX_STEP_STATUS_PENDING"]);
+    await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
+      cascadeId,
+      interaction: { trajectoryId: (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId, stepIndex: index, permission: { allow: true } },
+    });
+    const resumed = await reader.waitForFrame((f) => indicesOf(f).includes(index), seenWhileParked);
+    const done = await reader.waitForFrame(
+      (f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND" && s.status === "CORTEX_STEP_STATUS_DONE"),
+      seenWhileParked,
+    );
+    expect(resumed).toBeDefined();
+    const step = stepsOf(done).find((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND") as Json;
+    expect(step.metadata.toolCall).toBeUndefined();
+    expect(step.runCommand.combinedOutput.full).toBe("/home/sim/project\n");
+  });
+
+  it("keeps a GENERIC step's toolCall without argumentsJson and strips planner toolCalls (facts §3.4)", async () => {
+    const reader = await stream({ conversationId: cascadeId });
+    await sendTurn(server, cascadeId, "List my subagents");
+    const frame = await reader.waitForFrame((f) =>
+      stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_GENERIC" && s.status === "CORTEX_STEP_STATUS_DONE"),
+    );
+    const generic = stepsOf(frame).find((s) => s.type === "CORTEX_STEP_TYPE_GENERIC") as Json;
+    expect(Object.keys(generic.metadata.toolCall).sort()).toEqual(["id", "name", "originalName", "thinkingSignature"]);
+    const dispatch = reader.frames
+      .flatMap(stepsOf)
+      .find((s) => s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.status === "CORTEX_STEP_STATUS_DONE") as Json;
+    expect(Object.keys(dispatch.plannerResponse).sort()).toEqual(["messageId", "stopReason"]);
+    const polled = (await pollSteps(server, cascadeId)).find((s) => s.type === "CORTEX_STEP_TYPE_GENERIC") as Json;
+    expect(typeof polled.metadata.toolCall.argumentsJson).toBe("string");
+  });
+
+  it("closes the earlier subscription when a subscriberId is reused (newer builds)", async () => {
+    const first = await stream({ conversationId: cascadeId, subscriberId: "bot-1" });
+    await first.waitForFrame();
+    const second = await stream({ conversationId: cascadeId, subscriberId: "bot-1" });
+    await second.waitForFrame();
+    const end = await first.ended;
+    expect(end.kind).toBe("clean");
+    expect(end.trailer?.error?.message).toBe("subscription closed by repeat id");
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    await second.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_RUNNING");
+  });
+
+  it("streams over HTTP/2 and over the plain HTTP listener alike (newer builds: both listeners answer)", async () => {
+    const h2 = await stream({ conversationId: cascadeId }, { http2: true });
+    const plain = await stream({ conversationId: cascadeId }, {}, server.plainUrl);
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    for (const reader of [h2, plain]) {
+      const frame = await reader.waitForFrame((f) => f.update.fullyIdle === true, 1);
+      expect(frame.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
+    }
+  });
+
+  it("ends the stream with a 'trajectory not found' error for an unknown conversation", async () => {
+    const reader = await stream({ conversationId: "00000000-0000-4000-8000-000000000000" });
+    const end = await reader.ended;
+    expect(end.trailer?.error).toEqual({ code: "unknown", message: "trajectory not found" });
+  });
+});
