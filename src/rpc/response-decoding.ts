@@ -51,8 +51,48 @@ export function validateBody<S extends z.ZodType>(value: unknown, schema: S, met
  * is an empty conversation (proto-JSON omits empty lists).
  */
 export function decodeStepsResponse(bytes: Uint8Array, method = "GetCascadeTrajectorySteps"): { steps: Step[] } {
-  const body = validateBody(parseJsonBody(bytes, method), TrajectoryStepsResponseSchema, method);
+  const parsed = parseJsonBody(bytes, method);
+  // Fast path: a plain structural check that accepts only what the zod schema
+  // accepts, without zod copying every step. Anything it doubts goes to zod,
+  // which then decides and explains.
+  if (isObject(parsed)) {
+    const steps = parsed["steps"];
+    if (steps === undefined) return { ...parsed, steps: [] };
+    if (Array.isArray(steps) && steps.every(isWireStep)) return { ...parsed, steps: steps as Step[] };
+  }
+  const body = validateBody(parsed, TrajectoryStepsResponseSchema, method);
   return { ...body, steps: body.steps ?? [] };
+}
+
+/**
+ * True when `value` certainly passes `StepSchema` (wire-schemas.ts). Must never
+ * accept what the schema refuses; a test checks the two against generated data.
+ */
+export function isWireStep(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  if (!optionalString(value["type"]) || !optionalString(value["status"])) return false;
+  const metadata = value["metadata"];
+  if (metadata === undefined) return true;
+  if (!isObject(metadata) || !optionalString(metadata["createdAt"]) || !optionalString(metadata["executionId"])) return false;
+  const info = metadata["sourceTrajectoryStepInfo"];
+  if (info === undefined) return true;
+  return (
+    isObject(info) &&
+    optionalString(info["trajectoryId"]) &&
+    optionalString(info["cascadeId"]) &&
+    optionalWireInt(info["stepIndex"]) &&
+    optionalWireInt(info["metadataIndex"])
+  );
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === "string";
+}
+
+function optionalWireInt(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value === "number") return Number.isSafeInteger(value);
+  return typeof value === "string" && /^-?\d+$/.test(value);
 }
 
 /** What the server said in a non-2xx unary body: `message` of a JSON error, else the text verbatim. */
