@@ -14,6 +14,9 @@ export type SimInteraction = JsonObject;
 /** Why a turn stopped early. */
 export type TurnStop = "interrupt" | "force";
 
+/** Thrown inside a turn's script when the turn is stopped. */
+export class TurnStopped extends Error {}
+
 /** A running turn's stop switch. */
 export class TurnToken {
   #stopped: TurnStop | undefined;

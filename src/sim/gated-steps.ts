@@ -1,0 +1,190 @@
+/**
+ * The steps that park a turn on the user: a gated RUN_COMMAND and an
+ * ASK_QUESTION, with agy's timeout-and-retry of unanswered prompts.
+ */
+import { TurnStopped, type SimConversation, type SimInteraction, type TurnToken } from "./conversation.js";
+import type { CommandScriptStep, QuestionScriptStep } from "./scenario-schema.js";
+import { STEP_TYPE, moveStep, stepInfo, type JsonObject, type StepPlace, type ToolCallSpec, type WireStep } from "./step-factory.js";
+import type { TurnPlayerOptions } from "./turn-player.js";
+
+/** What a gated step needs from the turn that plays it. */
+export interface TurnScope {
+  readonly conv: SimConversation;
+  readonly options: TurnPlayerOptions;
+  readonly token: TurnToken;
+  place(metadataIndex: number): StepPlace;
+  sleep(ms: number): Promise<void>;
+  fill(template: string, answer?: string): string;
+  planner(script: { text: string }): Promise<void>;
+  /** Appends the dispatching planner and the PENDING tool step; returns the tool step's index. */
+  toolStep(spec: ToolCallSpec, type: string, body: JsonObject): Promise<number>;
+}
+
+const S = {
+  PENDING: "CORTEX_STEP_STATUS_PENDING",
+  RUNNING: "CORTEX_STEP_STATUS_RUNNING",
+  WAITING: "CORTEX_STEP_STATUS_WAITING",
+  DONE: "CORTEX_STEP_STATUS_DONE",
+  ERROR: "CORTEX_STEP_STATUS_ERROR",
+} as const;
+
+/**
+ * Parks the turn on a WAITING step until answered. An unanswered prompt
+ * times out to ERROR and agy retries it as a new WAITING step at a higher
+ * index (agy 1.0.10, facts §5.3); the answer lands on whichever is current.
+ */
+export async function awaitGate(scope: TurnScope, firstIndex: number, request: JsonObject): Promise<{ index: number; interaction: SimInteraction }> {
+  const conv = scope.conv;
+  let index = firstIndex;
+  for (;;) {
+    const step = conv.steps[index] as WireStep;
+    step.requestedInteraction = structuredClone(request);
+    moveStep(step, S.WAITING, scope.options.stamp());
+    conv.touched(index);
+    const result = await new Promise<SimInteraction | "timeout">((resolve, reject) => {
+      const timer = scope.options.clock.setTimeout(() => {
+        conv.releaseGate(index);
+        off();
+        resolve("timeout");
+      }, scope.options.interactionTimeoutMs);
+      const off = scope.token.onStop((how) => {
+        if (how !== "force") return;
+        scope.options.clock.clearTimeout(timer);
+        conv.releaseGate(index);
+        reject(new TurnStopped());
+      });
+      conv.registerGate(index, (interaction) => {
+        scope.options.clock.clearTimeout(timer);
+        off();
+        resolve(interaction);
+      });
+    });
+    if (result !== "timeout") return { index, interaction: result };
+    moveStep(step, S.ERROR, scope.options.stamp());
+    conv.touched(index);
+    const retry = structuredClone(step);
+    const place = scope.place(Number((step.metadata.sourceTrajectoryStepInfo as JsonObject).metadataIndex ?? 0));
+    delete retry.requestedInteraction;
+    Object.assign(retry.metadata, {
+      createdAt: place.stamp,
+      viewableAt: place.stamp,
+      startedAt: place.stamp,
+      sourceTrajectoryStepInfo: stepInfo(place),
+      internalMetadata: { statusTransitions: [{ updatedStatus: S.PENDING, timestamp: place.stamp }] },
+    });
+    retry.status = S.PENDING;
+    index = conv.append(retry);
+  }
+}
+
+function echo(scope: TurnScope, index: number, request: JsonObject, interaction: SimInteraction, kind: "permission" | "askQuestion"): JsonObject[] {
+  const response: JsonObject = { trajectoryId: scope.conv.trajectoryId };
+  if (index !== 0) response.stepIndex = index;
+  response[kind] = interaction[kind] ?? {};
+  return [{ request: structuredClone(request), response }];
+}
+
+export async function playCommand(scope: TurnScope, script: CommandScriptStep): Promise<boolean> {
+  const conv = scope.conv;
+  const cwd = script.cwd ?? "/home/sim/project";
+  const spec: ToolCallSpec = {
+    name: "run_command",
+    args: { CommandLine: script.commandLine, Cwd: cwd, WaitMsBeforeAsync: 2000 },
+    toolAction: script.toolAction ?? `Running ${script.commandLine}`,
+    toolSummary: script.toolSummary ?? `Run ${script.commandLine}`,
+  };
+  let index = await scope.toolStep(spec, STEP_TYPE.RUN_COMMAND, {
+    runCommand: { commandLine: script.commandLine, proposedCommandLine: script.commandLine, cwd, waitMsBeforeAsync: "2000", blocking: true },
+  });
+  const resource = { action: "command", target: script.commandLine };
+  let permissions: JsonObject | undefined;
+  let completed: JsonObject[] | undefined;
+  if (script.gate !== false) {
+    const request = {
+      permission: {
+        resource,
+        persistSuggestionType: "PERSIST_SUGGESTION_TYPE_SUGGESTED",
+        suggestedPersistPattern: script.commandLine,
+        actionDescription: spec.toolAction,
+      },
+    };
+    const answered = await awaitGate(scope, index, request);
+    index = answered.index;
+    const allow = (answered.interaction.permission as JsonObject | undefined)?.allow === true;
+    // proto-JSON omits `allow: false`.
+    permissions = { permissionGrants: [allow ? { resource, allow: true } : { resource }] };
+    completed = echo(scope, index, request, answered.interaction, "permission");
+    if (!allow) {
+      finishStep(scope, index, { permissions, completedInteractions: completed });
+      await scope.planner({ text: script.deniedText ?? "The command was declined, so I did not run it." });
+      return false;
+    }
+  }
+  const step = conv.steps[index] as WireStep;
+  moveStep(step, S.RUNNING, scope.options.stamp());
+  conv.touched(index);
+  await scope.sleep(script.runMs ?? 30);
+  const run = step.runCommand as JsonObject;
+  run.exitCode = script.exitCode ?? 0;
+  if (script.output !== undefined && script.output !== "") run.combinedOutput = { full: script.output };
+  run.shellName = "bash";
+  finishStep(scope, index, { ...(permissions !== undefined ? { permissions } : {}), ...(completed !== undefined ? { completedInteractions: completed } : {}) });
+  return true;
+}
+
+/** Marks a step DONE, placing `extra` the way agy orders keys (permissions before the body, echoes last). */
+function finishStep(scope: TurnScope, index: number, extra: JsonObject): void {
+  const step = scope.conv.steps[index] as WireStep;
+  step.metadata.completedAt = scope.options.stamp();
+  moveStep(step, S.DONE, scope.options.stamp());
+  const { type, status, metadata, requestedInteraction, ...body } = step;
+  const { completedInteractions, ...front } = extra;
+  const rebuilt: WireStep = { type, status, metadata, ...front, ...body };
+  if (requestedInteraction !== undefined) rebuilt.requestedInteraction = requestedInteraction;
+  if (completedInteractions !== undefined) rebuilt.completedInteractions = completedInteractions;
+  scope.conv.steps[index] = rebuilt;
+  scope.conv.touched(index);
+}
+
+export async function playQuestion(scope: TurnScope, script: QuestionScriptStep): Promise<void> {
+  const conv = scope.conv;
+  const spec: ToolCallSpec = {
+    name: "ask_question",
+    args: {
+      questions: script.questions.map((q) => ({ is_multi_select: q.multiSelect === true, options: q.options, question: q.question })),
+    },
+    toolAction: script.toolAction ?? "Asking the user a question",
+    toolSummary: script.toolSummary ?? "Question for the user",
+  };
+  const questions = script.questions.map((q) => ({
+    question: q.question,
+    options: q.options.map((text, i) => ({ id: String(i + 1), text })),
+  }));
+  let index = await scope.toolStep(spec, STEP_TYPE.ASK_QUESTION, { askQuestion: { questions: structuredClone(questions) } });
+  moveStep(conv.steps[index] as WireStep, S.RUNNING, scope.options.stamp());
+  const request = { askQuestion: { questions } };
+  const answered = await awaitGate(scope, index, request);
+  index = answered.index;
+  const payload = (answered.interaction.askQuestion as JsonObject | undefined) ?? {};
+  const responses = Array.isArray(payload.responses) ? (payload.responses as JsonObject[]) : [];
+  const chosen: string[] = [];
+  const step = conv.steps[index] as WireStep;
+  const stored = (step.askQuestion as { questions: JsonObject[] }).questions;
+  questions.forEach((q, i) => {
+    const response = responses.find((r) => r.question === q.question) ?? responses[i];
+    const ids = Array.isArray(response?.selectedOptionIds) ? (response.selectedOptionIds as unknown[]).map(String) : [];
+    if (ids.length > 0 && stored[i] !== undefined) stored[i].selectedOptionIds = ids;
+    for (const id of ids) {
+      const option = q.options.find((o) => o.id === id);
+      if (option !== undefined) chosen.push(option.text);
+    }
+    if (typeof response?.writeInResponse === "string" && response.writeInResponse !== "") chosen.push(response.writeInResponse);
+  });
+  moveStep(step, S.RUNNING, scope.options.stamp());
+  finishStep(scope, index, { completedInteractions: echo(scope, index, request, answered.interaction, "askQuestion") });
+  const text =
+    chosen.length > 0
+      ? scope.fill(script.answeredText ?? "You chose: {{answer}}.", chosen.join(", "))
+      : scope.fill(script.skippedText ?? "Understood, I will not ask again and will carry on without an answer.");
+  await scope.planner({ text });
+}
