@@ -66,6 +66,18 @@ describe("fault knobs", () => {
     expect(end.leftoverBytes).toBeGreaterThan(0);
   });
 
+  it("applies fault knobs given at start", async () => {
+    const faulty = await startTestSim({ faults: { dropStreamAfterFrames: 1 } });
+    try {
+      expect(faulty.faults).toEqual({ dropStreamAfterFrames: 1 });
+      const reader = await openStream(faulty.tlsUrl, { conversationId: faulty.engine.activeConversationId });
+      expect((await reader.ended).kind).toBe("aborted");
+      expect(reader.frames).toHaveLength(1);
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it("restarts on new ports, closing streams and keeping conversations", async () => {
     await sendTurn(server, cascadeId, "Say hello in one short sentence.");
     await waitForIdle(server, cascadeId);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SimServer } from "../../src/sim/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
-import { unary, type Json } from "./support/wire-client.js";
+import { openStream, unary, type Json } from "./support/wire-client.js";
 
 let server: SimServer;
 let cascadeId: string;
@@ -186,6 +186,50 @@ describe("scenario turns over RPC", () => {
     expect(generic.metadata.toolCall.name).toBe("manage_subagents");
     expect(generic.generic.args).toEqual({ Action: "list" });
     expect(generic.generic.result.stepRenderInfo.title).toBe("2 subagents");
+  });
+
+  it("streams thinking before the response text for a thinking model (facts §4.3)", async () => {
+    const reader = await openStream(server.tlsUrl, { conversationId: cascadeId });
+    await sendTurn(server, cascadeId, "Think about caching");
+    await reader.waitForFrame((f) => f.update.fullyIdle === true, 1);
+    reader.cancel();
+    const planners = reader.frames
+      .flatMap((f) => (f.update.mainTrajectoryUpdate.stepsUpdate.steps ?? []) as Json[])
+      .filter((step) => step.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE");
+    const firstWithText = planners.findIndex((step) => step.plannerResponse.modifiedResponse !== undefined);
+    // Frame 0 is the freshly created planner; thinking chunks come next, text after.
+    expect(firstWithText).toBeGreaterThan(1);
+    for (const step of planners.slice(1, firstWithText)) expect(step.plannerResponse.thinking.length).toBeGreaterThan(0);
+    expect(planners[firstWithText]?.plannerResponse.thinking).toBe(planners[firstWithText - 1]?.plannerResponse.thinking);
+    const done = (await pollSteps(server, cascadeId)).at(-1) as Json;
+    expect(done.plannerResponse.thinking).toBe("The user wants me to reason first. I will consider the options and then answer briefly.");
+    expect(done.plannerResponse.response).toBe("After thinking it over: Think about caching — the short answer is yes.");
+  });
+
+  it("lists a /clear-minted root beside the old one, with no user-input time until its first turn (facts §3.11, §4.10)", async () => {
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    await waitForIdle(server, cascadeId);
+    server.engine.tuiPort().clear();
+    const fresh = server.engine.activeConversationId;
+    expect(fresh).not.toBe(cascadeId);
+    const summaries = (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries as Json;
+    expect(Object.keys(summaries).sort()).toEqual([cascadeId, fresh].sort());
+    expect(summaries[fresh].trajectoryMetadata.rootConversationId).toBe(fresh);
+    expect(summaries[fresh].lastUserInputTime).toBeUndefined();
+    expect(summaries[fresh].lastModifiedTime).toBeUndefined();
+    expect(summaries[cascadeId].lastUserInputTime).toMatch(/Z$/);
+  });
+
+  it("stops a parked turn on CancelCascadeInvocation and still plays the queued turn", async () => {
+    await sendTurn(server, cascadeId, "Run pwd");
+    const { index } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
+    await sendTurn(server, cascadeId, "Say hello in one short sentence.");
+    expect((await unary(server.tlsUrl, "CancelCascadeInvocation", { cascadeId })).status).toBe(200);
+    await waitForStep(server, cascadeId, (s) => s.plannerResponse?.response === "Hello! I am the simulated agy, ready to help with your code.");
+    await waitForIdle(server, cascadeId);
+    const steps = await pollSteps(server, cascadeId);
+    expect((steps[index] as Json).status).toBe("CORTEX_STEP_STATUS_CANCELED");
+    expect(steps.filter((s) => s.type === "CORTEX_STEP_TYPE_USER_INPUT")).toHaveLength(2);
   });
 
   it("falls back to the echo scenario for unmatched text", async () => {
