@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SimServer } from "../../src/sim/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
+import { ManualTimeouts } from "./support/manual-timeouts.js";
 import { openStream, unary, type Json } from "./support/wire-client.js";
 
 let server: SimServer;
@@ -98,6 +99,30 @@ describe("scenario turns over RPC", () => {
     const wrongStep = await interact({ trajectoryId, stepIndex: index - 1, permission: { allow: true } });
     expect(wrongStep.json.message).toBe(`input not registered for step ${index - 1}`);
     expect(((await pollSteps(server, cascadeId))[index] as Json).status).toBe("CORTEX_STEP_STATUS_WAITING");
+  });
+
+  it("targets the retried step when the first prompt timed out (facts §5.3)", async () => {
+    const clock = new ManualTimeouts(1_000_000);
+    const timed = await startTestSim({ clock, interactionTimeoutMs: 5_000_000 });
+    try {
+      const id = timed.engine.activeConversationId;
+      await unary(timed.tlsUrl, "SendUserCascadeMessage", { cascadeId: id, items: [{ text: "Run pwd" }], cascadeConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } } });
+      const first = await waitForStep(timed, id, isWaiting("RUN_COMMAND"));
+      const trajectoryId = (first.steps[first.index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
+      expect(clock.fireHeld()).toBe(1);
+      const retry = await waitForStep(timed, id, (s, i) => i > first.index && isWaiting("RUN_COMMAND")(s));
+      expect((retry.steps[first.index] as Json).status).toBe("CORTEX_STEP_STATUS_ERROR");
+      expect((retry.steps[retry.index] as Json).requestedInteraction.permission.resource.target).toBe("pwd");
+      const stale = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: first.index, permission: { allow: true } } });
+      expect(stale.status).toBe(500);
+      expect(stale.json.message).toBe(`input not registered for step ${first.index}`);
+      const fresh = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: retry.index, permission: { allow: true } } });
+      expect(fresh.status).toBe(200);
+      const done = await waitForStep(timed, id, (s, i) => i === retry.index && s.status === "CORTEX_STEP_STATUS_DONE");
+      expect((done.steps[retry.index] as Json).runCommand.exitCode).toBe(0);
+    } finally {
+      await timed.close();
+    }
   });
 
   it("offers the second gate of a chained command only after the first is answered (facts §5.2)", async () => {
