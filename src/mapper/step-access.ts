@@ -34,25 +34,45 @@ export function tokenCount(value: unknown): number {
 const STEP_TYPE_PREFIX = "CORTEX_STEP_TYPE_";
 const STEP_STATUS_PREFIX = "CORTEX_STEP_STATUS_";
 
+const typeSuffixes = new Map<string, string>();
+const statusSuffixes = new Map<string, string>();
+
+/** Strips a wire enum prefix; memoised because every step of a snapshot asks (bounded cache). */
+function suffixOf(value: unknown, prefix: string, suffixes: Map<string, string>): string {
+  if (typeof value !== "string") return "";
+  let suffix = suffixes.get(value);
+  if (suffix === undefined) {
+    suffix = value.startsWith(prefix) ? value.slice(prefix.length) : value;
+    if (suffixes.size < 512) suffixes.set(value, suffix);
+  }
+  return suffix;
+}
+
 /** `CORTEX_STEP_TYPE_RUN_COMMAND` → `RUN_COMMAND`; a missing type → `""`. */
 export function typeSuffix(step: JsonObject): string {
-  const type = asString(step["type"]) ?? "";
-  return type.startsWith(STEP_TYPE_PREFIX) ? type.slice(STEP_TYPE_PREFIX.length) : type;
+  return suffixOf(step["type"], STEP_TYPE_PREFIX, typeSuffixes);
 }
 
 /** `CORTEX_STEP_STATUS_DONE` → `DONE`; a missing status → `""`. */
 export function statusSuffix(step: JsonObject): string {
-  const status = asString(step["status"]) ?? "";
-  return status.startsWith(STEP_STATUS_PREFIX) ? status.slice(STEP_STATUS_PREFIX.length) : status;
+  return suffixOf(step["status"], STEP_STATUS_PREFIX, statusSuffixes);
 }
+
+const bodyKeys = new Map<string, string>();
 
 /** `RUN_COMMAND` → `runCommand`: the key of the typed body (derived, so unknown types resolve too). */
 export function bodyKey(suffix: string): string {
-  return suffix
-    .toLowerCase()
-    .split("_")
-    .map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
-    .join("");
+  let key = bodyKeys.get(suffix);
+  if (key === undefined) {
+    key = suffix
+      .toLowerCase()
+      .split("_")
+      .map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1)))
+      .join("");
+    // Bounded: agy has a few dozen step types; a flood of invented ones is not cached.
+    if (bodyKeys.size < 256) bodyKeys.set(suffix, key);
+  }
+  return key;
 }
 
 export function typedBody(step: JsonObject): JsonObject | undefined {

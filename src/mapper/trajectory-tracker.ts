@@ -8,7 +8,7 @@ import { RUN_STATUS } from "../rpc/wire-schemas.js";
 import type { InteractionRequest, MapperEvent, DiagnosticCode, Status, StatusReason } from "./events.js";
 import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
-import { advanceLiveText, finishLiveText, newLiveText, type LiveText } from "./live-text.js";
+import { advanceLiveText, finishLiveText, hasPrefix, newLiveText, type LiveText } from "./live-text.js";
 import {
   asIndex,
   asObject,
@@ -83,6 +83,8 @@ export interface TrajectoryTrackerOptions {
 }
 
 interface StepState {
+  /** The latest version agy sent. */
+  raw: JsonObject;
   settled: boolean;
   /** An interaction was requested (or found unusable) for this step. */
   requested: boolean;
@@ -109,8 +111,12 @@ const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]
 
 class Tracker implements TrajectoryTracker {
   readonly conversationId: string;
+  /** Non-USER_INPUT steps by `trajectoryId \0 stepIndex`. */
   #states = new Map<string, StepState>();
-  #byIndex = new Map<string, JsonObject>();
+  /** Settled USER_INPUT keys (`trajectoryId \0 discriminator`). */
+  #users = new Set<string>();
+  /** USER_INPUT steps whose index is known, for `step()`. */
+  #userSteps = new Map<string, JsonObject>();
   #pending = new Map<string, PendingInteraction>();
   #unknownTypes = new Set<string>();
   #mismatches = new Set<string>();
@@ -198,7 +204,8 @@ class Tracker implements TrajectoryTracker {
   }
 
   step(trajectoryId: string, stepIndex: number): Step | undefined {
-    return this.#byIndex.get(`${trajectoryId}\u0000${stepIndex}`) as Step | undefined;
+    const key = `${trajectoryId}\u0000${stepIndex}`;
+    return (this.#states.get(key)?.raw ?? this.#userSteps.get(key)) as Step | undefined;
   }
 
   pendingInteractions(): PendingInteraction[] {
@@ -232,61 +239,80 @@ class Tracker implements TrajectoryTracker {
       return;
     }
     const suffix = typeSuffix(raw);
-    const status = statusSuffix(raw);
     const realTrajectoryId = metaTrajectoryId(raw) ?? ctx.frameTrajectoryId;
     const trajectoryId = realTrajectoryId ?? this.conversationId;
     const metaIndex = metaStepIndex(raw);
     if (metaIndex !== undefined && ctx.position !== undefined && metaIndex !== ctx.position) {
-      const where = `${trajectoryId}\u0000${ctx.position}`;
-      if (!this.#mismatches.has(where)) {
-        this.#mismatches.add(where);
-        this.#diagnostic(
-          "index_mismatch",
-          `The step at position ${ctx.position} says it is step ${metaIndex}; its own index was used.`,
-          { trajectoryId, stepIndex: metaIndex },
-        );
-      }
+      this.#indexMismatch(trajectoryId, ctx.position, metaIndex);
     }
     const isUser = suffix === "USER_INPUT";
     const stepIndex = metaIndex ?? ctx.position ?? (isUser ? undefined : 0);
-    const disc = isUser ? discriminator(raw) : undefined;
-    const key =
-      disc !== undefined ? `${trajectoryId}\u0000u\u0000${disc}` : `${trajectoryId}\u0000${stepIndex ?? "?"}`;
-    if (stepIndex !== undefined) this.#byIndex.set(`${trajectoryId}\u0000${stepIndex}`, raw);
-
+    const where = stepIndex === undefined ? { trajectoryId } : { trajectoryId, stepIndex };
+    if (isUser) {
+      this.#user(raw, where);
+      return;
+    }
+    const key = `${trajectoryId}\u0000${stepIndex}`;
     let state = this.#states.get(key);
-    if (state?.settled) return;
+    if (state !== undefined) {
+      state.raw = raw;
+      if (state.settled) return;
+    }
     const tool = isToolStep(raw) || TOOL_TYPES.has(suffix);
-    if (!KNOWN_TYPES.has(suffix) && !tool) {
-      const name = suffix === "" ? "(missing)" : suffix;
-      if (!this.#unknownTypes.has(name)) {
-        this.#unknownTypes.add(name);
-        this.#diagnostic("unknown_step_type", `Steps of unknown type ${name} are skipped.`, {
-          trajectoryId,
-          ...(stepIndex === undefined ? {} : { stepIndex }),
-        });
-      }
+    if (!tool && !KNOWN_TYPES.has(suffix)) {
+      this.#unknownType(suffix, where);
       return;
     }
     if (state === undefined) {
-      state = { settled: false, requested: false };
+      state = { raw, settled: false, requested: false };
       this.#states.set(key, state);
     }
-    const where = { trajectoryId, ...(stepIndex === undefined ? {} : { stepIndex }) };
-    this.#interaction(raw, key, state, status, suffix, realTrajectoryId, where);
+    const status = statusSuffix(raw);
+    const index = stepIndex ?? 0;
+    if (state.requested || status === "WAITING") this.#interaction(raw, key, state, status, suffix, realTrajectoryId, where);
 
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
-      if (metaIndex !== undefined || ctx.position !== undefined) this.#generating(raw, state, trajectoryId, stepIndex ?? 0);
+      if (metaIndex !== undefined || ctx.position !== undefined) this.#generating(raw, state, trajectoryId, index);
       return;
     }
-    if (!isUser && !TERMINAL.has(status)) return;
+    if (!TERMINAL.has(status)) return;
     state.settled = true;
-    if (isUser) this.#userInput(raw, where);
-    else if (suffix === "PLANNER_RESPONSE") this.#planner(raw, state, status, trajectoryId, stepIndex ?? 0);
-    else if (tool) this.#tool(raw, status, trajectoryId, stepIndex ?? 0);
+    if (suffix === "PLANNER_RESPONSE") this.#planner(raw, state, status, trajectoryId, index);
+    else if (tool) this.#tool(raw, status, trajectoryId, index);
     state.text = undefined;
     state.reasoning = undefined;
+  }
+
+  /**
+   * USER_INPUT settles at once. agy 1.0.10 gives it no `stepIndex` and the same
+   * trajectory id in every turn, so it is deduplicated by its discriminator.
+   */
+  #user(raw: JsonObject, where: { trajectoryId: string; stepIndex?: number }): void {
+    if (where.stepIndex !== undefined) this.#userSteps.set(`${where.trajectoryId}\u0000${where.stepIndex}`, raw);
+    const disc = discriminator(raw) ?? `i:${where.stepIndex ?? "?"}`;
+    const key = `${where.trajectoryId}\u0000${disc}`;
+    if (this.#users.has(key)) return;
+    this.#users.add(key);
+    this.#userInput(raw, where);
+  }
+
+  #indexMismatch(trajectoryId: string, position: number, metaIndex: number): void {
+    const key = `${trajectoryId}\u0000${position}`;
+    if (this.#mismatches.has(key)) return;
+    this.#mismatches.add(key);
+    this.#diagnostic(
+      "index_mismatch",
+      `The step at position ${position} says it is step ${metaIndex}; its own index was used.`,
+      { trajectoryId, stepIndex: metaIndex },
+    );
+  }
+
+  #unknownType(suffix: string, where: { trajectoryId: string; stepIndex?: number }): void {
+    const name = suffix === "" ? "(missing)" : suffix;
+    if (this.#unknownTypes.has(name)) return;
+    this.#unknownTypes.add(name);
+    this.#diagnostic("unknown_step_type", `Steps of unknown type ${name} are skipped.`, where);
   }
 
   #interaction(
@@ -413,7 +439,7 @@ class Tracker implements TrajectoryTracker {
     const messageId = messageIdFor(trajectoryId, stepIndex);
     const base = { conversationId: this.conversationId, trajectoryId, stepIndex, messageId };
     const thinking = asString(body?.["thinking"]);
-    if (state.reasoning !== undefined && thinking !== undefined && thinking.startsWith(state.reasoning.sent)) {
+    if (state.reasoning !== undefined && thinking !== undefined && hasPrefix(thinking, state.reasoning.sent)) {
       const change = advanceLiveText(state.reasoning, thinking);
       if (change !== undefined) this.#out.push({ type: "reasoning_delta", ...base, ...change, started: false });
     }

@@ -1,0 +1,135 @@
+/**
+ * Mapper benchmarks:
+ * - snapshot ingestion of a 10,000-step trajectory (bytes → events) against
+ *   JSON.parse of the same bytes (design goal: ≤ 1.5×);
+ * - a ~100 KB GENERATING message updated 1,000 times on the stream: frames
+ *   901–1000 against frames 1–100, and frames behind a 10,000-step history
+ *   against the same frames on an empty tracker (goal: cost per frame follows
+ *   the frame, not the history, ratio ≈ 1).
+ */
+import { performance } from "node:perf_hooks";
+import { createTrajectoryTracker } from "../src/mapper/index.js";
+import type { StreamUpdate } from "../src/rpc/wire-schemas.js";
+import { measure, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+
+const CID = "bench-conversation";
+const TID = "bench-trajectory";
+const SIGNATURE = "x".repeat(1500);
+const info = (stepIndex: number) => ({ trajectoryId: TID, stepIndex, cascadeId: CID });
+const transitions = (...s: string[]) => ({
+  statusTransitions: s.map((updatedStatus) => ({ updatedStatus: `CORTEX_STEP_STATUS_${updatedStatus}`, timestamp: "2026-07-14T09:12:01.104233Z" })),
+});
+
+/** A plausible poll-projection step for position i (turns of user, planner, tool, planner). */
+function step(i: number): Record<string, unknown> {
+  const meta = { createdAt: "2026-07-14T09:12:01.104233Z", executionId: `exec-${Math.floor(i / 4)}`, sourceTrajectoryStepInfo: info(i) };
+  switch (i % 4) {
+    case 0:
+      return {
+        type: "CORTEX_STEP_TYPE_USER_INPUT", status: "CORTEX_STEP_STATUS_DONE",
+        metadata: { ...meta, sourceTrajectoryStepInfo: { trajectoryId: TID, cascadeId: CID }, internalMetadata: transitions("DONE") },
+        userInput: { items: [{ text: `Request ${i}: list the files.` }], userResponse: `Request ${i}: list the files.`, userConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } } },
+      };
+    case 1:
+      return {
+        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_DONE",
+        metadata: { ...meta, modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1200", outputTokens: "300", cacheReadTokens: "9000" }, internalMetadata: transitions("GENERATING", "DONE") },
+        plannerResponse: { messageId: `bot-${i}`, thinkingSignature: SIGNATURE, toolCalls: [{ id: "abcd1234", name: "run_command", argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev"}', thinkingSignature: SIGNATURE }] },
+      };
+    case 2:
+      return {
+        type: "CORTEX_STEP_TYPE_RUN_COMMAND", status: "CORTEX_STEP_STATUS_DONE",
+        metadata: {
+          ...meta, toolCall: { id: "abcd1234", name: "run_command", argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev","toolAction":"Listing","toolSummary":"ls"}', thinkingSignature: SIGNATURE },
+          argumentsOrder: ["CommandLine", "Cwd", "toolAction", "toolSummary"], toolAction: "Listing", toolSummary: "ls", internalMetadata: transitions("PENDING", "RUNNING", "DONE"),
+        },
+        runCommand: { commandLine: "ls -la", cwd: "/home/dev", exitCode: 0, combinedOutput: { full: "total 8\r\ndrwxr-xr-x 2 dev dev 4096 .\r\n".repeat(4) } },
+      };
+    default:
+      return {
+        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_DONE",
+        metadata: { ...meta, modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1500", outputTokens: "120" }, internalMetadata: transitions("GENERATING", "DONE") },
+        plannerResponse: { response: `Here are the files of turn ${i}.`, modifiedResponse: `Here are the files of turn ${i}.`, messageId: `bot-${i}`, thinkingSignature: SIGNATURE },
+      };
+  }
+}
+
+function sampleOf(times: number[]): Sample {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { medianMs: at(0.5), p90Ms: at(0.9), runs: sorted.length };
+}
+
+const FRAMES = 1000;
+const GROWTH = 10;
+const BASE = 90_000;
+const TEXT = "lorem ipsum dolor sit amet, ".repeat(Math.ceil((BASE + FRAMES * GROWTH) / 28));
+const STREAM_INDEX = 10_001;
+
+/** The bytes of stream frame n: the whole step re-sent with a longer text, as agy does. */
+function frameText(n: number): string {
+  const step = {
+    type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_GENERATING",
+    metadata: { sourceTrajectoryStepInfo: info(STREAM_INDEX) },
+    plannerResponse: { modifiedResponse: "@TEXT@" },
+  };
+  const frame = { update: { conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: [STREAM_INDEX], steps: [step] } } } };
+  const [head, tail] = JSON.stringify(frame).split("@TEXT@") as [string, string];
+  // TEXT needs no JSON escaping, so concatenation gives valid JSON without copying here.
+  return head + TEXT.slice(0, BASE + n * GROWTH) + tail;
+}
+
+const applyFrame = (tracker: ReturnType<typeof createTrajectoryTracker>, n: number) =>
+  tracker.applyStreamUpdate((JSON.parse(frameText(n)) as { update: StreamUpdate }).update);
+
+/** Median time of frames [from, to) (bytes → events) over `runs` fresh trackers, each primed untimed. */
+function frameWindow(from: number, to: number, history: unknown[] | undefined, runs = 15): Sample {
+  const times: number[] = [];
+  for (let r = 0; r < runs + 3; r++) {
+    const tracker = createTrajectoryTracker({ conversationId: CID });
+    if (history) tracker.applySnapshot({ steps: history });
+    for (let i = 0; i < from; i++) applyFrame(tracker, i + 1);
+    const start = performance.now();
+    for (let i = from; i < to; i++) applyFrame(tracker, i + 1);
+    if (r >= 3) times.push(performance.now() - start);
+  }
+  return sampleOf(times);
+}
+
+const suite: BenchSuite = {
+  title: "mapper",
+  async run(): Promise<BenchRow[]> {
+    const steps = Array.from({ length: 10_000 }, (_, i) => step(i));
+    const bytes = Buffer.from(JSON.stringify({ steps }));
+    const parse = await measure(() => JSON.parse(bytes.toString("utf8")));
+    const ingest = await measure(() => {
+      const response = JSON.parse(bytes.toString("utf8")) as { steps: unknown[] };
+      return createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: response.steps });
+    });
+    const parseRow: BenchRow = { name: `JSON.parse of the 10,000-step snapshot (${(bytes.length / 1e6).toFixed(1)} MB)`, sample: parse };
+    const snapshotRatio = ingest.medianMs / parse.medianMs;
+
+    const early = frameWindow(0, 100, undefined);
+    const late = frameWindow(900, 1000, undefined);
+    const behindHistory = frameWindow(0, 100, steps, 10);
+    const lateRatio = late.medianMs / early.medianMs;
+    const historyRatio = behindHistory.medianMs / early.medianMs;
+    return [
+      parseRow,
+      {
+        name: "bytes → events: JSON.parse + tracker.applySnapshot, 10,000 steps",
+        sample: ingest, baseline: { name: "JSON.parse", sample: parse }, goal: "<= 1.5x", met: snapshotRatio <= 1.5,
+      },
+      {
+        name: `stream bytes → events, frames 901-1000 of a ${Math.round(BASE / 1000)}-${Math.round((BASE + FRAMES * GROWTH) / 1000)} KB GENERATING message`,
+        sample: late, baseline: { name: "frames 1-100", sample: early }, goal: "≈ 1 (<= 1.3x)", met: lateRatio <= 1.3,
+      },
+      {
+        name: "stream bytes → events, frames 1-100 behind a 10,000-step history",
+        sample: behindHistory, baseline: { name: "frames 1-100, empty tracker", sample: early }, goal: "≈ 1 (<= 1.3x)", met: historyRatio <= 1.3,
+      },
+    ];
+  },
+};
+
+export default suite;
