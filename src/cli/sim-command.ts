@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { Stream } from "node:stream";
 import { AgyBridgeError } from "../errors.js";
 import { buildAgyLauncher } from "../sim/launcher/build-agy-launcher.js";
 import { loadScenarios } from "../sim/scenarios.js";
@@ -134,7 +135,9 @@ async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf): Promise<number
     AGY_SIM_NODE: self.node,
     AGY_SIM_ARGV: [...self.args, "sim", "--listen-fds", "3,4"].join("\n"),
   };
-  const child = spawn(launcher, launcherArgs, { env, stdio: [io.stdin, io.stdout, io.stderr] as never });
+  // The launcher shares this terminal: the TUI it runs reads keys from it directly.
+  const stdio = [io.stdin, io.stdout, io.stderr].map((stream) => (stream instanceof Stream ? stream : "inherit" as const));
+  const child = spawn(launcher, launcherArgs, { env, stdio });
   const stop = (): void => {
     child.kill("SIGTERM");
   };

@@ -41,9 +41,8 @@ async function openPane(): Promise<Pane> {
   const target = `tui${sessionCount}`;
   const portFile = join(dir, `${target}.port`);
   await tmux.newSession(target, [process.execPath, "--import", "tsx", ENTRY, portFile], { cwd: ROOT, columns: 90, rows: 30 });
-  let control = "";
   await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts"), "the idle footer");
-  control = readFileSync(portFile, "utf8");
+  const control = readFileSync(portFile, "utf8");
   const base = `http://127.0.0.1:${control}`;
   const pane: Pane = {
     target,

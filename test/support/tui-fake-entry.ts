@@ -6,7 +6,7 @@
  *   GET  /calls                 → the port calls the TUI made, as JSON
  */
 import { createServer } from "node:http";
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { createFakeTui } from "../../src/sim/tui/fake-tui.js";
 import { createFakeTuiPort } from "./fake-tui-port.js";
 
@@ -35,9 +35,11 @@ const control = createServer((req, res) => {
 control.listen(0, "127.0.0.1", () => {
   const address = control.address();
   if (address === null || typeof address === "string") throw new Error("no control address");
+  // Published atomically and before the first frame: a test that sees the TUI can read the port.
+  writeFileSync(`${portFile}.tmp`, String(address.port));
+  renameSync(`${portFile}.tmp`, portFile);
   const tui = createFakeTui({ port, input: process.stdin, output: process.stdout });
   tui.start();
-  writeFileSync(portFile, String(address.port));
   void tui.closed.then(() => {
     control.close();
     process.exit(0);
