@@ -11,13 +11,17 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+const TOKEN = "csrf-framing-secret-42";
+
 async function streamFailure(iterable: AsyncIterable<unknown>): Promise<RpcError> {
   const reason = await collect(iterable).then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(reason).toBeInstanceOf(RpcError);
-  return reason as RpcError;
+  const error = reason as RpcError;
+  expect(`${error.message} ${error.serverMessage ?? ""}`).not.toContain(TOKEN);
+  return error;
 }
 
 async function* chunked(...chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
@@ -62,7 +66,7 @@ describe("StreamAgentStateUpdates framing against exact server bytes", () => {
         await replyChunks(res, script.chunks ?? []);
       },
     });
-    client = createAgyRpcClient({ baseUrl: server.url });
+    client = createAgyRpcClient({ baseUrl: server.url, csrfToken: TOKEN });
   });
   afterAll(async () => {
     await client.close();
@@ -137,7 +141,7 @@ describe("StreamAgentStateUpdates framing against exact server bytes", () => {
   });
 
   it("refuses a length prefix over the frame cap without waiting for the bytes", async () => {
-    const capped = createAgyRpcClient({ baseUrl: server.url, maxFrameBytes: 1024 });
+    const capped = createAgyRpcClient({ baseUrl: server.url, csrfToken: TOKEN, maxFrameBytes: 1024 });
     script = { chunks: [Buffer.from([0x00, 0x7f, 0xff, 0xff, 0xff])] };
     const error = await streamFailure(capped.streamAgentStateUpdates({ conversationId: "c-1" }));
     await capped.close();
