@@ -41,6 +41,7 @@ export interface SimEngineOptions {
   model?: string;
 }
 
+/** Makes a simulated agy without a language server (`startSimServer` makes one of its own). */
 export function createSimEngine(options: SimEngineOptions): SimEngine {
   return new Engine(options);
 }
