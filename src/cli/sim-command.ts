@@ -48,6 +48,7 @@ conversation, digits + Enter answer prompts, C-c on an empty draft quits.
 The CSRF token is never printed.
 `;
 
+/** The `sim` subcommand; `deps.self` says how to re-run this CLI under the launcher. */
 export function createSimCommand(deps: SimCommandDeps = {}): Command {
   return {
     name: "sim",
@@ -172,6 +173,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 
 // Argument parsing. Errors never echo a token value.
 
+/** Parsed `agy-bridge sim` options. */
 export interface SimArgs {
   csrfToken?: string;
   listenFds?: { tls: number; plain: number };
@@ -182,6 +184,7 @@ export interface SimArgs {
   speed?: number;
 }
 
+/** Parses `agy-bridge sim` options; throws an `invalid_argument` AgyBridgeError naming the flag. */
 export function parseSimArgs(argv: readonly string[]): SimArgs {
   const args: SimArgs = { headless: false, asAgy: false };
   for (let i = 0; i < argv.length; i++) {

@@ -29,6 +29,7 @@ export interface Draft {
   clear(): void;
 }
 
+/** An empty composer draft. */
 export function createDraft(): Draft {
   return new ComposerDraft();
 }

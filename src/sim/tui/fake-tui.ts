@@ -46,6 +46,10 @@ export interface FakeTui {
   screen(): string[];
 }
 
+/**
+ * A fake agy TUI over `port`. Nothing happens until {@link FakeTui.start};
+ * the caller owns the streams (the TUI never closes them).
+ */
 export function createFakeTui(options: FakeTuiOptions): FakeTui {
   return new TerminalTui(options);
 }

@@ -60,6 +60,7 @@ const CSI_KEYS: Record<string, TuiKey> = {
   D: { type: "left" },
 };
 
+/** A parser that keeps state across chunks (an unfinished paste or escape sequence). */
 export function createKeyParser(): KeyParser {
   return new StatefulKeyParser();
 }

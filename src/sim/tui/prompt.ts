@@ -31,6 +31,7 @@ export interface TuiPrompt {
   lines(): string[];
 }
 
+/** A numbered prompt for `pending`, pointer on option 1. */
 export function createTuiPrompt(pending: TuiPending): TuiPrompt {
   return new NumberedPrompt(pending);
 }
