@@ -139,4 +139,27 @@ describe("agy-bridge sim in a tmux pane", () => {
     expect(thisTurn).toContain("The current directory is");
     expect(thisTurn).not.toContain("User declined the tool call");
   });
+
+  it("sends a multi-select answer typed as digits + Enter to the WAITING question step (facts §5.6)", async () => {
+    const conversation = await activeConversation();
+    await typeTurn("Which features should I add?");
+    const stepIndex = await waitingStep(conversation.id);
+    await tmux.waitForScreen("sim", (s) => s.includes("4. [ ]"), "the multi-select prompt");
+    await tmux.sendKeys("sim", "2", "3", "Enter");
+    await expect.poll(async () => (await steps(conversation.id))[stepIndex]?.status).toBe("CORTEX_STEP_STATUS_DONE");
+    const done = (await steps(conversation.id))[stepIndex] as { completedInteractions?: unknown[] };
+    expect(JSON.stringify(done.completedInteractions)).toContain('"selectedOptionIds":["2","3"]');
+  });
+
+  it("follows a typed /clear to a new root conversation (facts §4.10)", async () => {
+    const before = await activeConversation();
+    await typeTurn("/clear");
+    await expect
+      .poll(async () => Object.keys((await rpc<{ trajectorySummaries?: object }>("GetAllCascadeTrajectories", {})).trajectorySummaries ?? {}))
+      .toHaveLength(2);
+    const screen = await tmux.waitForScreen("sim", (s) => !s.includes("> Run pwd"), "the cleared transcript");
+    expect(screen).toContain("? for shortcuts");
+    const all = await rpc<{ trajectorySummaries: Record<string, unknown> }>("GetAllCascadeTrajectories", {});
+    expect(Object.keys(all.trajectorySummaries)).toContain(before.id);
+  });
 });
