@@ -13,7 +13,7 @@ import type { SimFaults } from "./faults.js";
 import { hasCsrfToken, readBody, sendConnectError, sendJson, type SimRequest, type SimResponse } from "./http-edge.js";
 import type { Scenario } from "./scenario-schema.js";
 import { loadScenarios } from "./scenarios.js";
-import type { SimClock } from "./sim-clock.js";
+import { systemClock, type SimClock } from "./sim-clock.js";
 import { handleStream, type StreamContext } from "./stream-handler.js";
 import { createUnaryHandlers, type UnaryHandler } from "./unary-handlers.js";
 
@@ -78,6 +78,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
 class Server implements SimServer {
   readonly engine: SimEngine;
   readonly #csrfToken: string | undefined;
+  readonly #clock: SimClock;
   readonly #unary: Record<string, UnaryHandler>;
   readonly #stream: StreamContext;
   readonly #tls: Http2SecureServer;
@@ -90,6 +91,7 @@ class Server implements SimServer {
   constructor(engine: SimEngine, options: SimServerOptions, certificate: { cert: string; key: string }) {
     this.engine = engine;
     this.#csrfToken = options.csrfToken;
+    this.#clock = options.clock ?? systemClock;
     this.#faults = { ...options.faults };
     this.#unary = createUnaryHandlers({ engine, workspacePath: options.workspacePath ?? "/home/sim/project" });
     this.#stream = { engine, faults: () => this.#faults, subscribers: new Map() };
@@ -200,7 +202,7 @@ class Server implements SimServer {
       return;
     }
     const delay = this.#faults.unaryDelayMs ?? 0;
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0) await new Promise<void>((resolve) => this.#clock.setTimeout(resolve, delay));
     const result = (this.#unary[method] as UnaryHandler)(request);
     if ("body" in result) sendJson(res, 200, result.body);
     else sendConnectError(res, result.status, result.code, result.message);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SimServer } from "../../src/sim/server.js";
 import { sendTurn, startTestSim, waitForIdle } from "./support/sim-harness.js";
-import { openStream, unary, type StreamReader } from "./support/wire-client.js";
+import { ManualTimeouts } from "./support/manual-timeouts.js";
+import { eventually, openStream, unary, type StreamReader } from "./support/wire-client.js";
 
 let server: SimServer;
 let cascadeId: string;
@@ -95,15 +96,24 @@ describe("fault knobs", () => {
     expect((await unary(server.plainUrl, "Heartbeat", {})).status).toBe(200);
   });
 
-  it("delays unary answers: a slow call started first finishes after a fast one", async () => {
-    server.setFaults({ unaryDelayMs: 400 });
-    const order: string[] = [];
-    const slow = unary(server.tlsUrl, "Heartbeat", {}).then(() => order.push("slow"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    server.setFaults({});
-    await unary(server.tlsUrl, "Heartbeat", {}).then(() => order.push("fast"));
-    await slow;
-    expect(order).toEqual(["fast", "slow"]);
-    expect(server.faults).toEqual({});
+  it("holds unary answers for unaryDelayMs, on the injected clock", async () => {
+    const clock = new ManualTimeouts(1_000_000);
+    const slowServer = await startTestSim({ clock, faults: { unaryDelayMs: 5_000_000 } });
+    try {
+      let answered = false;
+      const slow = unary(slowServer.tlsUrl, "Heartbeat", {}).then((res) => {
+        answered = true;
+        return res;
+      });
+      await eventually(async () => clock.heldCount(), (held) => held === 1);
+      slowServer.setFaults({});
+      expect((await unary(slowServer.tlsUrl, "Heartbeat", {})).status).toBe(200);
+      expect(answered).toBe(false);
+      expect(clock.fireHeld()).toBe(1);
+      expect((await slow).status).toBe(200);
+      expect(slowServer.faults).toEqual({});
+    } finally {
+      await slowServer.close();
+    }
   });
 });

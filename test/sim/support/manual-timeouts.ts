@@ -30,6 +30,11 @@ export class ManualTimeouts implements SimClock {
     else systemClock.clearTimeout(timer);
   }
 
+  /** How many timers are held. */
+  heldCount(): number {
+    return this.#held.size;
+  }
+
   /** Fires every held timer now; returns how many fired. */
   fireHeld(): number {
     const due = [...this.#held.values()];
