@@ -2,10 +2,11 @@
  * `agy-bridge` entry: dispatches to one file per subcommand.
  */
 import type { CliIo, Command } from "./command.js";
+import { demoCommand } from "./demo-command.js";
 import { mapCommand } from "./map-command.js";
 import { simCommand } from "./sim-command.js";
 
-export const COMMANDS: readonly Command[] = [mapCommand, simCommand];
+export const COMMANDS: readonly Command[] = [demoCommand, mapCommand, simCommand];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
