@@ -9,6 +9,6 @@ export type {
   SnapshotInput,
   TrajectoryTracker,
   TrajectoryTrackerOptions,
-} from "./trajectory-tracker.js";
+} from "./tracker-api.js";
 export { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 export { fnv1a64 } from "./hash.js";

@@ -3,6 +3,8 @@
  * from the result step itself: agy 1.0.10's stream projection strips
  * `toolCalls` from planners, so the planner cannot be the source.
  */
+import type { EventOf } from "./events.js";
+import { callIdFor } from "./ids.js";
 import {
   asObject,
   asString,
@@ -102,4 +104,28 @@ export function toolOutput(step: JsonObject, statusSuffix: string, failed: boole
   const name = asString(asObject(metadata(step)?.["toolCall"])?.["name"]);
   const what = name === undefined || name === "" ? "the tool" : name;
   return `[agy-bridge: ${what} did not complete (status ${statusSuffix})]`;
+}
+
+/** The `function_call` and `function_call_output` of a settled tool step, sharing the step-derived call id. */
+export function toolEvents(
+  step: JsonObject,
+  statusSuffix: string,
+  at: { conversationId: string; trajectoryId: string; stepIndex: number },
+): [EventOf<"function_call">, EventOf<"function_call_output">] {
+  const meta = metadata(step);
+  const name = toolName(step);
+  const where = { ...at, callId: callIdFor(at.trajectoryId, at.stepIndex), name };
+  const agyId = asString(asObject(meta?.["toolCall"])?.["id"]);
+  const description = asString(meta?.["toolAction"]);
+  const failed = statusSuffix !== "DONE";
+  return [
+    {
+      type: "function_call",
+      ...where,
+      arguments: toolArguments(step),
+      ...(agyId ? { agyToolCallId: agyId } : {}),
+      ...(description ? { description } : {}),
+    },
+    { type: "function_call_output", ...where, output: toolOutput(step, statusSuffix, failed), isError: failed, stepStatus: statusSuffix },
+  ];
 }

@@ -5,7 +5,7 @@
  */
 import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
 import { RUN_STATUS } from "../rpc/wire-schemas.js";
-import type { InteractionRequest, MapperEvent, DiagnosticCode, Status, StatusReason } from "./events.js";
+import type { DiagnosticCode, MapperEvent, Status, StatusReason } from "./events.js";
 import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
 import { advanceLiveText, finishLiveText, hasPrefix, newLiveText, type LiveText } from "./live-text.js";
@@ -28,59 +28,14 @@ import {
   userText,
   type JsonObject,
 } from "./step-access.js";
-import { toolArguments, toolName, toolOutput } from "./tool-projection.js";
-
-/** A WAITING step with a request the session layer can answer. */
-export interface PendingInteraction {
-  interactionId: string;
-  trajectoryId: string;
-  stepIndex: number;
-  /** Step type suffix, e.g. `RUN_COMMAND`. */
-  stepType: string;
-  callId: string;
-  request: InteractionRequest;
-  /** The latest version of the raw step. */
-  step: Step;
-}
-
-export interface SnapshotInput {
-  /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
-  steps: readonly unknown[];
-  stepOffset?: number;
-}
-
-export interface RunStatusInput {
-  /** `CASCADE_RUN_STATUS_*`. */
-  status?: string;
-  /** agy's `fullyIdle`; when absent only `status` is judged. */
-  fullyIdle?: boolean;
-}
-
-export interface TrajectoryTracker {
-  readonly conversationId: string;
-  /** Apply a `GetCascadeTrajectorySteps` page (positional indices). */
-  applySnapshot(input: SnapshotInput): MapperEvent[];
-  /** Apply steps whose position is unknown (hand-picked steps); indices come from their metadata. */
-  applySteps(steps: readonly unknown[]): MapperEvent[];
-  /** Apply the inner `update` of one `StreamAgentStateUpdates` frame. */
-  applyStreamUpdate(update: StreamUpdate): MapperEvent[];
-  /** A run-status reading (e.g. from `GetAllCascadeTrajectories`): the idle backstop. */
-  applyRunStatus(input: RunStatusInput): MapperEvent[];
-  /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
-  markReconnected(): MapperEvent[];
-  /** The latest raw version of a step, by trajectory and index. */
-  step(trajectoryId: string, stepIndex: number): Step | undefined;
-  /** WAITING steps with an answerable request, in the order they were requested. */
-  pendingInteractions(): PendingInteraction[];
-  /** True between a turn's first USER_INPUT and its close. */
-  readonly turnActive: boolean;
-  /** The last `totalLength` a stream frame reported. */
-  readonly totalLength: number | undefined;
-}
-
-export interface TrajectoryTrackerOptions {
-  conversationId: string;
-}
+import type {
+  PendingInteraction,
+  RunStatusInput,
+  SnapshotInput,
+  TrajectoryTracker,
+  TrajectoryTrackerOptions,
+} from "./tracker-api.js";
+import { toolEvents } from "./tool-projection.js";
 
 interface StepState {
   /** The latest version agy sent. */
@@ -489,27 +444,7 @@ class Tracker implements TrajectoryTracker {
   }
 
   #tool(raw: JsonObject, status: string, trajectoryId: string, stepIndex: number): void {
-    const meta = metadata(raw);
-    const callId = callIdFor(trajectoryId, stepIndex);
-    const name = toolName(raw);
-    const agyId = asString(asObject(meta?.["toolCall"])?.["id"]);
-    const description = asString(meta?.["toolAction"]);
-    const where = { conversationId: this.conversationId, trajectoryId, stepIndex, callId, name };
-    this.#out.push({
-      type: "function_call",
-      ...where,
-      arguments: toolArguments(raw),
-      ...(agyId ? { agyToolCallId: agyId } : {}),
-      ...(description ? { description } : {}),
-    });
-    const failed = status !== "DONE";
-    this.#out.push({
-      type: "function_call_output",
-      ...where,
-      output: toolOutput(raw, status, failed),
-      isError: failed,
-      stepStatus: status,
-    });
+    this.#out.push(...toolEvents(raw, status, { conversationId: this.conversationId, trajectoryId, stepIndex }));
   }
 }
 

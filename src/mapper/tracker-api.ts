@@ -1,0 +1,58 @@
+/**
+ * The trajectory tracker's public surface (implemented in
+ * `trajectory-tracker.ts`).
+ */
+import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
+import type { InteractionRequest, MapperEvent } from "./events.js";
+
+/** A WAITING step with a request the session layer can answer. */
+export interface PendingInteraction {
+  interactionId: string;
+  trajectoryId: string;
+  stepIndex: number;
+  /** Step type suffix, e.g. `RUN_COMMAND`. */
+  stepType: string;
+  callId: string;
+  request: InteractionRequest;
+  /** The latest version of the raw step. */
+  step: Step;
+}
+
+export interface SnapshotInput {
+  /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
+  steps: readonly unknown[];
+  stepOffset?: number;
+}
+
+export interface RunStatusInput {
+  /** `CASCADE_RUN_STATUS_*`. */
+  status?: string;
+  /** agy's `fullyIdle`; when absent only `status` is judged. */
+  fullyIdle?: boolean;
+}
+
+export interface TrajectoryTracker {
+  readonly conversationId: string;
+  /** Apply a `GetCascadeTrajectorySteps` page (positional indices). */
+  applySnapshot(input: SnapshotInput): MapperEvent[];
+  /** Apply steps whose position is unknown (hand-picked steps); indices come from their metadata. */
+  applySteps(steps: readonly unknown[]): MapperEvent[];
+  /** Apply the inner `update` of one `StreamAgentStateUpdates` frame. */
+  applyStreamUpdate(update: StreamUpdate): MapperEvent[];
+  /** A run-status reading (e.g. from `GetAllCascadeTrajectories`): the idle backstop. */
+  applyRunStatus(input: RunStatusInput): MapperEvent[];
+  /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
+  markReconnected(): MapperEvent[];
+  /** The latest raw version of a step, by trajectory and index. */
+  step(trajectoryId: string, stepIndex: number): Step | undefined;
+  /** WAITING steps with an answerable request, in the order they were requested. */
+  pendingInteractions(): PendingInteraction[];
+  /** True between a turn's first USER_INPUT and its close. */
+  readonly turnActive: boolean;
+  /** The last `totalLength` a stream frame reported. */
+  readonly totalLength: number | undefined;
+}
+
+export interface TrajectoryTrackerOptions {
+  conversationId: string;
+}
