@@ -12,3 +12,5 @@ export { systemClock, type SimClock, type SimTimer } from "./sim-clock.js";
 export type { SimConversation } from "./conversation.js";
 export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui-port.js";
 export { createSelfSignedCertificate, type SelfSignedCertificate } from "./certificate.js";
+export { createFakeTui, type FakeTui, type FakeTuiOptions } from "./tui/fake-tui.js";
+export { buildAgyLauncher, AGY_LAUNCHER_SOURCE, type BuildAgyLauncherOptions } from "./launcher/build-agy-launcher.js";
