@@ -12,12 +12,12 @@ import { fileURLToPath } from "node:url";
 import { fromJsonString, toJson } from "@bufbuild/protobuf";
 import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { createAgyRpcClient } from "../src/rpc/client.js";
-import { decodeStepsResponse, utf8, validateBody } from "../src/rpc/response-decoding.js";
+import { decodeStepsResponse, utf8, validateBody, validateStepsResponse } from "../src/rpc/response-decoding.js";
 import { TrajectoryStepsResponseSchema } from "../src/rpc/wire-schemas.js";
 import { createSelfSignedCertificate } from "../src/sim/certificate.js";
 import { startLoopbackServer } from "../test/support/loopback-server.js";
 import { performance } from "node:perf_hooks";
-import { measure, ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
 
 const STEP_COUNT = 10_000;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,59 +51,42 @@ function buildSnapshot(): Buffer {
 }
 
 /**
- * Measures two functions alternately, run by run, so that load from other
- * processes and garbage-collector state fall on both alike.
+ * Measures every case in the same rounds (one run of each per round), so load
+ * from other processes falls on all of them alike.
  */
-async function measurePair(a: () => unknown, b: () => unknown, runs: number): Promise<[Sample, Sample]> {
-  const times: [number[], number[]] = [[], []];
-  for (let i = -2; i < runs; i++) {
-    for (const [slot, fn] of [a, b].entries()) {
+async function measureInterleaved(cases: ReadonlyArray<() => unknown>, rounds: number, warmup = 2): Promise<Sample[]> {
+  const times = cases.map((): number[] => []);
+  for (let round = -warmup; round < rounds; round++) {
+    // Rotating the order spreads the garbage-collection debt each case leaves behind.
+    for (let k = 0; k < cases.length; k++) {
+      const slot = (k + round + warmup) % cases.length;
+      const fn = cases[slot];
+      if (fn === undefined) continue;
       const start = performance.now();
       await fn();
-      if (i >= 0) times[slot as 0 | 1].push(performance.now() - start);
+      if (round >= 0) times[slot]?.push(performance.now() - start);
     }
   }
-  const sample = (list: number[]): Sample => {
+  return times.map((list) => {
     list.sort((x, y) => x - y);
     const at = (q: number) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? Number.NaN;
-    return { medianMs: at(0.5), p90Ms: at(0.9), runs };
-  };
-  return [sample(times[0]), sample(times[1])];
+    return { medianMs: at(0.5), p90Ms: at(0.9), runs: rounds };
+  });
 }
 
 const suite: BenchSuite = {
   title: `RPC snapshot ingestion (${STEP_COUNT} steps)`,
   async run() {
     const bytes = buildSnapshot();
-    const runs = { warmup: 2, runs: 9 };
-    const sizeMb = (bytes.byteLength / 1024 / 1024).toFixed(1);
-    const baselineName = `JSON.parse (${sizeMb} MB)`;
-    const [baselineSample, decodeSample] = await measurePair(
-      () => JSON.parse(utf8(bytes)),
-      () => decodeStepsResponse(bytes),
-      15,
-    );
-    const baseline = { name: baselineName, sample: baselineSample };
-    const rows: BenchRow[] = [];
-    const decodeRow: BenchRow = {
-      name: "client decode + validate (bytes in memory)",
-      sample: decodeSample,
-      baseline,
-      goal: "<= 1.5x JSON.parse",
-    };
-    rows.push({ ...decodeRow, met: (ratio(decodeRow) ?? Infinity) <= 1.5 });
-    rows.push({
-      name: "Struct shape: fromJsonString + toJson + validate",
-      sample: await measure(() => {
-        const struct = fromJsonString(StructSchema, utf8(bytes));
-        return validateBody(toJson(StructSchema, struct), TrajectoryStepsResponseSchema, "GetCascadeTrajectorySteps");
-      }, { warmup: 1, runs: 5 }),
-      baseline,
-    });
-
+    const parsed: unknown = JSON.parse(utf8(bytes));
     const certificate = await createSelfSignedCertificate();
-    for (const kind of ["http1", "tls"] as const) {
-      for (const httpVersion of kind === "http1" ? (["1.1"] as const) : (["1.1", "2"] as const)) {
+    const transports = [
+      { kind: "http1", httpVersion: "1.1", label: "plain, HTTP/1.1" },
+      { kind: "tls", httpVersion: "1.1", label: "TLS, HTTP/1.1" },
+      { kind: "tls", httpVersion: "2", label: "TLS, HTTP/2" },
+    ] as const;
+    const endpoints = await Promise.all(
+      transports.map(async ({ kind, httpVersion, label }) => {
         const server = await startLoopbackServer({
           kind,
           certificate,
@@ -113,16 +96,48 @@ const suite: BenchSuite = {
           },
         });
         const client = createAgyRpcClient({ baseUrl: server.url, httpVersion, maxFrameBytes: 256 * 1024 * 1024 });
-        try {
-          const sample = await measure(() => client.getCascadeTrajectorySteps({ cascadeId: "c-1" }), runs);
-          rows.push({ name: `full round trip over loopback (${kind === "tls" ? "TLS" : "plain"}, HTTP/${httpVersion})`, sample, baseline });
-        } finally {
-          await client.close();
-          await server.close();
-        }
+        return { server, client, label };
+      }),
+    );
+    try {
+      const cases: Array<[string, () => unknown]> = [
+        [`JSON.parse (${(bytes.byteLength / 1024 / 1024).toFixed(1)} MB)`, () => JSON.parse(utf8(bytes))],
+        ["client decode + validate (bytes in memory)", () => decodeStepsResponse(bytes)],
+        ["of which validation alone (body already parsed)", () => validateStepsResponse(parsed)],
+        [
+          "Struct shape: fromJsonString + toJson + validate",
+          () => {
+            const struct = fromJsonString(StructSchema, utf8(bytes));
+            return validateBody(toJson(StructSchema, struct), TrajectoryStepsResponseSchema, "GetCascadeTrajectorySteps");
+          },
+        ],
+        ...endpoints.map(
+          ({ client, label }): [string, () => unknown] => [
+            `full round trip over loopback (${label})`,
+            () => client.getCascadeTrajectorySteps({ cascadeId: "c-1" }),
+          ],
+        ),
+      ];
+      const samples = await measureInterleaved(
+        cases.map(([, fn]) => fn),
+        14,
+      );
+      const [baselineCase] = cases;
+      const [baselineSample] = samples;
+      if (baselineCase === undefined || baselineSample === undefined) throw new Error("no baseline measured");
+      const baseline = { name: baselineCase[0], sample: baselineSample };
+      return cases.slice(1).map(([name], i): BenchRow => {
+        const row: BenchRow = { name, sample: samples[i + 1] ?? baselineSample, baseline };
+        if (i !== 0) return row;
+        const goal = { ...row, goal: "<= 1.5x JSON.parse" };
+        return { ...goal, met: (ratio(goal) ?? Infinity) <= 1.5 };
+      });
+    } finally {
+      for (const { client, server } of endpoints) {
+        await client.close();
+        await server.close();
       }
     }
-    return rows;
   },
 };
 

@@ -51,7 +51,11 @@ export function validateBody<S extends z.ZodType>(value: unknown, schema: S, met
  * is an empty conversation (proto-JSON omits empty lists).
  */
 export function decodeStepsResponse(bytes: Uint8Array, method = "GetCascadeTrajectorySteps"): { steps: Step[] } {
-  const parsed = parseJsonBody(bytes, method);
+  return validateStepsResponse(parseJsonBody(bytes, method), method);
+}
+
+/** The validation half of {@link decodeStepsResponse}, on an already parsed body. */
+export function validateStepsResponse(parsed: unknown, method = "GetCascadeTrajectorySteps"): { steps: Step[] } {
   // Fast path: a plain structural check that accepts only what the zod schema
   // accepts, without zod copying every step. Anything it doubts goes to zod,
   // which then decides and explains.
