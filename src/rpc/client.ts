@@ -106,6 +106,8 @@ export function createAgyRpcClient(options: AgyRpcClientOptions): AgyRpcClient {
 const UNARY_CONTENT_TYPE = "application/json";
 const STREAM_CONTENT_TYPE = "application/connect+json";
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** Connect/handshake deadline, as agy's reference client uses for streams (10 s). */
+const CONNECT_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 interface Call {
@@ -359,7 +361,10 @@ function connectTls(url: URL, alpn: string[] | undefined, pin: CertificatePin | 
     });
     const onError = (error: Error) => reject(error);
     socket.once("error", onError);
+    // A listener that accepts but never finishes the handshake must not hold a stream (which has no deadline) forever.
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(new Error(`no TLS handshake within ${CONNECT_TIMEOUT_MS} ms`)));
     socket.once("secureConnect", () => {
+      socket.setTimeout(0);
       socket.off("error", onError);
       const refused = pin?.check(socket.getPeerCertificate());
       if (refused === undefined) {
