@@ -66,13 +66,16 @@ const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]
 
 class Tracker implements TrajectoryTracker {
   readonly conversationId: string;
-  /** Non-USER_INPUT steps by `trajectoryId \0 stepIndex`. */
-  #states = new Map<string, StepState>();
+  /** Non-USER_INPUT steps: per trajectory, an array indexed by step index (no key strings to build or hash). */
+  #states = new Map<string, (StepState | undefined)[]>();
+  #lastTrajectoryId: string | undefined;
+  #lastStates: (StepState | undefined)[] = [];
   /** Settled USER_INPUT keys (`trajectoryId \0 discriminator`). */
   #users = new Set<string>();
   /** USER_INPUT steps whose index is known, for `step()`. */
   #userSteps = new Map<string, JsonObject>();
-  #pending = new Map<string, PendingInteraction>();
+  /** Open interactions by the state of their step, in request order. */
+  #pending = new Map<StepState, PendingInteraction>();
   #unknownTypes = new Set<string>();
   #mismatches = new Set<string>();
   #turnActive = false;
@@ -159,8 +162,8 @@ class Tracker implements TrajectoryTracker {
   }
 
   step(trajectoryId: string, stepIndex: number): Step | undefined {
-    const key = `${trajectoryId}\u0000${stepIndex}`;
-    return (this.#states.get(key)?.raw ?? this.#userSteps.get(key)) as Step | undefined;
+    const raw = this.#states.get(trajectoryId)?.[stepIndex]?.raw ?? this.#userSteps.get(`${trajectoryId}\u0000${stepIndex}`);
+    return raw as Step | undefined;
   }
 
   pendingInteractions(): PendingInteraction[] {
@@ -202,29 +205,28 @@ class Tracker implements TrajectoryTracker {
     }
     const isUser = suffix === "USER_INPUT";
     const stepIndex = metaIndex ?? ctx.position ?? (isUser ? undefined : 0);
-    const where = stepIndex === undefined ? { trajectoryId } : { trajectoryId, stepIndex };
     if (isUser) {
-      this.#user(raw, where);
+      this.#user(raw, stepIndex === undefined ? { trajectoryId } : { trajectoryId, stepIndex });
       return;
     }
-    const key = `${trajectoryId}\u0000${stepIndex}`;
-    let state = this.#states.get(key);
+    const index = stepIndex ?? 0;
+    const states = this.#statesOf(trajectoryId);
+    let state = states[index];
     if (state !== undefined) {
       state.raw = raw;
       if (state.settled) return;
     }
     const tool = isToolStep(raw) || TOOL_TYPES.has(suffix);
     if (!tool && !KNOWN_TYPES.has(suffix)) {
-      this.#unknownType(suffix, where);
+      this.#unknownType(suffix, { trajectoryId, stepIndex: index });
       return;
     }
     if (state === undefined) {
       state = { raw, settled: false, requested: false };
-      this.#states.set(key, state);
+      states[index] = state;
     }
     const status = statusSuffix(raw);
-    const index = stepIndex ?? 0;
-    if (state.requested || status === "WAITING") this.#interaction(raw, key, state, status, suffix, realTrajectoryId, where);
+    if (state.requested || status === "WAITING") this.#interaction(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
 
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
@@ -237,6 +239,18 @@ class Tracker implements TrajectoryTracker {
     else if (tool) this.#tool(raw, status, trajectoryId, index);
     state.text = undefined;
     state.reasoning = undefined;
+  }
+
+  #statesOf(trajectoryId: string): (StepState | undefined)[] {
+    if (trajectoryId === this.#lastTrajectoryId) return this.#lastStates;
+    let states = this.#states.get(trajectoryId);
+    if (states === undefined) {
+      states = [];
+      this.#states.set(trajectoryId, states);
+    }
+    this.#lastTrajectoryId = trajectoryId;
+    this.#lastStates = states;
+    return states;
   }
 
   /**
@@ -272,7 +286,6 @@ class Tracker implements TrajectoryTracker {
 
   #interaction(
     raw: JsonObject,
-    key: string,
     state: StepState,
     status: string,
     suffix: string,
@@ -280,13 +293,13 @@ class Tracker implements TrajectoryTracker {
     where: { trajectoryId: string; stepIndex?: number },
   ): void {
     const pendingNow = isPendingInteraction(raw, status);
-    const open = this.#pending.get(key);
+    const open = this.#pending.get(state);
     if (open !== undefined) {
       if (pendingNow) {
         open.step = raw as Step;
         return;
       }
-      this.#pending.delete(key);
+      this.#pending.delete(state);
       const response = echoedResponse(raw);
       this.#out.push({
         type: "interaction_resolved",
@@ -322,7 +335,7 @@ class Tracker implements TrajectoryTracker {
       request,
       step: raw as Step,
     };
-    this.#pending.set(key, pending);
+    this.#pending.set(state, pending);
     this.#out.push({
       type: "interaction_requested",
       conversationId: this.conversationId,
