@@ -1,7 +1,7 @@
 /**
- * agy-bridge public API. No side effects on import.
+ * agy-bridge public API. No side effects on import. The simulator is
+ * exported separately, as `agy-bridge/sim`.
  */
 export * from "./errors.js";
-export * from "./rpc/methods.js";
-export * from "./rpc/wire-schemas.js";
-export * from "./rpc/envelope.js";
+export * from "./rpc/index.js";
+export * from "./mapper/index.js";
