@@ -14,6 +14,7 @@ import type {
 } from "./scenario-schema.js";
 import { matchScenario } from "./scenarios.js";
 import type { SimClock } from "./sim-clock.js";
+import { STEP_STATUS } from "../rpc/wire-schemas.js";
 import {
   STEP_TYPE,
   checkpointStep,
@@ -45,15 +46,7 @@ export interface TurnPlayerOptions {
   stamp: () => string;
 }
 
-const S = {
-  PENDING: "CORTEX_STEP_STATUS_PENDING",
-  RUNNING: "CORTEX_STEP_STATUS_RUNNING",
-  WAITING: "CORTEX_STEP_STATUS_WAITING",
-  GENERATING: "CORTEX_STEP_STATUS_GENERATING",
-  DONE: "CORTEX_STEP_STATUS_DONE",
-  ERROR: "CORTEX_STEP_STATUS_ERROR",
-  CANCELED: "CORTEX_STEP_STATUS_CANCELED",
-} as const;
+const S = STEP_STATUS;
 
 const FALLBACK_SCRIPT: ScriptStep[] = [{ kind: "planner", text: "You said: {{input}}" }];
 
