@@ -107,6 +107,19 @@ function alternating(a: () => unknown, b: () => unknown, runs = 15, warmup = 3):
   return [sampleOf(ta), sampleOf(tb)];
 }
 
+/** Times `run` on a fresh `prepare()` result each time, the preparation untimed. */
+function timed<T>(runs: number, prepare: () => T, run: (prepared: T) => unknown): Sample {
+  const times: number[] = [];
+  for (let r = 0; r < runs + 3; r++) {
+    const prepared = prepare();
+    collect();
+    const start = performance.now();
+    run(prepared);
+    if (r >= 3) times.push(performance.now() - start);
+  }
+  return sampleOf(times);
+}
+
 /** Median time of frames [from, to) (bytes → events) over `runs` fresh trackers, each primed untimed. */
 function frameWindow(from: number, to: number, history: unknown[] | undefined, runs = 15): Sample {
   const times: number[] = [];
@@ -134,6 +147,9 @@ const suite: BenchSuite = {
         return createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: response.steps });
       },
     );
+    const mapOnly = timed(15, () => (JSON.parse(bytes.toString("utf8")) as { steps: unknown[] }).steps, (parsed) =>
+      createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: parsed }),
+    );
     const parseRow: BenchRow = { name: `JSON.parse of the 10,000-step snapshot (${(bytes.length / 1e6).toFixed(1)} MB)`, sample: parse };
     const snapshotRatio = ingest.medianMs / parse.medianMs;
 
@@ -149,6 +165,10 @@ const suite: BenchSuite = {
       {
         name: "bytes → events: JSON.parse + tracker.applySnapshot, 10,000 steps",
         sample: ingest, baseline: { name: "JSON.parse", sample: parse }, goal: "<= 1.5x", met: snapshotRatio <= 1.5,
+      },
+      {
+        name: "tracker.applySnapshot alone on the parsed 10,000 steps (information)",
+        sample: mapOnly, baseline: { name: "JSON.parse", sample: parse },
       },
       {
         name: `stream bytes → events, frames 901-1000 of a ${Math.round(BASE / 1000)}-${Math.round((BASE + FRAMES * GROWTH) / 1000)} KB GENERATING message`,

@@ -87,6 +87,18 @@ function stepInfo(step: JsonObject): JsonObject | undefined {
   return asObject(metadata(step)?.["sourceTrajectoryStepInfo"]);
 }
 
+/** The step's own trajectory id and index, read in one pass (a snapshot asks for every step). */
+export function stepIdentity(step: JsonObject): { trajectoryId: string | undefined; stepIndex: number | undefined } {
+  const info = stepInfo(step);
+  if (info === undefined) return { trajectoryId: undefined, stepIndex: undefined };
+  const id = info["trajectoryId"];
+  const index = info["stepIndex"];
+  return {
+    trajectoryId: typeof id === "string" && id !== "" ? id : undefined,
+    stepIndex: typeof index === "number" && Number.isInteger(index) && index >= 0 ? index : asIndex(index),
+  };
+}
+
 export function metaTrajectoryId(step: JsonObject): string | undefined {
   const id = asString(stepInfo(step)?.["trajectoryId"]);
   return id === "" ? undefined : id;

@@ -16,11 +16,10 @@ import {
   discriminator,
   isObject,
   isToolStep,
-  metaStepIndex,
-  metaTrajectoryId,
   metadata,
   plannerText,
   statusSuffix,
+  stepIdentity,
   tokenCount,
   typedBody,
   typeSuffix,
@@ -197,9 +196,10 @@ class Tracker implements TrajectoryTracker {
       return;
     }
     const suffix = typeSuffix(raw);
-    const realTrajectoryId = metaTrajectoryId(raw) ?? ctx.frameTrajectoryId;
+    const identity = stepIdentity(raw);
+    const realTrajectoryId = identity.trajectoryId ?? ctx.frameTrajectoryId;
     const trajectoryId = realTrajectoryId ?? this.conversationId;
-    const metaIndex = metaStepIndex(raw);
+    const metaIndex = identity.stepIndex;
     if (metaIndex !== undefined && ctx.position !== undefined && metaIndex !== ctx.position) {
       this.#indexMismatch(trajectoryId, ctx.position, metaIndex);
     }
