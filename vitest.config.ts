@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // tmux and simulator tests start real processes; two cores are all CI has.
     maxWorkers: 2,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
