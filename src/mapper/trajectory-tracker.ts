@@ -346,6 +346,8 @@ class Tracker implements TrajectoryTracker {
       callId: pending.callId,
       request,
     });
+    // A step waiting on the user means agy is mid-turn, even if this tracker never saw the turn start.
+    this.#turnActive = true;
     if (this.#pending.size === 1) this.#status("waiting", "interaction_pending", where);
   }
 

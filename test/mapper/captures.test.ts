@@ -200,7 +200,8 @@ describe("real agy 1.0.10 captures", () => {
     expect(tracker.pendingInteractions()).toHaveLength(1);
     const done = tracker.applySteps([capture("ask_question_done.json")]);
     const again = tracker.applySteps([capture("ask_question_done.json"), capture("ask_question_waiting.json")]);
-    expect(done.map((e) => e.type)).toEqual(["interaction_resolved", "function_call", "function_call_output"]);
+    expect(done.map((e) => e.type)).toEqual(["interaction_resolved", "status", "function_call", "function_call_output"]);
+    expect(done[1]).toEqual({ type: "status", ...at(12), status: "running", reason: "interaction_resolved" });
     expect(done[0]).toEqual({
       type: "interaction_resolved", ...at(12), interactionId: (requested[0] as { interactionId: string }).interactionId,
       kind: "question", outcome: "answered", stepStatus: "DONE",

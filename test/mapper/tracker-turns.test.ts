@@ -118,6 +118,13 @@ describe("turn boundaries", () => {
     expect(types(t.applySnapshot({ steps: snapshot().slice(7), stepOffset: 7 }))).toContain("status:idle");
   });
 
+  it("treats a waiting step as a turn in progress when the tracker joined mid-turn", () => {
+    const t = tracker();
+    t.applySteps([fixture("run_command_waiting.json")]);
+    const events = t.applySteps([fixture("run_command_done.json"), planner(7, "DONE", { modifiedResponse: "It printed the directory." })]);
+    expect(types(events)).toEqual(["interaction_resolved", "status:running", "function_call", "function_call_output", "message", "status:idle"]);
+  });
+
   it("commits a failure message and fails the turn when the planner ends in ERROR", () => {
     const t = tracker();
     t.applySteps([userInput("exec-1", "go")]);
