@@ -114,18 +114,20 @@ export function toolEvents(
 ): [EventOf<"function_call">, EventOf<"function_call_output">] {
   const meta = metadata(step);
   const name = toolName(step);
-  const where = { ...at, callId: callIdFor(at.trajectoryId, at.stepIndex), name };
+  const { conversationId, trajectoryId, stepIndex } = at;
+  const callId = callIdFor(trajectoryId, stepIndex);
   const agyId = asString(asObject(meta?.["toolCall"])?.["id"]);
   const description = asString(meta?.["toolAction"]);
   const failed = statusSuffix !== "DONE";
-  return [
-    {
-      type: "function_call",
-      ...where,
-      arguments: toolArguments(step),
-      ...(agyId ? { agyToolCallId: agyId } : {}),
-      ...(description ? { description } : {}),
-    },
-    { type: "function_call_output", ...where, output: toolOutput(step, statusSuffix, failed), isError: failed, stepStatus: statusSuffix },
-  ];
+  // Literals, not spreads: this runs per tool step of a snapshot.
+  const call: EventOf<"function_call"> = {
+    type: "function_call", conversationId, trajectoryId, stepIndex, callId, name, arguments: toolArguments(step),
+  };
+  if (agyId) call.agyToolCallId = agyId;
+  if (description) call.description = description;
+  const output: EventOf<"function_call_output"> = {
+    type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name,
+    output: toolOutput(step, statusSuffix, failed), isError: failed, stepStatus: statusSuffix,
+  };
+  return [call, output];
 }

@@ -5,7 +5,7 @@
  */
 import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
 import { RUN_STATUS } from "../rpc/wire-schemas.js";
-import type { DiagnosticCode, MapperEvent, Status, StatusReason } from "./events.js";
+import type { DiagnosticCode, EventOf, MapperEvent, Status, StatusReason } from "./events.js";
 import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
 import { advanceLiveText, finishLiveText, hasPrefix, newLiveText, type LiveText } from "./live-text.js";
@@ -180,7 +180,12 @@ class Tracker implements TrajectoryTracker {
   }
 
   #status(status: Status, reason: StatusReason, where: { trajectoryId: string; stepIndex?: number }): void {
-    this.#out.push({ type: "status", conversationId: this.conversationId, ...where, status, reason });
+    // Literals, not spreads: this runs per step of a snapshot, and V8 copies spreads generically.
+    this.#out.push(
+      where.stepIndex === undefined
+        ? { type: "status", conversationId: this.conversationId, trajectoryId: where.trajectoryId, status, reason }
+        : { type: "status", conversationId: this.conversationId, trajectoryId: where.trajectoryId, stepIndex: where.stepIndex, status, reason },
+    );
   }
 
   #checkIdle(input: RunStatusInput): void {
@@ -354,7 +359,7 @@ class Tracker implements TrajectoryTracker {
   #generating(raw: JsonObject, state: StepState, trajectoryId: string, stepIndex: number): void {
     const body = typedBody(raw);
     const messageId = messageIdFor(trajectoryId, stepIndex);
-    const base = { conversationId: this.conversationId, trajectoryId, stepIndex, messageId };
+    const conversationId = this.conversationId;
     const thinking = asString(body?.["thinking"]);
     if (thinking !== undefined && thinking !== "") {
       const started = state.reasoning === undefined;
@@ -362,14 +367,16 @@ class Tracker implements TrajectoryTracker {
       const change = advanceLiveText(state.reasoning, thinking);
       if (change !== undefined) {
         if (change.replace) this.#rewriteDiagnostic("reasoning", trajectoryId, stepIndex);
-        this.#out.push({ type: "reasoning_delta", ...base, ...change, started });
+        const { text, replace, index } = change;
+        this.#out.push({ type: "reasoning_delta", conversationId, trajectoryId, stepIndex, messageId, index, text, replace, started });
       }
     }
     state.text ??= newLiveText();
     const change = advanceLiveText(state.text, plannerText(body));
     if (change !== undefined) {
       if (change.replace) this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
-      this.#out.push({ type: "message_delta", ...base, ...change, final: false });
+      const { text, replace, index } = change;
+      this.#out.push({ type: "message_delta", conversationId, trajectoryId, stepIndex, messageId, index, text, replace, final: false });
     }
   }
 
@@ -400,29 +407,39 @@ class Tracker implements TrajectoryTracker {
       });
     }
     const text = userText(body);
-    if (text !== "") this.#out.push({ type: "user_message", conversationId: this.conversationId, ...where, text });
+    if (text === "") return;
+    const { trajectoryId, stepIndex } = where;
+    this.#out.push(
+      stepIndex === undefined
+        ? { type: "user_message", conversationId: this.conversationId, trajectoryId, text }
+        : { type: "user_message", conversationId: this.conversationId, trajectoryId, stepIndex, text },
+    );
   }
 
   #planner(raw: JsonObject, state: StepState, status: string, trajectoryId: string, stepIndex: number): void {
     const body = typedBody(raw);
     const text = plannerText(body);
     const messageId = messageIdFor(trajectoryId, stepIndex);
-    const base = { conversationId: this.conversationId, trajectoryId, stepIndex, messageId };
+    const conversationId = this.conversationId;
     const thinking = asString(body?.["thinking"]);
     if (state.reasoning !== undefined && thinking !== undefined && hasPrefix(thinking, state.reasoning.sent)) {
       const change = advanceLiveText(state.reasoning, thinking);
-      if (change !== undefined) this.#out.push({ type: "reasoning_delta", ...base, ...change, started: false });
+      if (change !== undefined) {
+        const { text: rest, replace, index } = change;
+        this.#out.push({ type: "reasoning_delta", conversationId, trajectoryId, stepIndex, messageId, index, text: rest, replace, started: false });
+      }
     }
     if (state.text !== undefined) {
       const change = finishLiveText(state.text, text);
       if (change.replace && status === "DONE") this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
-      this.#out.push({ type: "message_delta", ...base, ...change, final: true });
+      const { text: rest, replace, index } = change;
+      this.#out.push({ type: "message_delta", conversationId, trajectoryId, stepIndex, messageId, index, text: rest, replace, final: true });
     }
     const where = { trajectoryId, stepIndex };
     if (status === "ERROR") {
       const detail = asString(body?.["errorMessage"]) ?? asString(body?.["error"]) ?? asString(asObject(body?.["error"])?.["message"]);
       const marker = `[agy-bridge: the model did not complete this turn (status ERROR)${detail ? `: ${detail}` : ""}]`;
-      this.#out.push({ type: "message", ...base, role: "assistant", text: marker, failed: true });
+      this.#out.push({ type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text: marker, failed: true });
       if (this.#turnActive) {
         this.#turnActive = false;
         this.#status("failed", "turn_failed", where);
@@ -430,7 +447,9 @@ class Tracker implements TrajectoryTracker {
       return;
     }
     if (status !== "DONE") return;
-    if (text.trim() !== "") this.#out.push({ type: "message", ...base, role: "assistant", text, failed: false });
+    if (text.trim() !== "") {
+      this.#out.push({ type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false });
+    }
     this.#usageFrom(raw, where);
     const toolCalls = body?.["toolCalls"];
     const dispatches = Array.isArray(toolCalls) && toolCalls.length > 0;
@@ -449,13 +468,18 @@ class Tracker implements TrajectoryTracker {
     totals.thinkingOutputTokens += tokenCount(usage["thinkingOutputTokens"]);
     totals.cacheReadTokens += tokenCount(usage["cacheReadTokens"]);
     const model = asString(usage["model"]);
-    this.#out.push({
+    const event: EventOf<"usage"> = {
       type: "usage",
       conversationId: this.conversationId,
-      ...where,
-      ...totals,
-      ...(model === undefined || model === "" ? {} : { model }),
-    });
+      trajectoryId: where.trajectoryId,
+      stepIndex: where.stepIndex,
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      thinkingOutputTokens: totals.thinkingOutputTokens,
+      cacheReadTokens: totals.cacheReadTokens,
+    };
+    if (model !== undefined && model !== "") event.model = model;
+    this.#out.push(event);
   }
 
   #tool(raw: JsonObject, status: string, trajectoryId: string, stepIndex: number): void {
