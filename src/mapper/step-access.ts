@@ -83,25 +83,18 @@ export function metadata(step: JsonObject): JsonObject | undefined {
   return asObject(step["metadata"]);
 }
 
-function stepInfo(step: JsonObject): JsonObject | undefined {
+/** `metadata.sourceTrajectoryStepInfo`, where agy names the step's trajectory and index. */
+export function stepInfo(step: JsonObject): JsonObject | undefined {
   return asObject(metadata(step)?.["sourceTrajectoryStepInfo"]);
 }
 
-/** The step's own trajectory id and index, read in one pass (a snapshot asks for every step). */
-export function stepIdentity(step: JsonObject): { trajectoryId: string | undefined; stepIndex: number | undefined } {
-  const info = stepInfo(step);
-  if (info === undefined) return { trajectoryId: undefined, stepIndex: undefined };
-  const id = info["trajectoryId"];
-  const index = info["stepIndex"];
-  return {
-    trajectoryId: typeof id === "string" && id !== "" ? id : undefined,
-    stepIndex: typeof index === "number" && Number.isInteger(index) && index >= 0 ? index : asIndex(index),
-  };
+export function metaTrajectoryId(step: JsonObject): string | undefined {
+  return infoTrajectoryId(stepInfo(step));
 }
 
-export function metaTrajectoryId(step: JsonObject): string | undefined {
-  const id = asString(stepInfo(step)?.["trajectoryId"]);
-  return id === "" ? undefined : id;
+export function infoTrajectoryId(info: JsonObject | undefined): string | undefined {
+  const id = info?.["trajectoryId"];
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 export function metaCascadeId(step: JsonObject): string | undefined {
@@ -112,6 +105,10 @@ export function metaCascadeId(step: JsonObject): string | undefined {
 /** The explicit `stepIndex`, if agy sent one (it omits 0, and omits it on USER_INPUT in 1.0.10). */
 export function metaStepIndex(step: JsonObject): number | undefined {
   return asIndex(stepInfo(step)?.["stepIndex"]);
+}
+
+export function infoStepIndex(info: JsonObject | undefined): number | undefined {
+  return asIndex(info?.["stepIndex"]);
 }
 
 /**

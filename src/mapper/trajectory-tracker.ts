@@ -19,7 +19,9 @@ import {
   metadata,
   plannerText,
   statusSuffix,
-  stepIdentity,
+  stepInfo,
+  infoStepIndex,
+  infoTrajectoryId,
   tokenCount,
   typedBody,
   typeSuffix,
@@ -36,15 +38,21 @@ import type {
 } from "./tracker-api.js";
 import { toolEvents } from "./tool-projection.js";
 
-interface StepState {
-  /** The latest version agy sent. */
-  raw: JsonObject;
-  settled: boolean;
+/** A step seen but not settled yet. A settled step's slot holds its latest raw version instead. */
+class LiveStep {
   /** An interaction was requested (or found unusable) for this step. */
-  requested: boolean;
-  text?: LiveText;
-  reasoning?: LiveText;
+  requested = false;
+  text: LiveText | undefined = undefined;
+  reasoning: LiveText | undefined = undefined;
+  constructor(
+    /** The latest version agy sent. */
+    public raw: JsonObject,
+  ) {}
 }
+
+/** One trajectory's steps by index: live state, or the raw step once settled. */
+type Slot = LiveStep | JsonObject | undefined;
+type StepState = LiveStep;
 
 interface StepContext {
   position?: number;
@@ -66,9 +74,9 @@ const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]
 class Tracker implements TrajectoryTracker {
   readonly conversationId: string;
   /** Non-USER_INPUT steps: per trajectory, an array indexed by step index (no key strings to build or hash). */
-  #states = new Map<string, (StepState | undefined)[]>();
+  #states = new Map<string, Slot[]>();
   #lastTrajectoryId: string | undefined;
-  #lastStates: (StepState | undefined)[] = [];
+  #lastStates: Slot[] = [];
   /** Settled USER_INPUT keys (`trajectoryId \0 discriminator`). */
   #users = new Set<string>();
   /** USER_INPUT steps whose index is known, for `step()`. */
@@ -161,7 +169,8 @@ class Tracker implements TrajectoryTracker {
   }
 
   step(trajectoryId: string, stepIndex: number): Step | undefined {
-    const raw = this.#states.get(trajectoryId)?.[stepIndex]?.raw ?? this.#userSteps.get(`${trajectoryId}\u0000${stepIndex}`);
+    const slot = this.#states.get(trajectoryId)?.[stepIndex];
+    const raw = slot instanceof LiveStep ? slot.raw : (slot ?? this.#userSteps.get(`${trajectoryId}\u0000${stepIndex}`));
     return raw as Step | undefined;
   }
 
@@ -201,10 +210,10 @@ class Tracker implements TrajectoryTracker {
       return;
     }
     const suffix = typeSuffix(raw);
-    const identity = stepIdentity(raw);
-    const realTrajectoryId = identity.trajectoryId ?? ctx.frameTrajectoryId;
+    const info = stepInfo(raw);
+    const realTrajectoryId = infoTrajectoryId(info) ?? ctx.frameTrajectoryId;
     const trajectoryId = realTrajectoryId ?? this.conversationId;
-    const metaIndex = identity.stepIndex;
+    const metaIndex = infoStepIndex(info);
     if (metaIndex !== undefined && ctx.position !== undefined && metaIndex !== ctx.position) {
       this.#indexMismatch(trajectoryId, ctx.position, metaIndex);
     }
@@ -216,37 +225,44 @@ class Tracker implements TrajectoryTracker {
     }
     const index = stepIndex ?? 0;
     const states = this.#statesOf(trajectoryId);
-    let state = states[index];
-    if (state !== undefined) {
+    const slot = states[index];
+    let state: LiveStep | undefined;
+    if (slot instanceof LiveStep) {
+      state = slot;
       state.raw = raw;
-      if (state.settled) return;
+    } else if (slot !== undefined) {
+      states[index] = raw; // settled: only refresh what step() returns
+      return;
     }
     const tool = isToolStep(raw) || TOOL_TYPES.has(suffix);
     if (!tool && !KNOWN_TYPES.has(suffix)) {
       this.#unknownType(suffix, { trajectoryId, stepIndex: index });
       return;
     }
-    if (state === undefined) {
-      state = { raw, settled: false, requested: false };
+    const status = statusSuffix(raw);
+    const settles = TERMINAL.has(status);
+    if (state === undefined && !settles) {
+      state = new LiveStep(raw);
       states[index] = state;
     }
-    const status = statusSuffix(raw);
-    if (state.requested || status === "WAITING") this.#interaction(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
-
+    if (state !== undefined && (state.requested || status === "WAITING")) {
+      this.#interaction(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
+    }
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
-      if (metaIndex !== undefined || ctx.position !== undefined) this.#generating(raw, state, trajectoryId, index);
+      if (state !== undefined && (metaIndex !== undefined || ctx.position !== undefined)) {
+        this.#generating(raw, state, trajectoryId, index);
+      }
       return;
     }
-    if (!TERMINAL.has(status)) return;
-    state.settled = true;
+    if (!settles) return;
+    // First sighting of the settled version: its events, once. A step first seen settled needs no live state.
+    states[index] = raw;
     if (suffix === "PLANNER_RESPONSE") this.#planner(raw, state, status, trajectoryId, index);
     else if (tool) this.#tool(raw, status, trajectoryId, index);
-    state.text = undefined;
-    state.reasoning = undefined;
   }
 
-  #statesOf(trajectoryId: string): (StepState | undefined)[] {
+  #statesOf(trajectoryId: string): Slot[] {
     if (trajectoryId === this.#lastTrajectoryId) return this.#lastStates;
     let states = this.#states.get(trajectoryId);
     if (states === undefined) {
@@ -416,20 +432,20 @@ class Tracker implements TrajectoryTracker {
     );
   }
 
-  #planner(raw: JsonObject, state: StepState, status: string, trajectoryId: string, stepIndex: number): void {
+  #planner(raw: JsonObject, state: LiveStep | undefined, status: string, trajectoryId: string, stepIndex: number): void {
     const body = typedBody(raw);
     const text = plannerText(body);
     const messageId = messageIdFor(trajectoryId, stepIndex);
     const conversationId = this.conversationId;
     const thinking = asString(body?.["thinking"]);
-    if (state.reasoning !== undefined && thinking !== undefined && hasPrefix(thinking, state.reasoning.sent)) {
+    if (state?.reasoning !== undefined && thinking !== undefined && hasPrefix(thinking, state.reasoning.sent)) {
       const change = advanceLiveText(state.reasoning, thinking);
       if (change !== undefined) {
         const { text: rest, replace, index } = change;
         this.#out.push({ type: "reasoning_delta", conversationId, trajectoryId, stepIndex, messageId, index, text: rest, replace, started: false });
       }
     }
-    if (state.text !== undefined) {
+    if (state?.text !== undefined) {
       const change = finishLiveText(state.text, text);
       if (change.replace && status === "DONE") this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
       const { text: rest, replace, index } = change;
