@@ -73,14 +73,12 @@ const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]
 
 class Tracker implements TrajectoryTracker {
   readonly conversationId: string;
-  /** Non-USER_INPUT steps: per trajectory, an array indexed by step index (no key strings to build or hash). */
+  /** Steps per trajectory, in an array indexed by step index (no key strings to build or hash). */
   #states = new Map<string, Slot[]>();
   #lastTrajectoryId: string | undefined;
   #lastStates: Slot[] = [];
   /** Settled USER_INPUT keys (`trajectoryId \0 discriminator`). */
   #users = new Set<string>();
-  /** USER_INPUT steps whose index is known, for `step()`. */
-  #userSteps = new Map<string, JsonObject>();
   /** Open interactions by the state of their step, in request order. */
   #pending = new Map<StepState, PendingInteraction>();
   #unknownTypes = new Set<string>();
@@ -170,8 +168,7 @@ class Tracker implements TrajectoryTracker {
 
   step(trajectoryId: string, stepIndex: number): Step | undefined {
     const slot = this.#states.get(trajectoryId)?.[stepIndex];
-    const raw = slot instanceof LiveStep ? slot.raw : (slot ?? this.#userSteps.get(`${trajectoryId}\u0000${stepIndex}`));
-    return raw as Step | undefined;
+    return (slot instanceof LiveStep ? slot.raw : slot) as Step | undefined;
   }
 
   pendingInteractions(): PendingInteraction[] {
@@ -279,7 +276,7 @@ class Tracker implements TrajectoryTracker {
    * trajectory id in every turn, so it is deduplicated by its discriminator.
    */
   #user(raw: JsonObject, where: { trajectoryId: string; stepIndex?: number }): void {
-    if (where.stepIndex !== undefined) this.#userSteps.set(`${where.trajectoryId}\u0000${where.stepIndex}`, raw);
+    if (where.stepIndex !== undefined) this.#statesOf(where.trajectoryId)[where.stepIndex] = raw;
     const disc = discriminator(raw) ?? `i:${where.stepIndex ?? "?"}`;
     const key = `${where.trajectoryId}\u0000${disc}`;
     if (this.#users.has(key)) return;
