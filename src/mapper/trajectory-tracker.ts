@@ -52,7 +52,6 @@ class LiveStep {
 
 /** One trajectory's steps by index: live state, or the raw step once settled. */
 type Slot = LiveStep | JsonObject | undefined;
-type StepState = LiveStep;
 
 interface StepContext {
   position?: number;
@@ -80,7 +79,7 @@ class Tracker implements TrajectoryTracker {
   /** Settled USER_INPUT keys (`trajectoryId \0 discriminator`). */
   #users = new Set<string>();
   /** Open interactions by the state of their step, in request order. */
-  #pending = new Map<StepState, PendingInteraction>();
+  #pending = new Map<LiveStep, PendingInteraction>();
   #unknownTypes = new Set<string>();
   #mismatches = new Set<string>();
   #turnActive = false;
@@ -304,7 +303,7 @@ class Tracker implements TrajectoryTracker {
 
   #interaction(
     raw: JsonObject,
-    state: StepState,
+    state: LiveStep,
     status: string,
     suffix: string,
     realTrajectoryId: string | undefined,
@@ -369,7 +368,7 @@ class Tracker implements TrajectoryTracker {
     if (this.#pending.size === 1) this.#status("waiting", "interaction_pending", where);
   }
 
-  #generating(raw: JsonObject, state: StepState, trajectoryId: string, stepIndex: number): void {
+  #generating(raw: JsonObject, state: LiveStep, trajectoryId: string, stepIndex: number): void {
     const body = typedBody(raw);
     const messageId = messageIdFor(trajectoryId, stepIndex);
     const conversationId = this.conversationId;
