@@ -180,6 +180,30 @@ function checkDeltas(events: MapperEvent[]): void {
   }
 }
 
+/** Rendered reasoning of a committed planner equals its final `thinking` (this history never rewrites reasoning). */
+function checkReasoning(events: MapperEvent[], finalThinking: Map<string, string>): void {
+  const rendered = new Map<string, string>();
+  for (const e of events) {
+    if (e.type !== "reasoning_delta") continue;
+    expect(e.started).toBe(!rendered.has(e.messageId));
+    rendered.set(e.messageId, e.replace ? e.text : (rendered.get(e.messageId) ?? "") + e.text);
+  }
+  for (const e of events) {
+    if (e.type === "message" && !e.failed && rendered.has(e.messageId)) {
+      expect(rendered.get(e.messageId)).toBe(finalThinking.get(e.messageId));
+    }
+  }
+}
+
+function finalThinkingOf(ticks: Tick[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { index, step } of ticks) {
+    const thinking = (step["plannerResponse"] as { thinking?: string } | undefined)?.thinking;
+    if (thinking !== undefined) out.set(`agy_msg_${TID}_${index}`, thinking);
+  }
+  return out;
+}
+
 function checkInteractions(events: MapperEvent[]): void {
   events.forEach((e, i) => {
     if (e.type !== "interaction_requested") return;
@@ -210,6 +234,7 @@ describe("delivery-order independence", () => {
         const events = deliver(ticks, ops, pageSize, resendPick);
         expect(committed(events)).toEqual(committed(once));
         checkDeltas(events);
+        checkReasoning(events, finalThinkingOf(ticks));
         checkInteractions(events);
       }),
       { numRuns: 300 },
