@@ -27,10 +27,13 @@ export function toolName(step: JsonObject): string {
 
 const NOT_ARGUMENTS = new Set(["toolaction", "toolsummary"]);
 
+/** `args` without `toolAction`/`toolSummary` (any case); a fresh object, `args` untouched. */
 function withoutNarration(args: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(args)) {
-    if (!NOT_ARGUMENTS.has(key.toLowerCase())) out[key] = value;
+  for (const key in args) {
+    // Both narration keys are 10 or 11 characters long: skip lower-casing the rest.
+    if ((key.length === 10 || key.length === 11) && NOT_ARGUMENTS.has(key.toLowerCase())) continue;
+    out[key] = args[key];
   }
   return out;
 }
