@@ -6,12 +6,13 @@
  * without it, ANTIGRAVITY_* in the environment of processes agy spawns).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
+import { ownedLoopbackListeners } from "../support/proc-listeners.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -65,22 +66,6 @@ function agyInSubtree(root: number): number | undefined {
     queue.push(...children(pid));
   }
   return undefined;
-}
-
-function ownedLoopbackListeners(pid: number): number[] {
-  const inodes = new Set(
-    readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      return match === null ? [] : [match[1]];
-    }),
-  );
-  return readFileSync(`/proc/${pid}/net/tcp`, "utf8")
-    .split("\n")
-    .slice(1)
-    .map((row) => row.trim().split(/\s+/))
-    .filter((f) => f[3] === "0A" && f[1]?.split(":")[0]?.toUpperCase() === "0100007F" && inodes.has(f[9] as string))
-    .map((f) => parseInt(f[1]?.split(":")[1] as string, 16))
-    .sort((a, b) => a - b);
 }
 
 function tlsHeartbeat(port: number, token?: string): Promise<number> {

@@ -5,12 +5,13 @@
  * "CSRF token": first-argument token and the ANTIGRAVITY_* environment).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAgyBridgeError } from "../../src/errors.js";
 import { buildAgyLauncher } from "../../src/sim/launcher/build-agy-launcher.js";
+import { ownedLoopbackListeners } from "../support/proc-listeners.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const STUB = join(ROOT, "test/support/launcher-stub-child.ts");
@@ -59,23 +60,6 @@ async function ask(port: number): Promise<StubAnswer> {
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((r) => child.once("exit", (code) => r(code)));
-}
-
-/** Loopback LISTEN ports whose socket inode the pid holds as an fd (newer-builds "Listeners"). */
-function ownedLoopbackListeners(pid: number): number[] {
-  const inodes = new Set(
-    readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      return match === null ? [] : [match[1]];
-    }),
-  );
-  return readFileSync(`/proc/${pid}/net/tcp`, "utf8")
-    .split("\n")
-    .slice(1)
-    .map((row) => row.trim().split(/\s+/))
-    .filter((f) => f[3] === "0A" && f[1]?.split(":")[0]?.toUpperCase() === "0100007F" && inodes.has(f[9] as string))
-    .map((f) => parseInt(f[1]?.split(":")[1] as string, 16))
-    .sort((a, b) => a - b);
 }
 
 describe("agy launcher", () => {
