@@ -6,6 +6,7 @@ import { TurnStopped, type SimConversation, type SimInteraction, type TurnToken 
 import type { CommandScriptStep, QuestionScriptStep } from "./scenario-schema.js";
 import { STEP_TYPE, moveStep, stepInfo, type JsonObject, type StepPlace, type ToolCallSpec, type WireStep } from "./step-factory.js";
 import type { TurnPlayerOptions } from "./turn-player.js";
+import { STEP_STATUS } from "../rpc/wire-schemas.js";
 
 /** What a gated step needs from the turn that plays it. */
 export interface TurnScope {
@@ -20,13 +21,7 @@ export interface TurnScope {
   toolStep(spec: ToolCallSpec, type: string, body: JsonObject): Promise<number>;
 }
 
-const S = {
-  PENDING: "CORTEX_STEP_STATUS_PENDING",
-  RUNNING: "CORTEX_STEP_STATUS_RUNNING",
-  WAITING: "CORTEX_STEP_STATUS_WAITING",
-  DONE: "CORTEX_STEP_STATUS_DONE",
-  ERROR: "CORTEX_STEP_STATUS_ERROR",
-} as const;
+const S = STEP_STATUS;
 
 /**
  * Parks the turn on a WAITING step until answered. An unanswered prompt
