@@ -53,7 +53,11 @@ export function httpStatusError(method: string, status: number, body: Uint8Array
   const hint =
     status === 401
       ? "; the server wants a (different) x-codeium-csrf-token: re-discover it rather than retry"
-      : "";
+      : /input not registered/i.test(serverMessage)
+        ? " (the step is no longer waiting, e.g. it timed out and agy retried it at a higher index, or trajectoryId was missing: re-read the steps and answer the waiting one)"
+        : /trajectory not found/i.test(serverMessage)
+          ? " (this language server does not host that conversation)"
+          : "";
   return new RpcError(
     "http_status",
     `${method} failed with HTTP ${status}${connectCode ? ` (${connectCode})` : ""}: ${shown || "(empty body)"}${hint}`,

@@ -103,6 +103,7 @@ describe("unary failures", () => {
     expect(error.method).toBe("HandleCascadeUserInteraction");
     expect(error.serverMessage).toBe("input not registered for step 14");
     expect(error.isInputNotRegistered).toBe(true);
+    expect(error.message).toMatch(/input not registered for step 14 \(the step is no longer waiting.*re-read the steps/);
   });
 
   it("takes the message and code of a Connect JSON error body", async () => {
@@ -110,6 +111,7 @@ describe("unary failures", () => {
     const error = await failure(client.getConversationMetadata({ conversationId: "c" }));
     expect(error.connectCode).toBe("unknown");
     expect(error.serverMessage).toBe("trajectory not found");
+    expect(error.message).toContain("trajectory not found (this language server does not host that conversation)");
     expect(error.isTrajectoryNotFound).toBe(true);
   });
 
