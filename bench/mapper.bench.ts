@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createTrajectoryTracker } from "../src/mapper/index.js";
-import type { StreamUpdate } from "../src/rpc/wire-schemas.js";
+import type { StreamUpdate } from "../src/protocol/wire-schemas.js";
 import type { BenchRow, BenchSuite, Sample } from "./harness.js";
 
 const CID = "bench-conversation";

@@ -15,8 +15,8 @@ import { fromJsonString, toJson } from "@bufbuild/protobuf";
 import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { createAgyRpcClient } from "../src/rpc/client.js";
 import { decodeStepsResponse, utf8, validateBody, validateStepsResponse } from "../src/rpc/response-decoding.js";
-import { TrajectoryStepsResponseSchema } from "../src/rpc/wire-schemas.js";
-import { createSelfSignedCertificate } from "../src/sim/certificate.js";
+import { TrajectoryStepsResponseSchema } from "../src/protocol/wire-schemas.js";
+import { createSelfSignedCertificate } from "../src/sim/server/certificate.js";
 import { createTrajectoryTracker } from "../src/mapper/index.js";
 import { startLoopbackServer } from "../test/support/loopback-server.js";
 import { performance } from "node:perf_hooks";
@@ -26,7 +26,7 @@ import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js
 
 const STEP_COUNT = 10_000;
 const here = dirname(fileURLToPath(import.meta.url));
-const capturesDir = join(here, "..", "..", "shared", "captures", "agy-1.0.10-steps");
+const capturesDir = join(here, "..", "fixtures", "captures", "agy-1.0.10");
 
 interface CapturedStep {
   metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } };

@@ -9,9 +9,9 @@ import { randomBytes } from "node:crypto";
 import type { CliIo, Command } from "./command.js";
 import { AgyBridgeError } from "../errors.js";
 import { createAgyRpcClient, watchAgentStateUpdates, type AgyRpcClient } from "../rpc/index.js";
-import { STEP_STATUS } from "../rpc/wire-schemas.js";
+import { STEP_STATUS } from "../protocol/wire-names.js";
 import { createTrajectoryTracker, type MapperEvent, type PendingInteraction } from "../mapper/index.js";
-import { startSimServer } from "../sim/server.js";
+import { startSimServer } from "../sim/server/server.js";
 import { formatEvent } from "./event-text.js";
 
 const DEFAULT_TURNS = [

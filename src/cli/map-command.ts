@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
 import { createTrajectoryTracker, type MapperEvent } from "../mapper/index.js";
-import { StepSchema, StreamUpdateSchema, type Step, type StreamUpdate } from "../rpc/wire-schemas.js";
+import { StepSchema, StreamUpdateSchema, type Step, type StreamUpdate } from "../protocol/wire-schemas.js";
 import type { CliIo, Command } from "./command.js";
 
 const HELP = `Usage: agy-bridge map [FILE|-] [--conversation ID]

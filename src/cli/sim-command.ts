@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Stream } from "node:stream";
 import { AgyBridgeError } from "../errors.js";
 import { buildAgyLauncher } from "../sim/launcher/build-agy-launcher.js";
-import { loadScenarios } from "../sim/scenarios.js";
-import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server.js";
+import { loadScenarios } from "../sim/engine/scenarios.js";
+import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server/server.js";
 import { createFakeTui } from "../sim/tui/fake-tui.js";
 import type { CliIo, Command } from "./command.js";
 

@@ -4,35 +4,16 @@
  * tolerates missing or mistyped fields and never throws.
  */
 
-/** A JSON object as it came off the wire. */
-export type JsonObject = Record<string, unknown>;
+import { asIndex, asObject, asString, isObject, type JsonObject } from "../protocol/json.js";
+import { STEP_STATUS_PREFIX, STEP_TYPE_PREFIX } from "../protocol/wire-names.js";
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function asObject(value: unknown): JsonObject | undefined {
-  return isObject(value) ? value : undefined;
-}
-
-export function asString(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-/** A non-negative int from a number or a digit string (proto-JSON int64). */
-export function asIndex(value: unknown): number | undefined {
-  if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
-  if (typeof value === "string" && /^\d{1,15}$/.test(value)) return Number(value);
-  return undefined;
-}
+export { asIndex, asObject, asString, isObject, type JsonObject };
 
 /** Token counts: digit strings or numbers; anything else counts as 0. */
 export function tokenCount(value: unknown): number {
   return asIndex(value) ?? 0;
 }
 
-const STEP_TYPE_PREFIX = "CORTEX_STEP_TYPE_";
-const STEP_STATUS_PREFIX = "CORTEX_STEP_STATUS_";
 
 const typeSuffixes = new Map<string, string>();
 const statusSuffixes = new Map<string, string>();

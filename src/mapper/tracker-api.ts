@@ -2,7 +2,7 @@
  * The trajectory tracker's public surface (implemented in
  * `trajectory-tracker.ts`).
  */
-import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
+import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { InteractionRequest, MapperEvent } from "./events.js";
 
 /** A WAITING step with a request the session layer can answer. */

@@ -3,8 +3,8 @@
  * conversation into events, emitting every step transition exactly once.
  * Pure: no clock, no I/O; bad input becomes `diagnostic` events, never a throw.
  */
-import type { Step, StreamUpdate } from "../rpc/wire-schemas.js";
-import { RUN_STATUS } from "../rpc/wire-schemas.js";
+import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
+import { RUN_STATUS } from "../protocol/wire-names.js";
 import type { DiagnosticCode, EventOf, MapperEvent, Status, StatusReason } from "./events.js";
 import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";

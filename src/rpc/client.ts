@@ -23,9 +23,9 @@ import type { z } from "zod";
 import { RpcError } from "../errors.js";
 import { createCertificatePin, type CertificatePin } from "./certificate-pin.js";
 import { httpStatusError, toRpcError } from "./call-failure.js";
-import { DEFAULT_MAX_FRAME_BYTES, encodeJsonEnvelope, FLAG_DATA } from "./envelope.js";
+import { DEFAULT_MAX_FRAME_BYTES, encodeJsonEnvelope, FLAG_DATA } from "../protocol/envelope.js";
 import { assertLoopbackUrl } from "./loopback.js";
-import { DEFAULT_TIMEOUTS_MS, METHODS, methodPath, type MethodName, type TimeoutClass } from "./methods.js";
+import { DEFAULT_TIMEOUTS_MS, METHODS, methodPath, type MethodName, type TimeoutClass } from "../protocol/methods.js";
 import * as build from "./requests.js";
 import { decodeStepsResponse, decodeStreamBody, joinChunks, parseJsonBody, validateBody } from "./response-decoding.js";
 import {
@@ -41,7 +41,7 @@ import {
   type Step,
   type StreamUpdate,
   type TrajectoryResponse,
-} from "./wire-schemas.js";
+} from "../protocol/wire-schemas.js";
 
 export interface AgyRpcClientOptions {
   /** `https://127.0.0.1:<port>` (or plain `http://`); must be loopback. */

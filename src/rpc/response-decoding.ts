@@ -5,8 +5,8 @@
  */
 import type { z } from "zod";
 import { RpcError } from "../errors.js";
-import { EnvelopeDecoder, FLAG_COMPRESSED, FLAG_END_STREAM } from "./envelope.js";
-import { StreamUpdateSchema, TrajectoryStepsResponseSchema, type Step, type StreamUpdate } from "./wire-schemas.js";
+import { EnvelopeDecoder, FLAG_COMPRESSED, FLAG_END_STREAM } from "../protocol/envelope.js";
+import { StreamUpdateSchema, TrajectoryStepsResponseSchema, type Step, type StreamUpdate } from "../protocol/wire-schemas.js";
 
 /** Concatenates chunks once; a single chunk is returned as-is. */
 export function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { AgyBridgeError, RpcError } from "../errors.js";
 import type { AgyRpcClient } from "./client.js";
-import type { StreamUpdate } from "./wire-schemas.js";
+import type { StreamUpdate } from "../protocol/wire-schemas.js";
 
 export type WatchEvent =
   /** A stream was accepted; take a snapshot now, frames may have been missed. */

@@ -3,14 +3,14 @@
  * scenarios) that behaves like agy on the wire, for testing code that
  * supervises agy without an agy account.
  */
-export { startSimServer, type SimServer, type SimServerOptions } from "./server.js";
-export { createSimEngine, type SimEngine, type SimEngineOptions } from "./engine.js";
-export { loadScenarios, parseScenario, matchScenario, DEFAULT_SCENARIO_DIR } from "./scenarios.js";
-export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./scenario-schema.js";
-export type { SimFaults } from "./faults.js";
-export { systemClock, type SimClock, type SimTimer } from "./sim-clock.js";
-export type { SimConversation } from "./conversation.js";
-export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui-port.js";
-export { createSelfSignedCertificate, type SelfSignedCertificate } from "./certificate.js";
+export { startSimServer, type SimServer, type SimServerOptions } from "./server/server.js";
+export { createSimEngine, type SimEngine, type SimEngineOptions } from "./engine/engine.js";
+export { loadScenarios, parseScenario, matchScenario, DEFAULT_SCENARIO_DIR } from "./engine/scenarios.js";
+export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./engine/scenario-schema.js";
+export type { SimFaults } from "./server/faults.js";
+export { systemClock, type SimClock, type SimTimer } from "./engine/sim-clock.js";
+export type { SimConversation } from "./engine/conversation.js";
+export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui/tui-port.js";
+export { createSelfSignedCertificate, type SelfSignedCertificate } from "./server/certificate.js";
 export { createFakeTui, type FakeTui, type FakeTuiOptions } from "./tui/fake-tui.js";
 export { buildAgyLauncher, AGY_LAUNCHER_SOURCE, type BuildAgyLauncherOptions } from "./launcher/build-agy-launcher.js";

@@ -1,6 +1,6 @@
 /**
- * The mapper over every real agy 1.0.10 capture in ../shared/captures (read in
- * place, never copied), one fresh tracker per capture, exact events.
+ * The mapper over every real agy 1.0.10 capture in fixtures/captures/agy-1.0.10 (read
+ * in place), one fresh tracker per capture, exact events.
  */
 import { describe, expect, it } from "vitest";
 import { createTrajectoryTracker, MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";

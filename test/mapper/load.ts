@@ -1,11 +1,11 @@
-/** Test helpers: read step fixtures (ours) and real captures (shared, read-only). */
+/** Test helpers: read step fixtures (ours) and real agy 1.0.10 captures (fixtures/captures). */
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURES = join(root, "fixtures", "steps");
-export const CAPTURES = join(root, "..", "shared", "captures", "agy-1.0.10-steps");
+export const CAPTURES = join(root, "fixtures", "captures", "agy-1.0.10");
 
 /** Our fixture conversation and trajectory. */
 export const CID = "7c1f3a52-0d4e-4b8a-9e61-2f5b8c3d9a10";

@@ -76,17 +76,3 @@ describe("ids", () => {
     expect(callOf(mapOne(step)).callId).toBe("agy_call_conv_3");
   });
 });
-
-describe("purity", () => {
-  it("keeps src/mapper free of node: imports and of rpc imports other than wire-schemas", () => {
-    const dir = join(FIXTURES, "..", "..", "src", "mapper");
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
-      const source = readFileSync(join(dir, file), "utf8");
-      expect(source, file).not.toMatch(/from\s+["']node:/);
-      for (const [, target] of source.matchAll(/from\s+["']([^"']+)["']/g)) {
-        if (target?.startsWith("../")) expect(target, file).toBe("../rpc/wire-schemas.js");
-      }
-      expect(source, file).not.toMatch(/Date\.now|new Date\(|Math\.random|console\.|process\./);
-    }
-  });
-});

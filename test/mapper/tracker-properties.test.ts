@@ -15,7 +15,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createTrajectoryTracker, type MapperEvent } from "../../src/mapper/index.js";
-import type { StreamUpdate } from "../../src/rpc/wire-schemas.js";
+import type { StreamUpdate } from "../../src/protocol/wire-schemas.js";
 
 const CID = "prop-conversation";
 const TID = "prop-trajectory";

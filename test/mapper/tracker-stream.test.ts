@@ -1,7 +1,7 @@
 /** Stream frames: deltas, rewrites, interactions, bad frames. */
 import { describe, expect, it } from "vitest";
 import { createTrajectoryTracker, type EventOf, type MapperEvent } from "../../src/mapper/index.js";
-import type { StreamUpdate } from "../../src/rpc/wire-schemas.js";
+import type { StreamUpdate } from "../../src/protocol/wire-schemas.js";
 import { CID, TID, fixture, frames } from "./load.js";
 
 const tracker = () => createTrajectoryTracker({ conversationId: CID });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgyBridgeError, RpcError } from "../../src/errors.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
 import { assertLoopbackUrl } from "../../src/rpc/loopback.js";
-import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/certificate.js";
+import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/server/certificate.js";
 import { agyLikeHandler, dataFrame, replyJson } from "../support/connect-replies.js";
 import { startLoopbackServer, type HandlerContext, type LoopbackServer } from "../support/loopback-server.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RpcError } from "../../src/errors.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
-import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/certificate.js";
+import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/server/certificate.js";
 import { agyLikeHandler } from "../support/connect-replies.js";
 import { startLoopbackServer, type LoopbackServer, type ServerKind } from "../support/loopback-server.js";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RpcError } from "../../src/errors.js";
 import { decodeStepsResponse, isWireStep } from "../../src/rpc/response-decoding.js";
-import { StepSchema, TrajectoryStepsResponseSchema } from "../../src/rpc/wire-schemas.js";
+import { StepSchema, TrajectoryStepsResponseSchema } from "../../src/protocol/wire-schemas.js";
 
 const loose = fc.oneof(
   fc.constant(undefined),

@@ -1,17 +1,18 @@
 /**
  * The simulator's steps have the same shapes as agy's real ones: each test
  * compares key sets (not values) of a generated step with a capture from
- * /work/shared/captures/agy-1.0.10-steps (facts §8), for the poll projection
+ * fixtures/captures/agy-1.0.10 (spike-notes §8), for the poll projection
  * (GetCascadeTrajectorySteps) and the stream projection (frames) alike.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SimServer } from "../../src/sim/server.js";
+import type { SimServer } from "../../src/sim/server/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
 import { openStream, unary, type Json, type StreamReader } from "./support/wire-client.js";
 
-const CAPTURES = join(process.cwd(), "..", "shared", "captures", "agy-1.0.10-steps");
+const CAPTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "captures", "agy-1.0.10");
 const capture = (name: string): Json => JSON.parse(readFileSync(join(CAPTURES, `${name}.json`), "utf8")) as Json;
 
 /** Keys of `value`, minus fields that differ between agy builds (named where used). */

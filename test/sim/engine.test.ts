@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimEngine, type SimEngine } from "../../src/sim/engine.js";
-import type { Scenario } from "../../src/sim/scenario-schema.js";
-import { loadScenarios } from "../../src/sim/scenarios.js";
-import type { SimTuiPort } from "../../src/sim/tui-port.js";
+import { createSimEngine, type SimEngine } from "../../src/sim/engine/engine.js";
+import type { Scenario } from "../../src/sim/engine/scenario-schema.js";
+import { loadScenarios } from "../../src/sim/engine/scenarios.js";
+import type { SimTuiPort } from "../../src/sim/tui/tui-port.js";
 import { FakeClock } from "./support/fake-clock.js";
 
 let scenarios: Scenario[];

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SimServer } from "../../src/sim/server.js";
+import type { SimServer } from "../../src/sim/server/server.js";
 import { sendTurn, startTestSim, waitForIdle } from "./support/sim-harness.js";
 import { ManualTimeouts } from "./support/manual-timeouts.js";
 import { eventually, openStream, unary, type StreamReader } from "./support/wire-client.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgyBridgeError } from "../../src/errors.js";
-import { loadScenarios, matchScenario, parseScenario } from "../../src/sim/scenarios.js";
+import { loadScenarios, matchScenario, parseScenario } from "../../src/sim/engine/scenarios.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakePortCall } from "../support/fake-tui-port.js";
 import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
-import type { TuiView } from "../../src/sim/tui-port.js";
+import type { TuiView } from "../../src/sim/tui/tui-port.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ENTRY = join(ROOT, "test/support/tui-fake-entry.ts");

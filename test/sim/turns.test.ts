@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SimServer } from "../../src/sim/server.js";
+import type { SimServer } from "../../src/sim/server/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
 import { ManualTimeouts } from "./support/manual-timeouts.js";
 import { openStream, unary, type Json } from "./support/wire-client.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SimServer } from "../../src/sim/server.js";
+import type { SimServer } from "../../src/sim/server/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
 import { unary, type Json } from "./support/wire-client.js";
 

@@ -2,7 +2,7 @@
  * A steerable, compiler-checked fake of the simulator's TUI port: tests set
  * the view and read back every call the TUI made.
  */
-import type { SimTuiPort, TuiAnswer, TuiView } from "../../src/sim/tui-port.js";
+import type { SimTuiPort, TuiAnswer, TuiView } from "../../src/sim/tui/tui-port.js";
 
 export type FakePortCall =
   | { call: "submitTurn"; text: string }

@@ -6,7 +6,7 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
-import type { SelfSignedCertificate } from "../../src/sim/certificate.js";
+import type { SelfSignedCertificate } from "../../src/sim/server/certificate.js";
 
 export type ServerKind = "http1" | "h2c" | "tls";
 

@@ -4,7 +4,7 @@
  * works against agy (facts §5.4, §5.6, §6).
  */
 import { StringDecoder } from "node:string_decoder";
-import type { SimTuiPort, TuiAnswer, TuiPending } from "../tui-port.js";
+import type { SimTuiPort, TuiAnswer, TuiPending } from "./tui-port.js";
 import { createDraft } from "./draft.js";
 import { createKeyParser, type TuiKey } from "./key-parser.js";
 import { createTuiPrompt, type TuiPrompt } from "./prompt.js";

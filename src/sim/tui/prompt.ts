@@ -3,7 +3,7 @@
  * engine's pending state on purpose: agy 1.0.x keeps this prompt open after
  * the step was answered over RPC until keys close it (facts §5.4).
  */
-import type { TuiAnswer, TuiPending } from "../tui-port.js";
+import type { TuiAnswer, TuiPending } from "./tui-port.js";
 
 /** Permission options in agy's order: 1 = Yes … 4 = No (facts §5.6). */
 export const PERMISSION_OPTIONS = [

@@ -5,7 +5,7 @@
  * `? for shortcuts` / `esc to cancel` as the idle / running markers).
  * No clock and no ids that change per run, so `capture-pane` text is stable.
  */
-import type { TuiTranscriptEntry } from "../tui-port.js";
+import type { TuiTranscriptEntry } from "./tui-port.js";
 
 export const IDLE_FOOTER = "? for shortcuts";
 export const RUNNING_FOOTER = "esc to cancel";

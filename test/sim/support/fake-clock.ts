@@ -2,7 +2,7 @@
  * A manual SimClock: time moves only when the test says so, so prompt
  * timeouts and scenario delays are deterministic.
  */
-import type { SimClock, SimTimer } from "../../../src/sim/sim-clock.js";
+import type { SimClock, SimTimer } from "../../../src/sim/engine/sim-clock.js";
 
 interface Pending {
   id: number;

@@ -3,7 +3,7 @@
  * timeouts) until the test fires them, so a timeout happens exactly when the
  * test says while scenario delays still play on their own.
  */
-import { systemClock, type SimClock, type SimTimer } from "../../../src/sim/sim-clock.js";
+import { systemClock, type SimClock, type SimTimer } from "../../../src/sim/engine/sim-clock.js";
 
 export class ManualTimeouts implements SimClock {
   readonly #thresholdMs: number;

@@ -1,7 +1,7 @@
 /**
  * Starts a simulator for a test and reads its conversation over the wire.
  */
-import { startSimServer, type SimServer, type SimServerOptions } from "../../../src/sim/server.js";
+import { startSimServer, type SimServer, type SimServerOptions } from "../../../src/sim/server/server.js";
 import { eventually, unary, type Json } from "./wire-client.js";
 
 export async function startTestSim(options: SimServerOptions = {}): Promise<SimServer> {

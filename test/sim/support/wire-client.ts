@@ -6,8 +6,8 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { connect as http2Connect } from "node:http2";
 import { request as httpsRequest } from "node:https";
-import { EnvelopeDecoder, FLAG_END_STREAM, encodeJsonEnvelope, type Envelope } from "../../../src/rpc/envelope.js";
-import { SERVICE_NAME } from "../../../src/rpc/methods.js";
+import { EnvelopeDecoder, FLAG_END_STREAM, encodeJsonEnvelope, type Envelope } from "../../../src/protocol/envelope.js";
+import { SERVICE_NAME } from "../../../src/protocol/methods.js";
 
 export type Json = Record<string, any>;
 

@@ -5,8 +5,10 @@
  * omitted, `stepIndex` absent at 0 and on USER_INPUT.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { STEP_SOURCE, STEP_STATUS, STEP_TYPE } from "../../protocol/wire-names.js";
 
-export type JsonObject = Record<string, unknown>;
+import type { JsonObject } from "../../protocol/json.js";
+export type { JsonObject };
 
 /** One step as the engine stores it (the poll projection). */
 export interface WireStep extends JsonObject {
@@ -15,23 +17,8 @@ export interface WireStep extends JsonObject {
   metadata: JsonObject;
 }
 
-export const STEP_TYPE = {
-  USER_INPUT: "CORTEX_STEP_TYPE_USER_INPUT",
-  CONVERSATION_HISTORY: "CORTEX_STEP_TYPE_CONVERSATION_HISTORY",
-  PLANNER_RESPONSE: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
-  CHECKPOINT: "CORTEX_STEP_TYPE_CHECKPOINT",
-  RUN_COMMAND: "CORTEX_STEP_TYPE_RUN_COMMAND",
-  ASK_QUESTION: "CORTEX_STEP_TYPE_ASK_QUESTION",
-  LIST_DIRECTORY: "CORTEX_STEP_TYPE_LIST_DIRECTORY",
-  VIEW_FILE: "CORTEX_STEP_TYPE_VIEW_FILE",
-  GENERIC: "CORTEX_STEP_TYPE_GENERIC",
-} as const;
-
-const SOURCE = {
-  USER: "CORTEX_STEP_SOURCE_USER_EXPLICIT",
-  MODEL: "CORTEX_STEP_SOURCE_MODEL",
-  SYSTEM: "CORTEX_STEP_SOURCE_SYSTEM",
-} as const;
+export { STEP_TYPE };
+const SOURCE = STEP_SOURCE;
 
 /** Where a step sits and who made it. */
 export interface StepPlace {
@@ -84,13 +71,13 @@ export function moveStep(step: WireStep, status: string, stamp: string): void {
 export function userInputStep(place: StepPlace, text: string): WireStep {
   return {
     type: STEP_TYPE.USER_INPUT,
-    status: "CORTEX_STEP_STATUS_DONE",
+    status: STEP_STATUS.DONE,
     metadata: {
       createdAt: place.stamp,
       source: SOURCE.USER,
       executionId: place.executionId,
       sourceTrajectoryStepInfo: stepInfo(place, { userInput: true }),
-      internalMetadata: transitions("CORTEX_STEP_STATUS_DONE", place.stamp),
+      internalMetadata: transitions(STEP_STATUS.DONE, place.stamp),
     },
     userInput: {
       items: [{ text }],
@@ -117,7 +104,7 @@ export function userInputStep(place: StepPlace, text: string): WireStep {
 export function conversationHistoryStep(place: StepPlace): WireStep {
   return {
     type: STEP_TYPE.CONVERSATION_HISTORY,
-    status: "CORTEX_STEP_STATUS_DONE",
+    status: STEP_STATUS.DONE,
     metadata: {
       createdAt: place.stamp,
       startedAt: place.stamp,
@@ -125,7 +112,7 @@ export function conversationHistoryStep(place: StepPlace): WireStep {
       source: SOURCE.SYSTEM,
       executionId: place.executionId,
       sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+      internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),
     },
     conversationHistory: {},
   };
@@ -147,7 +134,7 @@ export function modelUsage(model: string, outputChars: number): JsonObject {
 export function generatingPlannerStep(place: StepPlace): WireStep {
   return {
     type: STEP_TYPE.PLANNER_RESPONSE,
-    status: "CORTEX_STEP_STATUS_GENERATING",
+    status: STEP_STATUS.GENERATING,
     metadata: {
       stepGenerationVersion: 1,
       createdAt: place.stamp,
@@ -157,7 +144,7 @@ export function generatingPlannerStep(place: StepPlace): WireStep {
       requestedModel: { model: place.model },
       executionId: place.executionId,
       sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions("CORTEX_STEP_STATUS_GENERATING", place.stamp),
+      internalMetadata: transitions(STEP_STATUS.GENERATING, place.stamp),
     },
     plannerResponse: { messageId: `bot-${randomUUID()}` },
   };
@@ -185,7 +172,7 @@ export function toolCallObject(id: string, spec: ToolCallSpec): JsonObject {
 /** A planner that only dispatches a tool: no text; the poll projection lists its `toolCalls`. */
 export function dispatchingPlannerStep(place: StepPlace, toolCall: JsonObject): WireStep {
   const step = generatingPlannerStep(place);
-  moveStep(step, "CORTEX_STEP_STATUS_DONE", place.stamp);
+  moveStep(step, STEP_STATUS.DONE, place.stamp);
   Object.assign(step.metadata, {
     finishedGeneratingAt: place.stamp,
     startedAt: place.stamp,
@@ -228,7 +215,7 @@ export function toolStepMetadata(place: StepPlace, toolCall: JsonObject, spec: T
     executionId: place.executionId,
     toolCallOutputTokens: 20 + Math.ceil(JSON.stringify(spec.args).length / 4),
     sourceTrajectoryStepInfo: stepInfo(place),
-    internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+    internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),
     toolSummary: spec.toolSummary,
     toolAction: spec.toolAction,
   };
@@ -237,7 +224,7 @@ export function toolStepMetadata(place: StepPlace, toolCall: JsonObject, spec: T
 export function checkpointStep(place: StepPlace, userIntent: string, userRequests: string[]): WireStep {
   return {
     type: STEP_TYPE.CHECKPOINT,
-    status: "CORTEX_STEP_STATUS_DONE",
+    status: STEP_STATUS.DONE,
     metadata: {
       createdAt: place.stamp,
       startedAt: place.stamp,
@@ -246,7 +233,7 @@ export function checkpointStep(place: StepPlace, userIntent: string, userRequest
       modelUsage: modelUsage("MODEL_PLACEHOLDER_M50", 12),
       executionId: place.executionId,
       sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions("CORTEX_STEP_STATUS_PENDING", place.stamp),
+      internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),
     },
     checkpoint: {
       intentOnly: true,

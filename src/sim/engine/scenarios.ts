@@ -4,11 +4,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AgyBridgeError } from "../errors.js";
+import { AgyBridgeError } from "../../errors.js";
 import { ScenarioSchema, type Scenario } from "./scenario-schema.js";
 
 /** The scenarios shipped with the package. */
-export const DEFAULT_SCENARIO_DIR = fileURLToPath(new URL("../../fixtures/scenarios/", import.meta.url));
+export const DEFAULT_SCENARIO_DIR = fileURLToPath(new URL("../../../fixtures/scenarios/", import.meta.url));
 
 /**
  * Validates one scenario document. Throws an `invalid_argument` error that

@@ -3,10 +3,10 @@
  * (agy 1.0.10 / 1.1.x facts): 200 with proto-JSON on success, 500
  * `{"code":"unknown","message":…}` for not-found-like failures.
  */
-import type { SimConversation } from "./conversation.js";
-import type { SimEngine } from "./engine.js";
-import { pollProjection } from "./projection.js";
-import type { JsonObject } from "./step-factory.js";
+import type { SimConversation } from "../engine/conversation.js";
+import type { SimEngine } from "../engine/engine.js";
+import { pollProjection } from "../engine/projection.js";
+import type { JsonObject } from "../engine/step-factory.js";
 
 /** A unary answer: a body with status 200, or a Connect error. */
 export type UnaryResult = { status: 200; body: JsonObject } | { status: number; code: string; message: string };

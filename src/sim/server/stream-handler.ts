@@ -4,13 +4,13 @@
  * data frame replays the existing steps, later frames carry only the changed
  * steps with their `indices`; nothing is sent while a step waits on the user.
  */
-import { FLAG_COMPRESSED, FLAG_END_STREAM, encodeJsonEnvelope } from "../rpc/envelope.js";
-import type { SimConversation } from "./conversation.js";
-import type { SimEngine } from "./engine.js";
+import { FLAG_COMPRESSED, FLAG_END_STREAM, encodeJsonEnvelope } from "../../protocol/envelope.js";
+import type { SimConversation } from "../engine/conversation.js";
+import type { SimEngine } from "../engine/engine.js";
 import type { SimFaults } from "./faults.js";
 import { abortResponse, readBody, writeChunk, type SimRequest, type SimResponse } from "./http-edge.js";
-import { streamProjection } from "./projection.js";
-import type { JsonObject, WireStep } from "./step-factory.js";
+import { streamProjection } from "../engine/projection.js";
+import type { JsonObject, WireStep } from "../engine/step-factory.js";
 
 export interface StreamContext {
   engine: SimEngine;

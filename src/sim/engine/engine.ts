@@ -7,8 +7,8 @@ import { SimConversation, type SimInteraction, type TurnPlayer } from "./convers
 import type { Scenario } from "./scenario-schema.js";
 import { createWireStamper, systemClock, type SimClock } from "./sim-clock.js";
 import { STEP_TYPE } from "./step-factory.js";
-import { buildTuiView } from "./tui-view.js";
-import type { SimTuiPort, TuiAnswer } from "./tui-port.js";
+import { buildTuiView } from "../tui/tui-view.js";
+import type { SimTuiPort, TuiAnswer } from "../tui/tui-port.js";
 import { createTurnPlayer } from "./turn-player.js";
 
 export interface SimEngine {

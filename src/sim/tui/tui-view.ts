@@ -2,15 +2,16 @@
  * What the fake TUI shows of a conversation: the transcript and the prompt a
  * WAITING step asks (the TUI's numbered prompt, facts §5.4).
  */
-import type { SimConversation } from "./conversation.js";
-import { STEP_TYPE, type JsonObject, type WireStep } from "./step-factory.js";
+import type { SimConversation } from "../engine/conversation.js";
+import { STEP_TYPE, type JsonObject, type WireStep } from "../engine/step-factory.js";
 import type { TuiPending, TuiQuestion, TuiTranscriptEntry, TuiView } from "./tui-port.js";
+import { STEP_STATUS } from "../../protocol/wire-names.js";
 
 export function buildTuiView(conversation: SimConversation): TuiView {
   const transcript: TuiTranscriptEntry[] = [];
   let pending: TuiPending | undefined;
   conversation.steps.forEach((step, index) => {
-    if (step.status === "CORTEX_STEP_STATUS_WAITING") {
+    if (step.status === STEP_STATUS.WAITING) {
       pending ??= pendingOf(conversation, step, index);
       return;
     }
@@ -23,7 +24,7 @@ export function buildTuiView(conversation: SimConversation): TuiView {
 }
 
 function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
-  const failed = step.status === "CORTEX_STEP_STATUS_ERROR";
+  const failed = step.status === STEP_STATUS.ERROR;
   switch (step.type) {
     case STEP_TYPE.USER_INPUT:
       return { role: "user", text: String((step.userInput as JsonObject).userResponse ?? "") };
@@ -37,9 +38,9 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
       const run = step.runCommand as JsonObject;
       const head = `$ ${String(run.commandLine)}`;
       if (failed) return { role: "tool", text: `${head} (prompt timed out)` };
-      if (step.status === "CORTEX_STEP_STATUS_CANCELED") return { role: "tool", text: `${head} (canceled)` };
+      if (step.status === STEP_STATUS.CANCELED) return { role: "tool", text: `${head} (canceled)` };
       if (run.exitCode === undefined) {
-        return step.status === "CORTEX_STEP_STATUS_DONE" ? { role: "tool", text: `${head} (declined)` } : { role: "tool", text: `${head} (running)` };
+        return step.status === STEP_STATUS.DONE ? { role: "tool", text: `${head} (declined)` } : { role: "tool", text: `${head} (running)` };
       }
       const output = ((run.combinedOutput as JsonObject | undefined)?.full as string | undefined) ?? "";
       return { role: "tool", text: output === "" ? head : `${head}\n${output.replace(/\s+$/, "")}` };
@@ -52,7 +53,7 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
         const chosen = options.filter((o) => ids.includes(o.id)).map((o) => o.text);
         return `? ${String(q.question)} → ${chosen.length > 0 ? chosen.join(", ") : failed ? "(timed out)" : "(skipped)"}`;
       });
-      return step.status === "CORTEX_STEP_STATUS_DONE" || failed ? { role: "tool", text: lines.join("\n") } : undefined;
+      return step.status === STEP_STATUS.DONE || failed ? { role: "tool", text: lines.join("\n") } : undefined;
     }
     case STEP_TYPE.LIST_DIRECTORY:
       return { role: "tool", text: `Listed ${String((step.listDirectory as JsonObject | undefined)?.directoryPathUri ?? "")}` };

@@ -6,7 +6,7 @@ import { TurnStopped, type SimConversation, type SimInteraction, type TurnToken 
 import type { CommandScriptStep, QuestionScriptStep } from "./scenario-schema.js";
 import { STEP_TYPE, moveStep, stepInfo, type JsonObject, type StepPlace, type ToolCallSpec, type WireStep } from "./step-factory.js";
 import type { TurnPlayerOptions } from "./turn-player.js";
-import { STEP_STATUS } from "../rpc/wire-schemas.js";
+import { STEP_STATUS } from "../../protocol/wire-names.js";
 
 /** What a gated step needs from the turn that plays it. */
 export interface TurnScope {

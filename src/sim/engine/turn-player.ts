@@ -14,7 +14,7 @@ import type {
 } from "./scenario-schema.js";
 import { matchScenario } from "./scenarios.js";
 import type { SimClock } from "./sim-clock.js";
-import { STEP_STATUS } from "../rpc/wire-schemas.js";
+import { STEP_STATUS } from "../../protocol/wire-names.js";
 import {
   STEP_TYPE,
   checkpointStep,

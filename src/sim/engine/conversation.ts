@@ -4,6 +4,7 @@
  * turn-player.ts; this file owns state and change notification.
  */
 import type { JsonObject, WireStep } from "./step-factory.js";
+import { RUN_STATUS, STEP_STATUS } from "../../protocol/wire-names.js";
 
 /** Listener for step changes: the indices that changed ([] = only the run status changed). */
 export type ConversationListener = (indices: number[]) => void;
@@ -86,7 +87,7 @@ export class SimConversation {
   }
 
   get runStatus(): string {
-    return this.running ? "CASCADE_RUN_STATUS_RUNNING" : "CASCADE_RUN_STATUS_IDLE";
+    return this.running ? RUN_STATUS.RUNNING : RUN_STATUS.IDLE;
   }
 
   /** Nothing runs and nothing waits on the user. */
@@ -115,7 +116,7 @@ export class SimConversation {
   waitingIndices(): number[] {
     const out: number[] = [];
     this.steps.forEach((step, index) => {
-      if (step.status === "CORTEX_STEP_STATUS_WAITING") out.push(index);
+      if (step.status === STEP_STATUS.WAITING) out.push(index);
     });
     return out;
   }
@@ -157,7 +158,7 @@ export class SimConversation {
   deliver(index: number, interaction: SimInteraction): boolean {
     const step = this.steps[index];
     const resolve = this.#gates.get(index);
-    if (step === undefined || step.status !== "CORTEX_STEP_STATUS_WAITING" || resolve === undefined) return false;
+    if (step === undefined || step.status !== STEP_STATUS.WAITING || resolve === undefined) return false;
     this.#gates.delete(index);
     resolve(interaction);
     return true;

@@ -6,14 +6,14 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
-import { SERVICE_NAME } from "../rpc/methods.js";
+import { SERVICE_NAME } from "../../protocol/methods.js";
 import { createSelfSignedCertificate } from "./certificate.js";
-import { createSimEngine, type SimEngine } from "./engine.js";
+import { createSimEngine, type SimEngine } from "../engine/engine.js";
 import type { SimFaults } from "./faults.js";
 import { hasCsrfToken, readBody, sendConnectError, sendJson, type SimRequest, type SimResponse } from "./http-edge.js";
-import type { Scenario } from "./scenario-schema.js";
-import { loadScenarios } from "./scenarios.js";
-import { systemClock, type SimClock } from "./sim-clock.js";
+import type { Scenario } from "../engine/scenario-schema.js";
+import { loadScenarios } from "../engine/scenarios.js";
+import { systemClock, type SimClock } from "../engine/sim-clock.js";
 import { handleStream, type StreamContext } from "./stream-handler.js";
 import { createUnaryHandlers, type UnaryHandler } from "./unary-handlers.js";
 

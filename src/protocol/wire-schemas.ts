@@ -111,25 +111,6 @@ export const AvailableModelsResponseSchema = z.looseObject({
 /** Any JSON object: the answer of calls whose body agy leaves empty (`{}`). */
 export const JsonObjectSchema = z.looseObject({});
 
-/** Wire enum names used across layers. */
-export const STEP_STATUS = {
-  PENDING: "CORTEX_STEP_STATUS_PENDING",
-  RUNNING: "CORTEX_STEP_STATUS_RUNNING",
-  WAITING: "CORTEX_STEP_STATUS_WAITING",
-  GENERATING: "CORTEX_STEP_STATUS_GENERATING",
-  DONE: "CORTEX_STEP_STATUS_DONE",
-  ERROR: "CORTEX_STEP_STATUS_ERROR",
-  CANCELED: "CORTEX_STEP_STATUS_CANCELED",
-  INTERRUPTED: "CORTEX_STEP_STATUS_INTERRUPTED",
-  QUEUED: "CORTEX_STEP_STATUS_QUEUED",
-} as const;
-
-export const RUN_STATUS = {
-  IDLE: "CASCADE_RUN_STATUS_IDLE",
-  RUNNING: "CASCADE_RUN_STATUS_RUNNING",
-  CANCELING: "CASCADE_RUN_STATUS_CANCELING",
-  BUSY: "CASCADE_RUN_STATUS_BUSY",
-} as const;
 
 /** `GetConversationMetadata` answer. */
 export type ConversationMetadataResponse = z.infer<typeof ConversationMetadataResponseSchema>;
