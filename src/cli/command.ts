@@ -2,6 +2,8 @@
  * The shape every subcommand file exports. The CLI never touches `process`
  * directly: streams, environment and arguments come in, an exit code goes out.
  */
+import { parseCommandArgs, type ParseArgsOptionsConfig, type ParsedArgs, type PositionalRule } from "./args.js";
+
 export interface CliIo {
   argv: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
@@ -18,5 +20,50 @@ export interface Command {
   summary: string;
   /** Full `--help` text. */
   help: string;
+  /**
+   * Runs with `io.argv` holding the arguments after the command name. A
+   * command defined with {@link defineCommand} has them parsed first
+   * (`--help` printed, usage errors answered with exit 2) by `main`.
+   */
   run(io: CliIo): Promise<number>;
+  /** Set by {@link defineCommand}: the command answers `--help` itself. */
+  parsesArgs?: boolean;
+}
+
+export interface CommandDefinition<O extends ParseArgsOptionsConfig> {
+  name: string;
+  summary: string;
+  help: string;
+  options: O;
+  positionals?: PositionalRule;
+  run(io: CliIo, args: ParsedArgs<O>): Promise<number>;
+}
+
+/**
+ * A command whose arguments are parsed by the shared contract (`args.ts`):
+ * `--help` prints `help` and exits 0; a usage error prints one sentence and
+ * exits 2; otherwise `run` gets the typed values.
+ */
+export function defineCommand<O extends ParseArgsOptionsConfig>(definition: CommandDefinition<O>): Command {
+  const help = definition.help.endsWith("\n") ? definition.help : `${definition.help}\n`;
+  return {
+    name: definition.name,
+    summary: definition.summary,
+    help,
+    parsesArgs: true,
+    async run(io) {
+      let args: ParsedArgs<O>;
+      try {
+        args = parseCommandArgs(definition.name, io.argv, definition.options, definition.positionals);
+      } catch (error) {
+        io.stderr.write(`agy-bridge ${definition.name}: ${(error as Error).message}\n`);
+        return 2;
+      }
+      if (args.help) {
+        io.stdout.write(help);
+        return 0;
+      }
+      return definition.run(io, args);
+    },
+  };
 }

@@ -35,7 +35,7 @@ export async function main(io: CliIo): Promise<number> {
     io.stderr.write(`agy-bridge: unknown command "${name}"; run \`agy-bridge --help\` for the list\n`);
     return 2;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
+  if (command.parsesArgs !== true && (rest.includes("--help") || rest.includes("-h"))) {
     io.stdout.write(command.help.endsWith("\n") ? command.help : `${command.help}\n`);
     return 0;
   }
