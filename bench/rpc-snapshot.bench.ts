@@ -1,10 +1,10 @@
 /**
  * Snapshot ingestion, RPC half: a 10,000-step `GetCascadeTrajectorySteps`
  * answer built from agy 1.0.10 captures, from bytes to validated steps.
- * Goal (design.md): snapshot ingestion — response bytes to events — within
+ * Goal (docs/architecture.md): snapshot ingestion — response bytes to events — within
  * 1.5× `JSON.parse` of the same bytes; the RPC half (decode + validate) is
  * reported on its own too.
- * The Struct row measures the other shape design.md describes (connect-es
+ * The Struct row measures the other shape docs/architecture.md describes (connect-es
  * high-level client with `google.protobuf.Struct` descriptors): JSON into a
  * Struct message and back out to plain values, before the same validation.
  */

@@ -1,7 +1,7 @@
 /**
  * `agy-bridge sim`: a simulated agy — the fake language server plus the fake
  * TUI in this terminal, or headless, or (`--as-agy`) under a launcher whose
- * process shape discovery takes for agy (facts §2.1–2.3).
+ * process shape discovery takes for agy (spike-notes §2.1–2.3).
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";

@@ -1,8 +1,8 @@
 /**
  * `agy-bridge sim --as-agy`: the simulator under the compiled launcher looks
- * like agy to discovery, checked through the real /proc (facts §2.1 cmdline,
- * §2.2 pane → subtree, §2.3 + newer-builds "Listeners" fd ↔ net/tcp inodes,
- * §2.5 Heartbeat; newer-builds "CSRF token": first-argument token, 401
+ * like agy to discovery, checked through the real /proc (spike-notes §2.1 cmdline,
+ * §2.2 pane → subtree, §2.3 + spike-notes §10.2 fd ↔ net/tcp inodes,
+ * §2.5 Heartbeat; spike-notes §10.3: first-argument token, 401
  * without it, ANTIGRAVITY_* in the environment of processes agy spawns).
  */
 import { spawn } from "node:child_process";
@@ -54,7 +54,7 @@ function children(pid: number): number[] {
     });
 }
 
-/** Breadth-first from the pane pid to the first process whose cmdline contains bin/agy (facts §2.2). */
+/** Breadth-first from the pane pid to the first process whose cmdline contains bin/agy (spike-notes §2.2). */
 function agyInSubtree(root: number): number | undefined {
   const queue = [root];
   const seen = new Set<number>();
@@ -76,7 +76,7 @@ function tlsHeartbeat(port: number, token?: string): Promise<number> {
         port,
         path: HEARTBEAT,
         method: "POST",
-        rejectUnauthorized: false, // agy's certificate is self-signed (facts §1.1)
+        rejectUnauthorized: false, // agy's certificate is self-signed (spike-notes §1.1)
         headers: { "content-type": "application/json", ...(token === undefined ? {} : { "x-codeium-csrf-token": token }) },
       },
       (res) => {
@@ -123,7 +123,7 @@ describe("agy-bridge sim --as-agy", () => {
     expect(await tlsHeartbeat(tlsPort)).toBe(401);
     expect(await plainHeartbeat(plainPort)).toBe(401);
 
-    // The simulator is a process agy spawned: its environment carries the newer-builds variables.
+    // The simulator is a process agy spawned: its environment carries the spike-notes §10.3 variables.
     const [simPid] = children(agyPid as number);
     const environ = readFileSync(`/proc/${simPid}/environ`, "utf8").split("\0");
     expect(environ).toContain(`ANTIGRAVITY_CSRF_TOKEN=${TOKEN}`);

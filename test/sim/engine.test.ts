@@ -51,7 +51,7 @@ describe("the engine behind the fake TUI", () => {
     expect(stepsOf().at(-1)?.status).toBe("CORTEX_STEP_STATUS_GENERATING");
   });
 
-  it("shows a permission prompt keyed by the WAITING step and runs the command when allowed in the TUI (facts §5.4)", async () => {
+  it("shows a permission prompt keyed by the WAITING step and runs the command when allowed in the TUI (spike-notes §5.4)", async () => {
     start();
     port.submitTurn("Run pwd");
     await clock.advance(1_000);
@@ -68,7 +68,7 @@ describe("the engine behind the fake TUI", () => {
     expect(port.view().transcript[1]?.text).toBe("$ pwd\n/home/sim/project");
   });
 
-  it("reads multiSelect for the TUI from the tool call's argumentsJson and skips on dismiss (facts §5.1)", async () => {
+  it("reads multiSelect for the TUI from the tool call's argumentsJson and skips on dismiss (spike-notes §5.1)", async () => {
     start();
     port.submitTurn("Which features should I add?");
     await clock.advance(1_000);
@@ -87,7 +87,7 @@ describe("the engine behind the fake TUI", () => {
     });
   });
 
-  it("times an unanswered prompt out to ERROR and retries it as a new WAITING step at a higher index (facts §5.3)", async () => {
+  it("times an unanswered prompt out to ERROR and retries it as a new WAITING step at a higher index (spike-notes §5.3)", async () => {
     start(60_000);
     port.submitTurn("Run pwd");
     await clock.advance(1_000);
@@ -127,7 +127,7 @@ describe("the engine behind the fake TUI", () => {
     expect(stepsOf()[secondUser]?.metadata.executionId).not.toBe(stepsOf()[0]?.metadata.executionId);
   });
 
-  it("rotates to a new root conversation on /clear and keeps the old one hosted (facts §4.10)", async () => {
+  it("rotates to a new root conversation on /clear and keeps the old one hosted (spike-notes §4.10)", async () => {
     start();
     port.submitTurn("Say hello in one short sentence.");
     await clock.advance(10_000);
@@ -145,7 +145,7 @@ describe("the engine behind the fake TUI", () => {
     expect(engine.conversation(before)?.steps.length).toBe(4);
   });
 
-  it("interrupts a generating answer on Esc but leaves a parked prompt alone (facts §3.6)", async () => {
+  it("interrupts a generating answer on Esc but leaves a parked prompt alone (spike-notes §3.6)", async () => {
     start();
     port.submitTurn("Write a long essay now");
     await clock.advance(200);

@@ -1,6 +1,6 @@
 /**
  * The --as-agy launcher as a real process, inspected through the real /proc
- * (facts §2.1 cmdline match, §2.3 / newer-builds "Listeners": socket inodes in
+ * (spike-notes §2.1 cmdline match, §2.3 / spike-notes §10.2: socket inodes in
  * /proc/<pid>/fd matched to LISTEN rows of /proc/<pid>/net/tcp; newer-builds
  * "CSRF token": first-argument token and the ANTIGRAVITY_* environment).
  */
@@ -80,7 +80,7 @@ describe("agy launcher", () => {
     await expect(buildAgyLauncher({ outDir: join(dir, "broken"), sourcePath: broken })).rejects.toThrow(/failed to build the --as-agy launcher/);
   });
 
-  it("looks like agy to discovery: cmdline with bin/agy and a first-argument token, two owned loopback listeners (facts §2.1, §2.3)", async () => {
+  it("looks like agy to discovery: cmdline with bin/agy and a first-argument token, two owned loopback listeners (spike-notes §2.1, §2.3)", async () => {
     const child = await startLauncher(["--csrf_token", "T0K", "--headless"]);
     const pid = child.pid as number;
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
@@ -89,7 +89,7 @@ describe("agy launcher", () => {
     expect(ports).toHaveLength(2);
     const [lower, higher] = ports as [number, number];
     const answers = await Promise.all(ports.map(ask));
-    // The lower port is the TLS listener's fd 3 (agy 1.0.10 order, facts §1.1).
+    // The lower port is the TLS listener's fd 3 (agy 1.0.10 order, spike-notes §1.1).
     expect(answers.map((a) => a.fd)).toEqual([3, 4]);
     expect(answers[0]).toMatchObject({
       argv: ["stub-arg", "--csrf_token", "T0K", "--headless"],
@@ -106,7 +106,7 @@ describe("agy launcher", () => {
     expect(await exited(child)).toBe(42);
   });
 
-  it("does not take a token that is not the first argument (newer-builds 'CSRF token')", async () => {
+  it("does not take a token that is not the first argument (spike-notes §10.3)", async () => {
     const child = await startLauncher(["--headless", "--csrf_token", "LATER"]);
     const [port] = ownedLoopbackListeners(child.pid as number);
     const answer = await ask(port as number);

@@ -26,7 +26,7 @@ const stepsOf = (frame: Json): Json[] => frame.update.mainTrajectoryUpdate.steps
 const indicesOf = (frame: Json): number[] => frame.update.mainTrajectoryUpdate.stepsUpdate.indices ?? [];
 
 describe("StreamAgentStateUpdates", () => {
-  it("answers a bare-JSON stream request with agy's 'promised N bytes' error frame (facts §1.5)", async () => {
+  it("answers a bare-JSON stream request with agy's 'promised N bytes' error frame (spike-notes §1.5)", async () => {
     const bare = Buffer.from(JSON.stringify({ conversationId: cascadeId }));
     const reader = await stream({}, { rawBody: bare });
     const end = await reader.ended;
@@ -53,7 +53,7 @@ describe("StreamAgentStateUpdates", () => {
     expect(first.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
     expect(indicesOf(first)).toEqual([0, 1, 2, 3]);
     const planner = stepsOf(first)[2] as Json;
-    // Stream projection: no internalMetadata, and a DONE planner carries only modifiedResponse (facts §3.4).
+    // Stream projection: no internalMetadata, and a DONE planner carries only modifiedResponse (spike-notes §3.4).
     expect(planner.metadata.internalMetadata).toBeUndefined();
     expect(planner.plannerResponse.response).toBeUndefined();
     expect(planner.plannerResponse.modifiedResponse).toBe("Hello! I am the simulated agy, ready to help with your code.");
@@ -70,7 +70,7 @@ describe("StreamAgentStateUpdates", () => {
     expect(first.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
   });
 
-  it("sends only changed steps later, with a GENERATING planner whose modifiedResponse grows and has no response (facts §4.3, §4.5)", async () => {
+  it("sends only changed steps later, with a GENERATING planner whose modifiedResponse grows and has no response (spike-notes §4.3, §4.5)", async () => {
     const reader = await stream({ conversationId: cascadeId });
     const empty = await reader.waitForFrame();
     expect(indicesOf(empty)).toEqual([]);
@@ -93,12 +93,12 @@ describe("StreamAgentStateUpdates", () => {
     expect(running.update.fullyIdle).toBeUndefined();
   });
 
-  it("sends no frames while a step waits on the user, then resumes with the answered step (facts §5.2)", async () => {
+  it("sends no frames while a step waits on the user, then resumes with the answered step (spike-notes §5.2)", async () => {
     const reader = await stream({ conversationId: cascadeId });
     await reader.waitForFrame();
     await sendTurn(server, cascadeId, "Run pwd");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
-    // The run status stays RUNNING while the gate is parked (facts §3.11).
+    // The run status stays RUNNING while the gate is parked (spike-notes §3.11).
     const summary = (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries[cascadeId];
     expect(summary.status).toBe("CASCADE_RUN_STATUS_RUNNING");
     expect(summary.waitingSteps[0].stepIndex).toBe(index);
@@ -123,7 +123,7 @@ describe("StreamAgentStateUpdates", () => {
     expect(step.runCommand.combinedOutput.full).toBe("/home/sim/project\n");
   });
 
-  it("keeps a GENERIC step's toolCall without argumentsJson and strips planner toolCalls (facts §3.4)", async () => {
+  it("keeps a GENERIC step's toolCall without argumentsJson and strips planner toolCalls (spike-notes §3.4)", async () => {
     const reader = await stream({ conversationId: cascadeId });
     await sendTurn(server, cascadeId, "List my subagents");
     const frame = await reader.waitForFrame((f) =>

@@ -1,4 +1,4 @@
-/** Key parsing and draft editing of the fake TUI (facts §6.2: bracketed paste, C-a / C-k). */
+/** Key parsing and draft editing of the fake TUI (spike-notes §6.2: bracketed paste, C-a / C-k). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createDraft } from "../../src/sim/tui/draft.js";
@@ -10,7 +10,7 @@ function parseAll(chunks: string[]): TuiKey[] {
 }
 
 describe("key parser", () => {
-  it("reads CR inside a bracketed paste as a newline, not a submit (facts §6.2 step 5)", () => {
+  it("reads CR inside a bracketed paste as a newline, not a submit (spike-notes §6.2 step 5)", () => {
     expect(parseAll(["\x1b[200~a\rb\r\nc\x1b[201~\r"])).toEqual([
       { type: "paste", text: "a\nb\nc" },
       { type: "enter" },
@@ -51,7 +51,7 @@ describe("key parser", () => {
 });
 
 describe("composer draft", () => {
-  it("clears a one-line draft with C-a then C-k (facts §6.2 step 3)", () => {
+  it("clears a one-line draft with C-a then C-k (spike-notes §6.2 step 3)", () => {
     const draft = createDraft();
     draft.insert("half typed");
     draft.lineStart();
@@ -71,7 +71,7 @@ describe("composer draft", () => {
     expect(draft.shown).toBe("");
   });
 
-  it("keeps a 12-line paste verbatim and collapses a 13-line one (facts §6.2 step 6)", () => {
+  it("keeps a 12-line paste verbatim and collapses a 13-line one (spike-notes §6.2 step 6)", () => {
     const lines = (n: number): string => Array.from({ length: n }, (_, i) => `l${i}`).join("\n");
     const short = createDraft();
     short.paste(`${lines(12)}\n`);

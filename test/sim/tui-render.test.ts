@@ -1,4 +1,4 @@
-/** The fake TUI's screen, rendered without a terminal (facts §5.4, §5.6, §6.2). */
+/** The fake TUI's screen, rendered without a terminal (spike-notes §5.4, §5.6, §6.2). */
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createFakeTui } from "../../src/sim/tui/fake-tui.js";
@@ -28,7 +28,7 @@ describe("fake TUI rendering", () => {
     expect(written.join("")).toContain("\x1b[?2004l");
   });
 
-  it("ends with rule, composer, rule, footer at the bottom of the screen (facts §6.2 step 4)", () => {
+  it("ends with rule, composer, rule, footer at the bottom of the screen (spike-notes §6.2 step 4)", () => {
     const { tui } = setup();
     const screen = tui.screen();
     expect(screen.slice(-4)).toEqual(["─".repeat(60), "> ", "─".repeat(60), "  ? for shortcuts"]);
@@ -61,7 +61,7 @@ describe("fake TUI rendering", () => {
     expect(tui.screen()).toContain(" > 1. Yes");
   });
 
-  it("answers No with 4 Enter and notes the declined call (facts §5.6)", async () => {
+  it("answers No with 4 Enter and notes the declined call (spike-notes §5.6)", async () => {
     const { port, tui, type } = setup();
     port.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 3, target: "ls", description: "" } });
     await type("4\r");
@@ -69,7 +69,7 @@ describe("fake TUI rendering", () => {
     expect(tui.screen().join("\n")).toContain("User declined the tool call");
   });
 
-  it("selects a single-select option by digit and dismisses a question on Escape (facts §5.6)", async () => {
+  it("selects a single-select option by digit and dismisses a question on Escape (spike-notes §5.6)", async () => {
     const { port, type } = setup();
     const question = (stepIndex: number) => ({
       kind: "question" as const,
@@ -88,7 +88,7 @@ describe("fake TUI rendering", () => {
     ]);
   });
 
-  it("opens the next WAITING step's prompt only after the stale one is closed (facts §5.4)", async () => {
+  it("opens the next WAITING step's prompt only after the stale one is closed (spike-notes §5.4)", async () => {
     const { port, tui, type } = setup();
     port.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 3, target: "first", description: "" } });
     port.setView({ pending: { kind: "permission", trajectoryId: "t", stepIndex: 6, target: "second", description: "" } });

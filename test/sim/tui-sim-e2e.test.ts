@@ -2,7 +2,7 @@
  * `agy-bridge sim` (real engine and language server) with its TUI in a real
  * tmux pane, driven the way a supervisor drives agy: turns typed through
  * bracketed paste, approvals answered over RPC, the stale TUI prompt closed
- * with keys (facts §5.4, §5.6, §6.2).
+ * with keys (spike-notes §5.4, §5.6, §6.2).
  */
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,7 +44,7 @@ async function steps(cascadeId: string): Promise<Step[]> {
   return (await rpc<{ steps?: Step[] }>("GetCascadeTrajectorySteps", { cascadeId })).steps ?? [];
 }
 
-/** Types a turn like a driver: paste (bracketed), then a separate Enter (facts §6.2 steps 5–7). */
+/** Types a turn like a driver: paste (bracketed), then a separate Enter (spike-notes §6.2 steps 5–7). */
 async function typeTurn(text: string): Promise<void> {
   await tmux.paste("sim", `${text}\n`);
   await tmux.waitForScreen("sim", (s) => composer(s).some((line) => line.includes(text)), `the draft "${text}"`);
@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 describe("agy-bridge sim in a tmux pane", () => {
-  it("records a pasted turn as a USER_INPUT step over RPC (facts §6.2, §4.3)", async () => {
+  it("records a pasted turn as a USER_INPUT step over RPC (spike-notes §6.2, §4.3)", async () => {
     const conversation = await activeConversation();
     await typeTurn("Say hello in one short sentence.");
     await expect
@@ -91,7 +91,7 @@ describe("agy-bridge sim in a tmux pane", () => {
     await tmux.waitForScreen("sim", (s) => s.includes("Hello! I am the simulated agy") && s.includes("? for shortcuts"), "the planner's answer");
   });
 
-  it("keeps its permission prompt open after an RPC approval until 1 Enter closes it (facts §5.4, §5.6)", async () => {
+  it("keeps its permission prompt open after an RPC approval until 1 Enter closes it (spike-notes §5.4, §5.6)", async () => {
     const conversation = await activeConversation();
     await typeTurn("Run pwd");
     const stepIndex = await waitingStep(conversation.id);
@@ -112,7 +112,7 @@ describe("agy-bridge sim in a tmux pane", () => {
     expect((await steps(conversation.id))[stepIndex]?.status).toBe("CORTEX_STEP_STATUS_DONE");
   });
 
-  it("closes a stale prompt with Escape after an RPC denial (facts §5.4)", async () => {
+  it("closes a stale prompt with Escape after an RPC denial (spike-notes §5.4)", async () => {
     const conversation = await activeConversation();
     await typeTurn("Delete the build directory");
     const stepIndex = await waitingStep(conversation.id);
@@ -127,7 +127,7 @@ describe("agy-bridge sim in a tmux pane", () => {
     await tmux.waitForScreen("sim", (s) => !s.includes("4. No"), "the stale prompt closing");
   });
 
-  it("answers a prompt from the TUI keys when no RPC answer came (facts §5.6)", async () => {
+  it("answers a prompt from the TUI keys when no RPC answer came (spike-notes §5.6)", async () => {
     const conversation = await activeConversation();
     await typeTurn("Run pwd");
     const stepIndex = await waitingStep(conversation.id);
@@ -140,7 +140,7 @@ describe("agy-bridge sim in a tmux pane", () => {
     expect(thisTurn).not.toContain("User declined the tool call");
   });
 
-  it("sends a multi-select answer typed as digits + Enter to the WAITING question step (facts §5.6)", async () => {
+  it("sends a multi-select answer typed as digits + Enter to the WAITING question step (spike-notes §5.6)", async () => {
     const conversation = await activeConversation();
     await typeTurn("Which features should I add?");
     const stepIndex = await waitingStep(conversation.id);
@@ -151,7 +151,7 @@ describe("agy-bridge sim in a tmux pane", () => {
     expect(JSON.stringify(done.completedInteractions)).toContain('"selectedOptionIds":["2","3"]');
   });
 
-  it("follows a typed /clear to a new root conversation (facts §4.10)", async () => {
+  it("follows a typed /clear to a new root conversation (spike-notes §4.10)", async () => {
     const before = await activeConversation();
     await typeTurn("/clear");
     await expect

@@ -60,7 +60,7 @@ async function openPane(): Promise<Pane> {
   return pane;
 }
 
-/** The lines between the last two separator rules, as a driver reads them (facts §6.2 step 4). */
+/** The lines between the last two separator rules, as a driver reads them (spike-notes §6.2 step 4). */
 function composerRegion(screen: string): string[] {
   const lines = screen.split("\n");
   const rules = lines.flatMap((line, i) => (/^[─\s]*$/.test(line) && (line.match(/─/g)?.length ?? 0) >= 8 ? [i] : []));
@@ -83,14 +83,14 @@ describe("fake TUI in a tmux pane", () => {
     pane = await openPane();
   });
 
-  it("shows the composer between two rules with the prompt glyph and the idle footer (facts §6.2)", async () => {
+  it("shows the composer between two rules with the prompt glyph and the idle footer (spike-notes §6.2)", async () => {
     const screen = await pane.screen();
     expect(composerRegion(screen)).toEqual([">"]);
     expect(screen).toContain("? for shortcuts");
     expect(screen).not.toContain("esc to cancel");
   });
 
-  it("submits a bracketed paste on Enter and the draft leaves the composer (facts §6.2 steps 5–7)", async () => {
+  it("submits a bracketed paste on Enter and the draft leaves the composer (spike-notes §6.2 steps 5–7)", async () => {
     await tmux.paste(pane.target, "first line\nsecond line\n");
     const drafted = await pane.waitFor((s) => composerRegion(s).join("\n").includes("second line"), "the pasted draft");
     expect(composerRegion(drafted).slice(0, 2)).toEqual(["> first line", "  second line"]);
@@ -101,7 +101,7 @@ describe("fake TUI in a tmux pane", () => {
     expect(after).toContain("esc to cancel");
   });
 
-  it("collapses a paste of 13+ lines to a [Pasted text #N +K lines] placeholder but submits the full text (facts §6.2 step 6)", async () => {
+  it("collapses a paste of 13+ lines to a [Pasted text #N +K lines] placeholder but submits the full text (spike-notes §6.2 step 6)", async () => {
     const text = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n");
     await tmux.paste(pane.target, `${text}\n`);
     const screen = await pane.waitFor((s) => s.includes("[Pasted text #1"), "the paste placeholder");
@@ -111,7 +111,7 @@ describe("fake TUI in a tmux pane", () => {
     expect(await pane.calls()).toEqual([{ call: "submitTurn", text }]);
   });
 
-  it("clears a half-typed draft with C-a C-k (facts §6.2 step 3)", async () => {
+  it("clears a half-typed draft with C-a C-k (spike-notes §6.2 step 3)", async () => {
     await tmux.sendKeys(pane.target, "-l", "half typed");
     await pane.waitFor((s) => composerRegion(s)[0] === "> half typed", "the typed draft");
     await tmux.sendKeys(pane.target, "C-a");
@@ -121,20 +121,20 @@ describe("fake TUI in a tmux pane", () => {
     expect(await pane.calls()).toEqual([]);
   });
 
-  it("shows the running footer and cancels the turn on Escape (facts §6.2 step 2)", async () => {
+  it("shows the running footer and cancels the turn on Escape (spike-notes §6.2 step 2)", async () => {
     await pane.setView({ running: true, transcript: [{ role: "user", text: "go" }] });
     await pane.waitFor((s) => s.includes("esc to cancel"), "the running footer");
     await tmux.sendKeys(pane.target, "Escape");
     await expect.poll(() => pane.calls()).toEqual([{ call: "cancel" }]);
   });
 
-  it("turns a typed /clear into a clear of the conversation (facts §4.10)", async () => {
+  it("turns a typed /clear into a clear of the conversation (spike-notes §4.10)", async () => {
     await tmux.sendKeys(pane.target, "-l", "/clear");
     await tmux.sendKeys(pane.target, "Enter");
     await expect.poll(() => pane.calls()).toEqual([{ call: "clear" }]);
   });
 
-  it("answers a permission prompt with 1 Enter through the port (facts §5.6)", async () => {
+  it("answers a permission prompt with 1 Enter through the port (spike-notes §5.6)", async () => {
     await pane.setView({ running: true, pending: PERMISSION });
     const screen = await pane.waitFor((s) => s.includes("4. No"), "the numbered permission prompt");
     expect(screen).toContain("rm -rf build");
@@ -147,7 +147,7 @@ describe("fake TUI in a tmux pane", () => {
     expect(await pane.screen()).not.toContain("User declined the tool call");
   });
 
-  it("keeps its own prompt open after an RPC answer until 1 Enter closes it as declined (facts §5.4)", async () => {
+  it("keeps its own prompt open after an RPC answer until 1 Enter closes it as declined (spike-notes §5.4)", async () => {
     await pane.setView({ running: true, pending: PERMISSION });
     await pane.waitFor((s) => s.includes("4. No"), "the permission prompt");
     await pane.setView({ pending: undefined, transcript: [{ role: "tool", text: "ran rm -rf build" }] });
@@ -161,7 +161,7 @@ describe("fake TUI in a tmux pane", () => {
     ]);
   });
 
-  it("closes a stale prompt on Escape (facts §5.4)", async () => {
+  it("closes a stale prompt on Escape (spike-notes §5.4)", async () => {
     await pane.setView({ running: true, pending: PERMISSION });
     await pane.waitFor((s) => s.includes("4. No"), "the permission prompt");
     await pane.setView({ pending: undefined });
@@ -170,7 +170,7 @@ describe("fake TUI in a tmux pane", () => {
     expect(closed).toContain("User declined the tool call");
   });
 
-  it("toggles multi-select options with digits and confirms with Enter (facts §5.6)", async () => {
+  it("toggles multi-select options with digits and confirms with Enter (spike-notes §5.6)", async () => {
     await pane.setView({
       running: true,
       pending: {

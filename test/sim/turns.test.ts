@@ -18,7 +18,7 @@ afterEach(async () => {
 const interact = (interaction: Json) => unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction });
 
 describe("scenario turns over RPC", () => {
-  it("records a USER_INPUT without stepIndex, then streams a planner to DONE with response == modifiedResponse (facts §4.3)", async () => {
+  it("records a USER_INPUT without stepIndex, then streams a planner to DONE with response == modifiedResponse (spike-notes §4.3)", async () => {
     server.engine.tuiPort().submitTurn("Say hello in one short sentence.");
     await waitForIdle(server, cascadeId);
     const steps = await pollSteps(server, cascadeId);
@@ -43,7 +43,7 @@ describe("scenario turns over RPC", () => {
     expect(planner.metadata.modelUsage.inputTokens).toMatch(/^\d+$/);
   });
 
-  it("runs the command after a permission allow and echoes the answer in completedInteractions (facts §3.5, §5.7)", async () => {
+  it("runs the command after a permission allow and echoes the answer in completedInteractions (spike-notes §3.5, §5.7)", async () => {
     await sendTurn(server, cascadeId, "Run pwd");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
     const waiting = steps[index] as Json;
@@ -68,7 +68,7 @@ describe("scenario turns over RPC", () => {
     ]);
   });
 
-  it("declines a denied command without output and lets the planner follow (facts §5.8)", async () => {
+  it("declines a denied command without output and lets the planner follow (spike-notes §5.8)", async () => {
     await sendTurn(server, cascadeId, "Delete the build directory");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
     const trajectoryId = (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
@@ -84,7 +84,7 @@ describe("scenario turns over RPC", () => {
     expect(after.filter((s) => s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.plannerResponse.response === "The build directory is gone.")).toEqual([]);
   });
 
-  it("answers 'input not registered for step N' when trajectoryId is not inside interaction (facts §3.5, §1.6)", async () => {
+  it("answers 'input not registered for step N' when trajectoryId is not inside interaction (spike-notes §3.5, §1.6)", async () => {
     await sendTurn(server, cascadeId, "Run pwd");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
     const trajectoryId = (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
@@ -101,7 +101,7 @@ describe("scenario turns over RPC", () => {
     expect(((await pollSteps(server, cascadeId))[index] as Json).status).toBe("CORTEX_STEP_STATUS_WAITING");
   });
 
-  it("targets the retried step when the first prompt timed out (facts §5.3)", async () => {
+  it("targets the retried step when the first prompt timed out (spike-notes §5.3)", async () => {
     const clock = new ManualTimeouts(1_000_000);
     const timed = await startTestSim({ clock, interactionTimeoutMs: 5_000_000 });
     try {
@@ -125,7 +125,7 @@ describe("scenario turns over RPC", () => {
     }
   });
 
-  it("offers the second gate of a chained command only after the first is answered (facts §5.2)", async () => {
+  it("offers the second gate of a chained command only after the first is answered (spike-notes §5.2)", async () => {
     await sendTurn(server, cascadeId, "Show git status and recent commits");
     const first = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
     expect(first.steps.filter(isWaiting("RUN_COMMAND"))).toHaveLength(1);
@@ -137,7 +137,7 @@ describe("scenario turns over RPC", () => {
     expect((second.steps[first.index] as Json).status).toBe("CORTEX_STEP_STATUS_DONE");
   });
 
-  it("selects options of a single-select question and records selectedOptionIds (facts §4.3, §5.7)", async () => {
+  it("selects options of a single-select question and records selectedOptionIds (spike-notes §4.3, §5.7)", async () => {
     await sendTurn(server, cascadeId, "Help me start a project");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("ASK_QUESTION"));
     const waiting = steps[index] as Json;
@@ -157,7 +157,7 @@ describe("scenario turns over RPC", () => {
     expect((after.at(-1) as Json).plannerResponse.response).toBe("Great — let's build A command-line tool.");
   });
 
-  it("accepts several options for a multi-select question flagged only in argumentsJson (facts §4.3)", async () => {
+  it("accepts several options for a multi-select question flagged only in argumentsJson (spike-notes §4.3)", async () => {
     await sendTurn(server, cascadeId, "Which features should I add?");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("ASK_QUESTION"));
     const waiting = steps[index] as Json;
@@ -175,7 +175,7 @@ describe("scenario turns over RPC", () => {
     expect((after.at(-1) as Json).plannerResponse.response).toBe("Adding: Dark mode, Export to CSV.");
   });
 
-  it("treats empty askQuestion responses as a skip (facts §3.5)", async () => {
+  it("treats empty askQuestion responses as a skip (spike-notes §3.5)", async () => {
     await sendTurn(server, cascadeId, "Help me start a project");
     const { index, steps } = await waitForStep(server, cascadeId, isWaiting("ASK_QUESTION"));
     const trajectoryId = (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
@@ -186,7 +186,7 @@ describe("scenario turns over RPC", () => {
     expect((after.at(-1) as Json).plannerResponse.response).toBe("No problem, tell me more whenever you are ready.");
   });
 
-  it("ends an error turn with an ERROR planner and goes idle (facts §4.3)", async () => {
+  it("ends an error turn with an ERROR planner and goes idle (spike-notes §4.3)", async () => {
     await sendTurn(server, cascadeId, "Trigger a model error");
     const summary = await waitForIdle(server, cascadeId);
     const last = (await pollSteps(server, cascadeId)).at(-1) as Json;
@@ -196,7 +196,7 @@ describe("scenario turns over RPC", () => {
     expect(summary.waitingSteps).toBeUndefined();
   });
 
-  it("plays read-only tools and a GENERIC tool with their typed bodies (facts §4.3)", async () => {
+  it("plays read-only tools and a GENERIC tool with their typed bodies (spike-notes §4.3)", async () => {
     await sendTurn(server, cascadeId, "Summarize the project");
     await waitForIdle(server, cascadeId);
     await sendTurn(server, cascadeId, "List my subagents");
@@ -213,7 +213,7 @@ describe("scenario turns over RPC", () => {
     expect(generic.generic.result.stepRenderInfo.title).toBe("2 subagents");
   });
 
-  it("streams thinking before the response text for a thinking model (facts §4.3)", async () => {
+  it("streams thinking before the response text for a thinking model (spike-notes §4.3)", async () => {
     const reader = await openStream(server.tlsUrl, { conversationId: cascadeId });
     await sendTurn(server, cascadeId, "Think about caching");
     await reader.waitForFrame((f) => f.update.fullyIdle === true, 1);
@@ -231,7 +231,7 @@ describe("scenario turns over RPC", () => {
     expect(done.plannerResponse.response).toBe("After thinking it over: Think about caching — the short answer is yes.");
   });
 
-  it("lists a /clear-minted root beside the old one, with no user-input time until its first turn (facts §3.11, §4.10)", async () => {
+  it("lists a /clear-minted root beside the old one, with no user-input time until its first turn (spike-notes §3.11, §4.10)", async () => {
     await sendTurn(server, cascadeId, "Say hello in one short sentence.");
     await waitForIdle(server, cascadeId);
     server.engine.tuiPort().clear();

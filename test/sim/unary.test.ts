@@ -27,7 +27,7 @@ describe("listeners and transport", () => {
     }
   });
 
-  it("answers 404 for an unknown method (facts §1.6)", async () => {
+  it("answers 404 for an unknown method (spike-notes §1.6)", async () => {
     const res = await unary(server.tlsUrl, "StreamCascadeNonsense", {});
     expect(res.status).toBe(404);
   });
@@ -44,7 +44,7 @@ describe("listeners and transport", () => {
 });
 
 describe("conversation methods", () => {
-  it("reports the root conversation and workspaces, or 500 'trajectory not found' (facts §2.6, newer builds)", async () => {
+  it("reports the root conversation and workspaces, or 500 'trajectory not found' (spike-notes §2.6, newer builds)", async () => {
     const id = server.engine.activeConversationId;
     const res = await unary(server.tlsUrl, "GetConversationMetadata", { conversationId: id });
     expect(res.status).toBe(200);
@@ -55,13 +55,13 @@ describe("conversation methods", () => {
     expect(missing.json).toEqual({ code: "unknown", message: "trajectory not found" });
   });
 
-  it("requires a model on SendUserCascadeMessage (facts §3.8)", async () => {
+  it("requires a model on SendUserCascadeMessage (spike-notes §3.8)", async () => {
     const res = await unary(server.tlsUrl, "SendUserCascadeMessage", { cascadeId: server.engine.activeConversationId, items: [{ text: "hi" }] });
     expect(res.status).toBe(500);
     expect(res.json.message).toBe("neither PlanModel nor RequestedModel specified");
   });
 
-  it("creates a headless conversation with StartCascade, echoing the chosen id, listed with absent times until its first turn (facts §3.9, §3.11)", async () => {
+  it("creates a headless conversation with StartCascade, echoing the chosen id, listed with absent times until its first turn (spike-notes §3.9, §3.11)", async () => {
     const chosen = "0d7f6a52-5b0e-4c4f-9b1e-0a6c2a3b4c5d";
     const res = await unary(server.tlsUrl, "StartCascade", { cascadeId: chosen, source: "CORTEX_TRAJECTORY_SOURCE_CLI" });
     expect(res.json).toEqual({ cascadeId: chosen });
@@ -95,13 +95,13 @@ describe("conversation methods", () => {
     expect(trajectory.json.status).toBe("CASCADE_RUN_STATUS_IDLE");
   });
 
-  it("lists the models wrapped in `response` (facts §3.10)", async () => {
+  it("lists the models wrapped in `response` (spike-notes §3.10)", async () => {
     const res = await unary(server.tlsUrl, "GetAvailableModels", {});
     const models = Object.values(res.json.response.models) as Json[];
     expect(models.some((m) => m.recommended === true && typeof m.model === "string")).toBe(true);
   });
 
-  it("leaves a WAITING step alone on CancelCascadeSteps, answering 200 {} (facts §3.6)", async () => {
+  it("leaves a WAITING step alone on CancelCascadeSteps, answering 200 {} (spike-notes §3.6)", async () => {
     const id = (await unary(server.tlsUrl, "StartCascade", { source: "CORTEX_TRAJECTORY_SOURCE_CLI" })).json.cascadeId as string;
     await sendTurn(server, id, "Run pwd");
     const { index } = await waitForStep(server, id, isWaiting("RUN_COMMAND"));

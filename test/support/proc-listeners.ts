@@ -1,6 +1,6 @@
 /**
  * Test-side reading of `/proc`: the loopback LISTEN ports whose socket inode a
- * process holds as an fd (newer-builds facts, "Listeners"). Tests use it to
+ * process holds as an fd (spike-notes §10.2). Tests use it to
  * check that the simulator's process looks like agy to discovery.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";

@@ -145,7 +145,7 @@ class Engine implements SimEngine {
       interaction.permission = answer.allow ? { allow: true } : {};
     } else if (answer.kind === "question") {
       const questions = ((step.askQuestion as { questions?: { question: string }[] } | undefined)?.questions ?? []);
-      // The TUI answers the first question only (agy 1.0.10 TUI, facts §5.6).
+      // The TUI answers the first question only (agy 1.0.10 TUI, spike-notes §5.6).
       const first = questions[0];
       interaction.askQuestion =
         first === undefined || answer.selectedOptionIds.length === 0

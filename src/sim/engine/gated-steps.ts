@@ -26,7 +26,7 @@ const S = STEP_STATUS;
 /**
  * Parks the turn on a WAITING step until answered. An unanswered prompt
  * times out to ERROR and agy retries it as a new WAITING step at a higher
- * index (agy 1.0.10, facts §5.3); the answer lands on whichever is current.
+ * index (agy 1.0.10, spike-notes §5.3); the answer lands on whichever is current.
  */
 export async function awaitGate(scope: TurnScope, firstIndex: number, request: JsonObject): Promise<{ index: number; interaction: SimInteraction }> {
   const conv = scope.conv;

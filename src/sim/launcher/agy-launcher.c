@@ -1,6 +1,6 @@
 /*
  * agy-launcher: gives the simulator agy's process shape for discovery
- * (facts §2.1–2.3, newer-builds "Listeners" / "CSRF token"):
+ * (spike-notes §2.1–2.3, spike-notes §10.2, §10.3):
  *   - its own cmdline is `<dir>/bin/agy <args…>` (a symlink to node would put
  *     the script path in argv[1] instead);
  *   - it binds the two loopback listeners itself and keeps them open, so they

@@ -1,7 +1,7 @@
 /**
  * Compiles the `--as-agy` launcher (agy-launcher.c) to `<outDir>/<hash>/bin/agy`.
  * The path ends in `bin/agy` because discovery matches cmdlines on that
- * (facts §2.1). Builds are cached by source hash and published with a rename,
+ * (spike-notes §2.1). Builds are cached by source hash and published with a rename,
  * so concurrent builders never run a half-written binary.
  */
 import { spawn } from "node:child_process";

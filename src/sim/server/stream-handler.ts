@@ -79,7 +79,7 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
 
   const onChange = (indices: number[]): void => {
     for (const index of indices) pending.add(index);
-    // agy emits no frames while parked on a gate (facts §5.2): changes wait until nothing is WAITING.
+    // agy emits no frames while parked on a gate (spike-notes §5.2): changes wait until nothing is WAITING.
     if (conv.waitingIndices().length > 0) return;
     const batch = [...pending].sort((a, b) => a - b);
     pending.clear();

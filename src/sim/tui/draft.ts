@@ -1,8 +1,8 @@
 /**
  * The composer's draft: text plus a cursor, edited with the few keys a tmux
- * driver uses (C-a / C-k to clear, facts §6.2 step 3). Large pastes are shown
+ * driver uses (C-a / C-k to clear, spike-notes §6.2 step 3). Large pastes are shown
  * as a `[Pasted text #N +K lines]` placeholder while the full text is what
- * gets submitted (agy 1.0.x collapses pastes of about 13+ lines, facts §6.2).
+ * gets submitted (agy 1.0.x collapses pastes of about 13+ lines, spike-notes §6.2).
  */
 
 /** Pastes with at least this many lines collapse to a placeholder. */

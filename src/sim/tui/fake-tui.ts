@@ -1,7 +1,7 @@
 /**
  * The fake agy TUI: renders a {@link SimTuiPort}'s view in a terminal and
  * turns keys into port calls, so tmux-driving code that works against it
- * works against agy (facts §5.4, §5.6, §6).
+ * works against agy (spike-notes §5.4, §5.6, §6).
  */
 import { StringDecoder } from "node:string_decoder";
 import type { SimTuiPort, TuiAnswer, TuiPending } from "./tui-port.js";
@@ -205,7 +205,7 @@ class TerminalTui implements FakeTui {
     const delivered = this.#options.port.answer(pending.stepIndex, answer);
     const declined = answer.kind === "dismiss" || (answer.kind === "permission" && !answer.allow);
     if (!delivered || declined) {
-      // agy 1.0.x reports its stale prompt as declined even when RPC already answered it (facts §5.4).
+      // agy 1.0.x reports its stale prompt as declined even when RPC already answered it (spike-notes §5.4).
       this.#notes.push({
         after: this.#options.port.view().transcript.length,
         text: pending.kind === "permission" ? DECLINED_NOTE : DISMISSED_NOTE,

@@ -2,7 +2,7 @@
  * Turns the bytes a terminal (or tmux) writes into key events for the fake
  * TUI. Bracketed paste (`ESC[200~ … ESC[201~`) arrives as one `paste` event
  * whatever the chunking; inside it CR, LF and CRLF are newlines of the draft,
- * never a submit (agy 1.0.x behaviour relied on by tmux drivers, facts §6.2).
+ * never a submit (agy 1.0.x behaviour relied on by tmux drivers, spike-notes §6.2).
  */
 
 export type TuiKey =

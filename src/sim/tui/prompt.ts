@@ -1,11 +1,11 @@
 /**
  * The TUI's own numbered prompt for a WAITING step. It lives apart from the
  * engine's pending state on purpose: agy 1.0.x keeps this prompt open after
- * the step was answered over RPC until keys close it (facts §5.4).
+ * the step was answered over RPC until keys close it (spike-notes §5.4).
  */
 import type { TuiAnswer, TuiPending } from "./tui-port.js";
 
-/** Permission options in agy's order: 1 = Yes … 4 = No (facts §5.6). */
+/** Permission options in agy's order: 1 = Yes … 4 = No (spike-notes §5.6). */
 export const PERMISSION_OPTIONS = [
   "Yes",
   "Yes, and always allow this command for this conversation",

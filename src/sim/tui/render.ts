@@ -1,6 +1,6 @@
 /**
  * Pure layout of the fake TUI's screen: transcript, the open prompt, the
- * composer between two separator rules, and the footer (facts §6.2: drivers
+ * composer between two separator rules, and the footer (spike-notes §6.2: drivers
  * find the composer as the lines between the last two rules, and read
  * `? for shortcuts` / `esc to cancel` as the idle / running markers).
  * No clock and no ids that change per run, so `capture-pane` text is stable.

@@ -1,6 +1,6 @@
 /**
  * What the fake TUI shows of a conversation: the transcript and the prompt a
- * WAITING step asks (the TUI's numbered prompt, facts §5.4).
+ * WAITING step asks (the TUI's numbered prompt, spike-notes §5.4).
  */
 import type { SimConversation } from "../engine/conversation.js";
 import { STEP_TYPE, type JsonObject, type WireStep } from "../engine/step-factory.js";
