@@ -2,7 +2,7 @@
  * The import rules of the layers (docs/architecture.md), as data and one pure
  * checker, so the rules are enforced by the test suite rather than only written.
  *
- *   protocol ← rpc, mapper, sim ← discovery, tmux ← session ← server ← cli
+ *   protocol ← rpc, mapper, sim, tmux ← discovery ← session ← server ← cli
  *
  * `errors.ts` and `util/` may be imported by everyone and import only each other.
  */
@@ -16,7 +16,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   rpc: ["protocol"],
   mapper: ["protocol"],
   sim: ["protocol"],
-  discovery: ["rpc", "protocol"],
+  discovery: ["rpc", "tmux", "protocol"],
   tmux: ["protocol"],
   session: ["rpc", "mapper", "discovery", "tmux", "protocol"],
   server: ["session", "mapper", "protocol"],
