@@ -1,0 +1,73 @@
+/**
+ * The HTTP API's contract: every request body and response body as a zod
+ * schema. The router validates with these, and `openapi.ts` generates the
+ * published OpenAPI document from them, so the two cannot drift.
+ */
+import { z } from "zod";
+import { InteractionRequestedEventSchema, MapperEventSchema } from "../mapper/index.js";
+
+export const SessionSummarySchema = z.object({
+  conversationId: z.string(),
+  pid: z.number().int().optional(),
+  status: z.enum(["running", "waiting", "idle", "failed", "unknown"]),
+  pending: z.number().int().nonnegative(),
+  title: z.string().optional(),
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+export const SessionsResponseSchema = z.object({ sessions: z.array(SessionSummarySchema) });
+
+export const PendingResponseSchema = z.object({ pending: z.array(InteractionRequestedEventSchema) });
+
+export const InteractionActionSchema = z.discriminatedUnion("action", [
+  z.object({
+    action: z.literal("approve"),
+    /** For permissions that offer a persistence scope (e.g. `filePermission`). */
+    scope: z.string().min(1).max(200).optional(),
+    instruction: z.string().max(65_536).optional(),
+  }),
+  z.object({ action: z.literal("deny"), instruction: z.string().max(65_536).optional() }),
+  z.object({
+    action: z.literal("answer"),
+    optionIds: z.array(z.string().min(1).max(64)).max(64),
+    writeIn: z.string().max(65_536).optional(),
+  }),
+]);
+export type InteractionAction = z.infer<typeof InteractionActionSchema>;
+
+export const DeliveredSchema = z.object({ result: z.literal("delivered"), stepIndex: z.number().int().nonnegative() });
+export const NotDeliveredSchema = z.object({
+  result: z.enum(["already_resolved", "timed_out", "not_found"]),
+  /** The step that was found, when one was. */
+  stepIndex: z.number().int().nonnegative().optional(),
+  reason: z.string().optional(),
+});
+export const AnswerResultSchema = z.union([DeliveredSchema, NotDeliveredSchema]);
+export type AnswerResult = z.infer<typeof AnswerResultSchema>;
+
+export const TurnRequestSchema = z.object({ text: z.string().min(1).max(1_000_000) });
+export const TurnResultSchema = z.object({
+  result: z.enum(["delivered", "unverified", "failed"]),
+  reason: z.string(),
+});
+export type TurnResult = z.infer<typeof TurnResultSchema>;
+
+export const InterruptResultSchema = z.object({
+  result: z.enum(["cancelled", "denied", "idle"]),
+  /** With `denied`: the WAITING steps that were denied. */
+  stepIndices: z.array(z.number().int().nonnegative()).optional(),
+  reason: z.string().optional(),
+});
+export type InterruptResult = z.infer<typeof InterruptResultSchema>;
+
+/** RFC 9457 problem details; `result` is set on 409s so a bot can branch on it. */
+export const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  result: z.string().optional(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;
+
+export { MapperEventSchema };

@@ -1,0 +1,200 @@
+/**
+ * Every supervised conversation the server offers, kept in step with what is
+ * running: a refresh lists the sessions (discovery, in the CLI), attaches the
+ * new ones and drops the ones that went away. Each attached session's events
+ * are pumped into its own {@link EventLog}; pending interactions and status
+ * are read off that same stream, so `/pending` and `/events` always agree.
+ *
+ * The hub knows sessions only through {@link SupervisedSession}, which
+ * `session/` implements: the server layer never talks RPC itself.
+ */
+import type { EventOf, MapperEvent } from "../mapper/index.js";
+import type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
+import { createEventLog, type EventLog } from "./event-log.js";
+
+/** What the server needs from an attached session. */
+export interface SupervisedSession {
+  readonly conversationId: string;
+  /** The conversation so far, then live events, until `signal` aborts or the session closes. */
+  events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
+  respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
+  sendTurn(text: string): Promise<TurnResult>;
+  interrupt(): Promise<InterruptResult>;
+  close(): Promise<void>;
+}
+
+/** One conversation a refresh found. */
+export interface SessionDescriptor {
+  conversationId: string;
+  pid?: number;
+  title?: string;
+}
+
+export type InteractionRequested = EventOf<"interaction_requested">;
+
+export interface HubSession {
+  readonly conversationId: string;
+  readonly pid: number | undefined;
+  readonly title: string | undefined;
+  readonly log: EventLog;
+  status(): SessionSummary["status"];
+  pending(): InteractionRequested[];
+  summary(): SessionSummary;
+  respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
+  sendTurn(text: string): Promise<TurnResult>;
+  interrupt(): Promise<InterruptResult>;
+}
+
+export interface SessionHubOptions {
+  list(signal: AbortSignal): Promise<SessionDescriptor[]>;
+  attach(descriptor: SessionDescriptor, signal: AbortSignal): Promise<SupervisedSession>;
+  /** Told about failures to list, attach or pump, one sentence each (no secrets). */
+  onProblem?: (message: string) => void;
+}
+
+export interface SessionHub {
+  /** Lists, attaches new sessions, drops vanished ones. Concurrent calls share one run. */
+  refresh(): Promise<void>;
+  list(): HubSession[];
+  get(conversationId: string): HubSession | undefined;
+  /** Called when a session is added or removed. */
+  onChange(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+interface Entry extends HubSession {
+  session: SupervisedSession;
+  abort: AbortController;
+}
+
+export function createSessionHub(options: SessionHubOptions): SessionHub {
+  const entries = new Map<string, Entry>();
+  const listeners = new Set<() => void>();
+  const lifetime = new AbortController();
+  let running: Promise<void> | undefined;
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
+
+  function remove(id: string): void {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    entries.delete(id);
+    entry.abort.abort();
+    entry.session.close().catch(() => undefined);
+    changed();
+  }
+
+  function add(descriptor: SessionDescriptor, session: SupervisedSession): void {
+    const entry = createEntry(descriptor, session, lifetime.signal);
+    entries.set(descriptor.conversationId, entry);
+    changed();
+    void pump(entry).then(
+      () => undefined,
+      (error: unknown) => options.onProblem?.(`conversation ${descriptor.conversationId}: ${(error as Error).message}`),
+    ).finally(() => {
+      if (entries.get(descriptor.conversationId) === entry) remove(descriptor.conversationId);
+    });
+  }
+
+  async function run(): Promise<void> {
+    let found: SessionDescriptor[];
+    try {
+      found = await options.list(lifetime.signal);
+    } catch (error) {
+      options.onProblem?.(`listing sessions failed: ${(error as Error).message}`);
+      return;
+    }
+    const seen = new Set(found.map((d) => d.conversationId));
+    for (const id of [...entries.keys()]) if (!seen.has(id)) remove(id);
+    await Promise.all(
+      found
+        .filter((d) => !entries.has(d.conversationId))
+        .map(async (descriptor) => {
+          try {
+            const session = await options.attach(descriptor, lifetime.signal);
+            if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
+              await session.close();
+              return;
+            }
+            add(descriptor, session);
+          } catch (error) {
+            options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
+          }
+        }),
+    );
+  }
+
+  return {
+    refresh() {
+      running ??= run().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    list: () => [...entries.values()],
+    get: (id) => entries.get(id),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      lifetime.abort();
+      await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
+      for (const entry of entries.values()) entry.abort.abort();
+      entries.clear();
+    },
+  };
+}
+
+function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, parent: AbortSignal): Entry {
+  const log = createEventLog();
+  const pending = new Map<string, InteractionRequested>();
+  const inflight = new Map<string, Promise<AnswerResult>>();
+  let status: SessionSummary["status"] = "unknown";
+  const abort = new AbortController();
+  parent.addEventListener("abort", () => abort.abort(), { once: true });
+  log.subscribe(({ event }) => {
+    if (event.type === "interaction_requested") pending.set(event.interactionId, event);
+    else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
+    else if (event.type === "status") status = event.status;
+  });
+  return {
+    conversationId: descriptor.conversationId,
+    pid: descriptor.pid,
+    title: descriptor.title,
+    log,
+    session,
+    abort,
+    status: () => status,
+    pending: () => [...pending.values()],
+    summary() {
+      const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
+      if (descriptor.pid !== undefined) out.pid = descriptor.pid;
+      if (descriptor.title !== undefined) out.title = descriptor.title;
+      return out;
+    },
+    respond(interactionId, action) {
+      // Two concurrent answers to one interaction: the second waits for the first
+      // and never delivers (the session also re-reads, this makes it certain).
+      const earlier = inflight.get(interactionId);
+      if (earlier !== undefined) {
+        return earlier.then((first) =>
+          first.result === "delivered" ? { result: "already_resolved", reason: "another request answered it first" } : first,
+        );
+      }
+      const attempt = session.respond(interactionId, action);
+      inflight.set(interactionId, attempt);
+      void attempt.finally(() => inflight.delete(interactionId)).catch(() => undefined);
+      return attempt;
+    },
+    sendTurn: (text) => session.sendTurn(text),
+    interrupt: () => session.interrupt(),
+  };
+}
+
+async function pump(entry: Entry): Promise<void> {
+  for await (const event of entry.session.events({ signal: entry.abort.signal })) {
+    entry.log.append(event);
+  }
+}

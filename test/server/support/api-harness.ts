@@ -1,0 +1,67 @@
+/**
+ * An API server on a free loopback port over scripted sessions, built fresh
+ * for each test.
+ */
+import type { AddressInfo } from "node:net";
+import { createApiServer, type ApiServer, type ApiServerOptions } from "../../../src/server/http-api.js";
+import { buildOpenApiDocument } from "../../../src/server/openapi.js";
+import { createSessionHub, type SessionHub } from "../../../src/server/session-hub.js";
+import { createScriptedSession, type ScriptedSession } from "./scripted-session.js";
+
+export const TEST_TOKEN = "test-token-0123456789abcdef-XYZ";
+
+export interface ApiHarness {
+  url: string;
+  hub: SessionHub;
+  api: ApiServer;
+  sessions: Map<string, ScriptedSession>;
+  /** Adds a session; the next hub refresh attaches it. */
+  addSession(conversationId: string, session?: ScriptedSession): ScriptedSession;
+  removeSession(conversationId: string): void;
+  fetch(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startApiHarness(options: Partial<ApiServerOptions> = {}): Promise<ApiHarness> {
+  const sessions = new Map<string, ScriptedSession>();
+  const hub = createSessionHub({
+    list: async () => [...sessions.keys()].map((conversationId) => ({ conversationId, pid: 4242, title: `title of ${conversationId}` })),
+    attach: async (descriptor) => {
+      const session = sessions.get(descriptor.conversationId);
+      if (session === undefined) throw new Error("gone");
+      return session;
+    },
+  });
+  const api = createApiServer({
+    hub,
+    token: TEST_TOKEN,
+    page: "<!doctype html><title>page</title>",
+    openapi: buildOpenApiDocument("test"),
+    ...options,
+  });
+  await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+  return {
+    url,
+    hub,
+    api,
+    sessions,
+    addSession(conversationId, session = createScriptedSession(conversationId)) {
+      sessions.set(conversationId, session);
+      return session;
+    },
+    removeSession(conversationId) {
+      sessions.delete(conversationId);
+    },
+    fetch(path, init = {}) {
+      const { token = TEST_TOKEN, headers, ...rest } = init;
+      const h = new Headers(headers);
+      if (token !== null) h.set("authorization", `Bearer ${token}`);
+      return fetch(`${url}${path}`, { ...rest, headers: h });
+    },
+    async close() {
+      await api.close();
+      await hub.close();
+    },
+  };
+}
