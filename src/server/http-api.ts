@@ -32,6 +32,8 @@ export interface ApiServerOptions {
   timers?: SseTimers;
   /** One line per request: method, path without query, status. */
   log?: (line: string) => void;
+  /** Told about failures that became a 500 (a bug, not a client mistake). */
+  onInternalError?: (error: unknown) => void;
 }
 
 export interface ApiServer {
@@ -186,7 +188,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         res.destroy();
         return;
       }
-      sendProblem(res, toProblem(error));
+      const problem = toProblem(error);
+      if (problem.status === 500) options.onInternalError?.(error);
+      sendProblem(res, problem);
     });
   });
 

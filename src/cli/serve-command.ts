@@ -1,0 +1,207 @@
+/**
+ * `agy-bridge serve`: the HTTP + SSE API and the approval page over every
+ * agy session discovery finds on this machine, refreshed while it runs.
+ */
+import { homedir } from "node:os";
+import { isIP } from "node:net";
+import { readFile } from "node:fs/promises";
+import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
+import { isLoopbackHost } from "../rpc/loopback.js";
+import type { SessionDescriptor, SupervisedSession } from "../server/session-hub.js";
+import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
+import type { InteractionAction } from "../server/contract.js";
+import { defineCommand } from "./command.js";
+
+const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
+                        [--allow-remote] [--cors ORIGIN] [-L NAME | -S PATH]
+
+Serves every agy session on this machine to remote approval bots and to the
+approval page: an authenticated HTTP + SSE API (docs/http-api.md) and a
+mobile-first page at /. Sessions come from discovery and are refreshed while
+it runs: a new agy appears, a stopped one disappears.
+
+Options:
+  --listen HOST:PORT   where to listen (default 127.0.0.1:7878; port 0 picks a free one)
+  --token-file PATH    the bearer token file (default $XDG_CONFIG_HOME/agy-bridge/token,
+                       else ~/.config/agy-bridge/token); generated with mode 0600 on
+                       first start. AGY_BRIDGE_TOKEN, when set, is used instead.
+  --json               print one line on start: {"url":…,"tokenFile":…}
+  --allow-remote       allow a HOST that is not loopback (anyone who can reach it
+                       and has the token can approve commands)
+  --cors ORIGIN        allow this one browser origin cross-origin
+  -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
+  --refresh-ms MS      how often discovery runs (default 2000)
+  -h, --help           show this help
+
+Runs until SIGINT or SIGTERM; event streams then get a final comment.
+Exit status: 0 after a clean shutdown; 1 when it cannot start; 2 on a usage error.
+`;
+
+const OPTIONS = {
+  listen: { type: "string" },
+  "token-file": { type: "string" },
+  json: { type: "boolean" },
+  "allow-remote": { type: "boolean" },
+  cors: { type: "string" },
+  "socket-name": { type: "string", short: "L" },
+  "socket-path": { type: "string", short: "S" },
+  "refresh-ms": { type: "string" },
+} as const;
+
+interface Listen {
+  host: string;
+  port: number;
+}
+
+function parseListen(text: string): Listen | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  if (match === null) return undefined;
+  const host = match[1] ?? match[2] ?? "";
+  const port = Number(match[3]);
+  if (port > 65_535) return undefined;
+  return { host, port };
+}
+
+export const serveCommand = defineCommand({
+  name: "serve",
+  summary: "serve every agy session over HTTP + SSE, with an approval page",
+  help: HELP,
+  options: OPTIONS,
+  async run(io, { values }) {
+    const listen = parseListen(values.listen ?? "127.0.0.1:7878");
+    if (listen === undefined) {
+      io.stderr.write("agy-bridge serve: --listen wants HOST:PORT (e.g. 127.0.0.1:7878, [::1]:0)\n");
+      return 2;
+    }
+    if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
+      io.stderr.write(`agy-bridge serve: ${listen.host} is not a loopback address; pass --allow-remote to serve beyond this machine (anyone with the token could approve commands)\n`);
+      return 2;
+    }
+    if (listen.host !== "localhost" && isIP(listen.host) === 0 && values["allow-remote"] !== true) {
+      io.stderr.write("agy-bridge serve: --listen wants an IP address or localhost\n");
+      return 2;
+    }
+    const refreshMs = values["refresh-ms"] === undefined ? 2000 : Number(values["refresh-ms"]);
+    if (!Number.isInteger(refreshMs) || refreshMs < 100) {
+      io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
+      return 2;
+    }
+    const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
+
+    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage }, { discoverServers }, { AgySession }] = await Promise.all([
+      import("../server/index.js"),
+      import("../discovery/index.js"),
+      import("../session/index.js"),
+    ]);
+    const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
+    let token;
+    try {
+      token = await loadBearerToken({ env: io.env, tokenFile });
+    } catch (error) {
+      io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
+      return 1;
+    }
+
+    const servers = new Map<string, DiscoveredServer>();
+    const hub = createSessionHub({
+      async list(signal) {
+        const found = await discoverServers({ signal, tmuxServers: [tmux] });
+        servers.clear();
+        const out: SessionDescriptor[] = [];
+        for (const server of found.servers) {
+          if (server.url === undefined) continue;
+          for (const conversation of server.conversations) {
+            // A sub-agent's conversation belongs to its parent's session.
+            if (conversation.parentConversationId !== undefined) continue;
+            servers.set(conversation.conversationId, server);
+            const descriptor: SessionDescriptor = { conversationId: conversation.conversationId, pid: server.pid };
+            if (conversation.title !== undefined) descriptor.title = conversation.title;
+            out.push(descriptor);
+          }
+        }
+        return out;
+      },
+      async attach(descriptor, signal) {
+        const server = servers.get(descriptor.conversationId);
+        if (server?.url === undefined) throw new Error("its server is gone");
+        const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url, signal };
+        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
+        if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
+        return supervised(await AgySession.attach(options));
+      },
+      onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
+    });
+
+    const version = await packageVersion();
+    const api = createApiServer({
+      hub,
+      token: token.token,
+      page: await loadApprovalPage(),
+      openapi: buildOpenApiDocument(version),
+      onInternalError: (error) => io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      ...(values.cors === undefined ? {} : { cors: values.cors }),
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        api.server.once("error", reject);
+        api.server.listen(listen.port, listen.host, () => resolve());
+      });
+    } catch (error) {
+      io.stderr.write(`agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
+      await hub.close();
+      return 1;
+    }
+    const address = api.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : listen.port;
+    const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
+    const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
+    if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile })}\n`);
+    else io.stderr.write(`agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
+
+    await hub.refresh();
+    const timer = setInterval(() => void hub.refresh(), refreshMs);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      else io.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    clearInterval(timer);
+    await api.close();
+    await hub.close();
+    return 0;
+  },
+});
+
+/** The session runner as the server sees it. */
+function supervised(session: AgySessionApi): SupervisedSession {
+  return {
+    get conversationId() {
+      return session.conversationId;
+    },
+    events: ({ signal }) => session.events({ signal }),
+    respond(interactionId: string, action: InteractionAction) {
+      switch (action.action) {
+        case "approve":
+          return session.approve(interactionId, {
+            ...(action.scope === undefined ? {} : { scope: action.scope }),
+            ...(action.instruction === undefined ? {} : { instruction: action.instruction }),
+          });
+        case "deny":
+          return session.deny(interactionId, action.instruction === undefined ? {} : { instruction: action.instruction });
+        case "answer":
+          return session.answer(interactionId, { optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) });
+      }
+    },
+    sendTurn: (text) => session.sendTurn(text),
+    interrupt: () => session.interrupt(),
+    close: () => session.close(),
+  };
+}
+
+async function packageVersion(): Promise<string> {
+  try {
+    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

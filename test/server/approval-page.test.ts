@@ -1,0 +1,83 @@
+/**
+ * The approval page in a real headless Chromium (Debian's, driven by
+ * playwright-core): a person taps Approve on a pending command of the
+ * simulator running as agy, and answers a question with an option.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
+
+const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+
+let world: ServeWorld | undefined;
+let browser: Browser | undefined;
+let profile: string | undefined;
+afterEach(async () => {
+  await browser?.close();
+  await world?.close();
+  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
+  world = undefined;
+  browser = undefined;
+  profile = undefined;
+});
+
+async function openPage(w: ServeWorld) {
+  if (CHROMIUM === undefined) throw new Error("Chromium is not installed: `apt-get install chromium` (.ci/run does this)");
+  profile = await mkdtemp(join(tmpdir(), "agyb-chromium-"));
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`],
+  });
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const requested: string[] = [];
+  page.on("request", (r) => requested.push(r.url()));
+  await page.goto(w.url);
+  await page.getByTestId("token-input").fill(w.token);
+  await page.getByTestId("token-save").tap();
+  return { page, requested };
+}
+
+async function sendTurn(w: ServeWorld, text: string): Promise<void> {
+  const res = await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text }) });
+  expect(await res.json(), w.stderr()).toMatchObject({ result: "delivered" });
+}
+
+describe("the approval page", { timeout: 120_000 }, () => {
+  it("approves a pending command with a tap and shows it resolved", async () => {
+    world = await startServeWorld();
+    const w = world;
+    const { page, requested } = await openPage(w);
+    await sendTurn(w, "Run pwd");
+    const item = page.getByTestId("pending-item").filter({ hasText: "pwd" });
+    await item.waitFor({ timeout: 30_000 });
+    await item.getByTestId("approve").tap();
+    await page.getByTestId("resolved-item").filter({ hasText: "pwd" }).waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId("pending-item").count()).resolves.toBe(0);
+    const pending = await until(async () => {
+      const body = (await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] };
+      return body.pending.length === 0 ? body : undefined;
+    }, "no pending interaction", 10_000);
+    expect(pending.pending).toEqual([]);
+    expect(requested.some((u) => u.includes(w.token))).toBe(false);
+  });
+
+  it("answers a question with an option", async () => {
+    world = await startServeWorld();
+    const w = world;
+    const { page } = await openPage(w);
+    await sendTurn(w, "Help me start a project");
+    const item = page.getByTestId("pending-item").first();
+    await item.waitFor({ timeout: 30_000 });
+    const question = await item.getByTestId("question").textContent();
+    expect(question).toBeTruthy();
+    await item.getByTestId("option-2").check();
+    await item.getByTestId("submit-answer").tap();
+    await page.getByTestId("resolved-item").first().waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("resolved-item").first().textContent()).toContain("question");
+  });
+});
