@@ -1,10 +1,10 @@
 /**
  * agy's wire enum names, spelled once. Every layer takes them from here
- * (spike-notes §4, §8): step types, step statuses and run statuses as proto-JSON
+ * (spike-notes §4.1, §10.6): step types, step statuses and run statuses as proto-JSON
  * sends them (enum names, never numbers).
  */
 
-/** Step types seen from agy 1.0.10, plus those agy's own schema lists (spike-notes §8). */
+/** Step types seen from agy 1.0.10, plus those agy's own schema lists (spike-notes §10.6, §11.4). */
 export const STEP_TYPE = {
   USER_INPUT: "CORTEX_STEP_TYPE_USER_INPUT",
   CONVERSATION_HISTORY: "CORTEX_STEP_TYPE_CONVERSATION_HISTORY",
@@ -45,6 +45,17 @@ export const RUN_STATUS = {
   RUNNING: "CASCADE_RUN_STATUS_RUNNING",
   CANCELING: "CASCADE_RUN_STATUS_CANCELING",
   BUSY: "CASCADE_RUN_STATUS_BUSY",
+} as const;
+
+/** `plannerResponse.stopReason` values that end an answer normally (agy 1.0.10 sends STOP_PATTERN; spike-notes §4.1, §11). */
+export const STOP_REASON = {
+  UNSPECIFIED: "STOP_REASON_UNSPECIFIED",
+  STOP_PATTERN: "STOP_REASON_STOP_PATTERN",
+} as const;
+
+/** `trajectoryType` in `GetAllCascadeTrajectories`; sub-agent children report it too (spike-notes §3.11). */
+export const TRAJECTORY_TYPE = {
+  CASCADE: "CORTEX_TRAJECTORY_TYPE_CASCADE",
 } as const;
 
 export const STEP_SOURCE = {

@@ -9,7 +9,7 @@ export { loadScenarios, parseScenario, matchScenario, DEFAULT_SCENARIO_DIR } fro
 export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./engine/scenario-schema.js";
 export type { SimFaults } from "./server/faults.js";
 export { systemClock, type SimClock, type SimTimer } from "./engine/sim-clock.js";
-export type { SimConversation } from "./engine/conversation.js";
+export type { ConversationListener, SimConversation, SubagentLineage } from "./engine/conversation.js";
 export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui/tui-port.js";
 export { createSelfSignedCertificate, type SelfSignedCertificate } from "./server/certificate.js";
 export { createFakeTui, type FakeTui, type FakeTuiOptions } from "./tui/fake-tui.js";

@@ -108,9 +108,12 @@ describe("generated steps match agy's captured shapes", () => {
     expect(keys(mine)).toEqual(keys(real));
     expect(keys(mine.metadata)).toEqual(keys(real.metadata));
     expect(keys(mine.plannerResponse)).toEqual(keys(real.plannerResponse));
-    // A thinking-less response carries no thinking token count; the capture's model thought.
-    expect(keys(mine.metadata.modelUsage)).toEqual(keys(real.metadata.modelUsage, ["thinkingOutputTokens", "responseHeader"]));
+    // The August capture's planner read from the prompt cache; the June one (a first turn) did not.
     const realStream = capture("stream_planner_text_done");
+    expect(keys(mine.metadata.modelUsage)).toEqual(keys(realStream.metadata.modelUsage));
+    expect(keys(mine.metadata.modelUsage)).toEqual(keys(real.metadata.modelUsage).concat("cacheReadTokens").sort());
+    const usage = mine.metadata.modelUsage;
+    expect(Number(usage.outputTokens)).toBe(Number(usage.thinkingOutputTokens) + Number(usage.responseOutputTokens));
     expect(keys(streamed.get(mineIndex)?.plannerResponse)).toEqual(keys(realStream.plannerResponse));
   });
 
@@ -219,6 +222,8 @@ describe("generated steps match agy's captured shapes", () => {
     expect(keys(checkpoint.checkpoint)).toEqual(keys(realCheckpoint.checkpoint));
     // retryInfos appears only when the summariser retried.
     expect(keys(checkpoint.metadata)).toEqual(keys(realCheckpoint.metadata, ["retryInfos"]));
+    // The summariser neither thinks nor reads the cache.
+    expect(keys(checkpoint.metadata.modelUsage)).toEqual(keys(realCheckpoint.metadata.modelUsage));
     const realHistory = capture("conversation_history");
     const history = find(polled, "CONVERSATION_HISTORY");
     expect(keys(history)).toEqual(keys(realHistory));

@@ -160,4 +160,56 @@ describe("the engine behind the fake TUI", () => {
     expect(port.view().pending?.kind).toBe("permission");
     expect(port.view().running).toBe(true);
   });
+
+  it("changes nothing while a gate is parked, and tells listeners the chained second gate's WAITING move is quiet (spike-notes §5.2)", async () => {
+    start(600_000);
+    const conversation = engine.conversation(engine.activeConversationId);
+    if (conversation === undefined) throw new Error("no conversation");
+    const changes: { indices: number[]; quiet: boolean; statuses: string[] }[] = [];
+    conversation.subscribe((indices, quiet) => changes.push({ indices, quiet, statuses: indices.map((i) => stepsOf()[i]?.status ?? "") }));
+    port.submitTurn("Show git status and recent commits");
+    await clock.advance(1_000);
+    const first = port.view().pending;
+    if (first?.kind !== "permission") throw new Error("no first prompt");
+    const waitingMoves = () => changes.filter((c) => c.statuses.includes("CORTEX_STEP_STATUS_WAITING"));
+    expect(waitingMoves()).toEqual([{ indices: [first.stepIndex], quiet: false, statuses: ["CORTEX_STEP_STATUS_WAITING"] }]);
+    const seen = changes.length;
+    await clock.advance(300_000);
+    expect(changes.length).toBe(seen);
+    port.answer(first.stepIndex, { kind: "permission", allow: true });
+    await clock.advance(1_000);
+    const second = port.view().pending;
+    if (second?.kind !== "permission") throw new Error("no second prompt");
+    expect(second.target).toBe("git log -n 3 --oneline");
+    expect(waitingMoves().at(-1)).toEqual({ indices: [second.stepIndex], quiet: true, statuses: ["CORTEX_STEP_STATUS_WAITING"] });
+    expect(changes.filter((c) => c.quiet)).toHaveLength(1);
+  });
+
+  it("answers a filePermission gate from the TUI in its own variant", async () => {
+    start();
+    port.submitTurn("Read my shell profile");
+    await clock.advance(1_000);
+    const pending = port.view().pending;
+    expect(pending).toMatchObject({ kind: "permission", target: "/home/sim/.bashrc", description: "Read /home/sim/.bashrc" });
+    if (pending?.kind !== "permission") throw new Error("no prompt");
+    expect(port.answer(pending.stepIndex, { kind: "permission", allow: true })).toBe(true);
+    await clock.advance(10_000);
+    const step = stepsOf()[pending.stepIndex];
+    expect((step?.completedInteractions as { response: unknown }[])[0]?.response).toEqual({
+      trajectoryId: pending.trajectoryId,
+      stepIndex: pending.stepIndex,
+      filePermission: { allow: true },
+    });
+    expect(port.view().transcript.map((e) => e.text)).toContain("Read file:///home/sim/.bashrc");
+  });
+
+  it("shows a failed planner's step.error and a shown ERROR_MESSAGE step as errors in the TUI", async () => {
+    start();
+    port.submitTurn("Read the missing config");
+    await clock.advance(10_000);
+    port.submitTurn("Trigger a model error");
+    await clock.advance(10_000);
+    const errors = port.view().transcript.filter((e) => e.role === "error").map((e) => e.text);
+    expect(errors).toEqual(["config.yaml could not be read: no such file.", "The model is overloaded. Please try again later."]);
+  });
 });

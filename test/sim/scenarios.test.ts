@@ -31,15 +31,20 @@ describe("scenario files", () => {
       "error-turn",
       "generic-tool",
       "default-echo",
+      "error-message-step",
+      "file-permission-gate",
+      "subagent-task",
     ]) {
       expect(names).toContain(name);
     }
     const kinds = new Set(scenarios.flatMap((s) => s.steps.map((step) => step.kind)));
-    expect([...kinds].sort()).toEqual(["checkpoint", "command", "error", "generic", "listDirectory", "planner", "question", "viewFile"]);
+    expect([...kinds].sort()).toEqual(["checkpoint", "command", "error", "errorMessage", "generic", "listDirectory", "planner", "question", "subagent", "viewFile"]);
     const multi = scenarios.find((s) => s.name === "multi-select-question");
     expect(multi?.steps[0]).toMatchObject({ kind: "question", questions: [{ multiSelect: true }] });
     const chained = scenarios.find((s) => s.name === "chained-gates");
-    expect(chained?.steps.filter((s) => s.kind === "command")).toHaveLength(2);
+    const commands = chained?.steps.filter((s) => s.kind === "command") ?? [];
+    // The chain's second gate parks silently by default (spike-notes §5.2).
+    expect(commands.map((s) => s.silentGate === true)).toEqual([false, true]);
   });
 
   it("matches exact text first, then a regex, then the default scenario", async () => {
@@ -65,6 +70,9 @@ describe("scenario files", () => {
     expect(() => parseScenario({ match: { text: "x" }, steps: [{ kind: "dance" }] }, "a.json")).toThrow(/a\.json.*steps\.0/);
     expect(() => parseScenario({ match: { text: "x" }, steps: [{ kind: "planner", text: "t", colour: 1 }] }, "b.json")).toThrow(/b\.json/);
     expect(() => parseScenario({ match: { regex: "(" }, steps: [{ kind: "planner", text: "t" }] }, "c.json")).toThrow(/c\.json is invalid: match\.regex/);
+    const nested = { kind: "subagent", typeName: "a", role: "r", prompt: "p", steps: [{ kind: "planner", text: "t" }] };
+    expect(() => parseScenario({ match: { text: "x" }, steps: [{ ...nested, steps: [nested] }] }, "d.json")).toThrow(/d\.json is invalid: steps\.0\.steps\.0/);
+    expect(parseScenario({ match: { text: "x" }, steps: [nested] }, "e.json").steps[0]?.kind).toBe("subagent");
     const dir = await dirWith({ "not-json.json": "{ nope" });
     await expect(loadScenarios(dir)).rejects.toThrow(/not-json\.json is not JSON/);
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SimServer } from "../../src/sim/server/server.js";
-import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
+import { pollSteps, sendTurn, startTestSim, waitForIdle } from "./support/sim-harness.js";
 import { openStream, unary, type Json, type StreamReader } from "./support/wire-client.js";
 
 let server: SimServer;
@@ -93,31 +93,34 @@ describe("StreamAgentStateUpdates", () => {
     expect(running.update.fullyIdle).toBeUndefined();
   });
 
-  it("sends no frames while a step waits on the user, then resumes with the answered step (spike-notes §5.2)", async () => {
+  it("streams a gate's move to WAITING in one frame, nothing while it is parked, then the answered step (spike-notes §5.2)", async () => {
     const reader = await stream({ conversationId: cascadeId });
     await reader.waitForFrame();
     await sendTurn(server, cascadeId, "Run pwd");
-    const { index, steps } = await waitForStep(server, cascadeId, isWaiting("RUN_COMMAND"));
+    const parked = await reader.waitForFrame((f) => stepsOf(f).some((s) => s.status === "CORTEX_STEP_STATUS_WAITING"));
+    const parkedAt = reader.frames.indexOf(parked);
+    const index = indicesOf(parked)[0] as number;
+    const waiting = stepsOf(parked)[0] as Json;
+    expect(indicesOf(parked)).toHaveLength(1);
+    expect(waiting.type).toBe("CORTEX_STEP_TYPE_RUN_COMMAND");
+    expect(waiting.requestedInteraction.permission.resource).toEqual({ action: "command", target: "pwd" });
     // The run status stays RUNNING while the gate is parked (spike-notes §3.11).
+    expect(parked.update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
     const summary = (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries[cascadeId];
-    expect(summary.status).toBe("CASCADE_RUN_STATUS_RUNNING");
     expect(summary.waitingSteps[0].stepIndex).toBe(index);
-    // The step's creation (PENDING) is streamed; its WAITING state never is.
-    await reader.waitForFrame((f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND"));
-    const seenWhileParked = reader.frames.length;
-    expect(reader.frames.flatMap(stepsOf).some((s) => s.status === "CORTEX_STEP_STATUS_WAITING")).toBe(false);
-    const pending = reader.frames.flatMap(stepsOf).filter((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND");
-    expect(pending.map((s) => s.status)).toEqual(["CORTEX_STEP_STATUS_PENDING"]);
-    await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
-      cascadeId,
-      interaction: { trajectoryId: (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId, stepIndex: index, permission: { allow: true } },
-    });
-    const resumed = await reader.waitForFrame((f) => indicesOf(f).includes(index), seenWhileParked);
+    const trajectoryId = waiting.metadata.sourceTrajectoryStepInfo.trajectoryId as string;
+    const answer = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction: { trajectoryId, stepIndex: index, permission: { allow: true } } });
+    expect(answer.status).toBe(200);
     const done = await reader.waitForFrame(
       (f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND" && s.status === "CORTEX_STEP_STATUS_DONE"),
-      seenWhileParked,
+      parkedAt + 1,
     );
-    expect(resumed).toBeDefined();
+    // Nothing came between parking and the answer: the very next frame is the step leaving WAITING.
+    const next = reader.frames[parkedAt + 1] as Json;
+    expect(indicesOf(next)).toEqual([index]);
+    expect(stepsOf(next)[0]?.status).toBe("CORTEX_STEP_STATUS_RUNNING");
+    const statuses = reader.frames.flatMap((f) => stepsOf(f).filter((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND").map((s) => s.status));
+    expect(statuses).toEqual(["CORTEX_STEP_STATUS_PENDING", "CORTEX_STEP_STATUS_WAITING", "CORTEX_STEP_STATUS_RUNNING", "CORTEX_STEP_STATUS_DONE"]);
     const step = stepsOf(done).find((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND") as Json;
     expect(step.metadata.toolCall).toBeUndefined();
     expect(step.runCommand.combinedOutput.full).toBe("/home/sim/project\n");

@@ -186,13 +186,19 @@ describe("scenario turns over RPC", () => {
     expect((after.at(-1) as Json).plannerResponse.response).toBe("No problem, tell me more whenever you are ready.");
   });
 
-  it("ends an error turn with an ERROR planner and goes idle (spike-notes §4.3)", async () => {
+  it("ends an error turn with an ERROR planner whose detail is step.error, as agy's schema defines it (spike-notes §11)", async () => {
     await sendTurn(server, cascadeId, "Trigger a model error");
     const summary = await waitForIdle(server, cascadeId);
     const last = (await pollSteps(server, cascadeId)).at(-1) as Json;
     expect(last.type).toBe("CORTEX_STEP_TYPE_PLANNER_RESPONSE");
     expect(last.status).toBe("CORTEX_STEP_STATUS_ERROR");
-    expect(last.plannerResponse.errorMessage).toBe("The model is overloaded. Please try again later.");
+    expect(last.error).toEqual({
+      userErrorMessage: "The model is overloaded. Please try again later.",
+      shortError: "model overloaded",
+      fullError: "UNAVAILABLE: the model is overloaded (HTTP 503); retry later",
+    });
+    // The planner body has no error fields in agy's schema.
+    expect(Object.keys(last.plannerResponse)).toEqual(["messageId"]);
     expect(summary.waitingSteps).toBeUndefined();
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SimServer } from "../../src/sim/server/server.js";
 import { isWaiting, pollSteps, sendTurn, startTestSim, waitForIdle, waitForStep } from "./support/sim-harness.js";
 import { unary, type Json } from "./support/wire-client.js";
@@ -6,11 +6,11 @@ import { unary, type Json } from "./support/wire-client.js";
 let server: SimServer;
 let guarded: SimServer;
 
-beforeAll(async () => {
+beforeEach(async () => {
   server = await startTestSim();
   guarded = await startTestSim({ csrfToken: "s3cret-token" });
 });
-afterAll(async () => {
+afterEach(async () => {
   await server.close();
   await guarded.close();
 });
@@ -134,5 +134,20 @@ describe("conversation methods", () => {
     const res = await unary(server.tlsUrl, "Heartbeat", {}, { rawBody: Buffer.from("{not json") });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe("invalid_argument");
+  });
+
+  it("refuses an interaction whose stepIndex is not a non-negative integer with 400 invalid_argument, and leaves the gate parked", async () => {
+    const id = server.engine.activeConversationId;
+    await sendTurn(server, id, "Run pwd");
+    const { index, steps } = await waitForStep(server, id, isWaiting("RUN_COMMAND"));
+    const trajectoryId = (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
+    for (const stepIndex of [-1, "-5", "123456789012345678901", 1.5]) {
+      const res = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
+      expect(res.status, String(stepIndex)).toBe(400);
+      expect(res.json.code).toBe("invalid_argument");
+    }
+    expect(((await pollSteps(server, id))[index] as Json).status).toBe("CORTEX_STEP_STATUS_WAITING");
+    const digits = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: String(index), permission: { allow: true } } });
+    expect(digits.status).toBe(200);
   });
 });

@@ -3,11 +3,35 @@
  * and the prompts parked on WAITING steps. Scenario playing lives in
  * turn-player.ts; this file owns state and change notification.
  */
+import { AgyBridgeError } from "../../errors.js";
+import type { ScriptStep } from "./scenario-schema.js";
 import type { JsonObject, WireStep } from "./step-factory.js";
 import { RUN_STATUS, STEP_STATUS } from "../../protocol/wire-names.js";
 
-/** Listener for step changes: the indices that changed ([] = only the run status changed). */
-export type ConversationListener = (indices: number[]) => void;
+/**
+ * Listener for step changes: the indices that changed ([] = only the run
+ * status changed). `quiet` changes are real but agy sends no stream frame for
+ * them (a silently parked gate, spike-notes §5.2); the TUI still sees them.
+ */
+export type ConversationListener = (indices: number[], quiet: boolean) => void;
+
+/** One user turn waiting to be played. */
+export interface QueuedTurn {
+  text: string;
+  /** The model enum the turn's steps carry (the requested `planModel`). */
+  model: string;
+  /** Plays this script instead of the scenario the text matches (a sub-agent's turn). */
+  script?: readonly ScriptStep[];
+}
+
+/** What a child conversation (sub-agent) reports in `trajectoryMetadata` (spike-notes §3.11). */
+export interface SubagentLineage {
+  parentConversationId: string;
+  rootConversationId: string;
+  nestingDepth: number;
+  typeName: string;
+  role: string;
+}
 
 /** The `interaction` object of a HandleCascadeUserInteraction call (or the TUI's equivalent). */
 export type SimInteraction = JsonObject;
@@ -39,8 +63,12 @@ export class TurnToken {
   }
 }
 
-/** Plays one turn; resolves when the turn is over (finished, errored or stopped). */
-export type TurnPlayer = (conversation: SimConversation, text: string, token: TurnToken) => Promise<void>;
+/**
+ * Plays one turn; resolves when the turn is over (finished, errored or
+ * stopped). It rejects only when the simulator itself failed, after marking
+ * the turn's open steps ERROR.
+ */
+export type TurnPlayer = (conversation: SimConversation, turn: QueuedTurn, token: TurnToken) => Promise<void>;
 
 export interface ConversationInit {
   id: string;
@@ -50,6 +78,12 @@ export interface ConversationInit {
   createdTime: string;
   play: TurnPlayer;
   stamp: () => string;
+  /** The model a turn uses when its sender names none (the TUI's current model). */
+  model: string;
+  /** Set for a sub-agent's conversation. */
+  lineage?: SubagentLineage;
+  /** Told when a turn failed inside the simulator (its steps were marked ERROR). */
+  onError: (error: AgyBridgeError) => void;
 }
 
 export class SimConversation {
@@ -57,7 +91,10 @@ export class SimConversation {
   readonly trajectoryId: string;
   readonly headless: boolean;
   readonly createdTime: string;
+  readonly lineage: SubagentLineage | undefined;
   readonly steps: WireStep[] = [];
+  /** The model of the latest turn; a turn sent without one keeps using it. */
+  model: string;
   lastModifiedTime: string | undefined;
   lastUserInputTime: string | undefined;
   lastUserInputStepIndex: number | undefined;
@@ -68,7 +105,8 @@ export class SimConversation {
   readonly #stamp: () => string;
   readonly #listeners = new Set<ConversationListener>();
   readonly #gates = new Map<number, (interaction: SimInteraction) => void>();
-  readonly #queue: string[] = [];
+  readonly #queue: QueuedTurn[] = [];
+  readonly #onError: (error: AgyBridgeError) => void;
   #token: TurnToken | undefined;
   #closed = false;
 
@@ -79,6 +117,9 @@ export class SimConversation {
     this.createdTime = init.createdTime;
     this.#play = init.play;
     this.#stamp = init.stamp;
+    this.model = init.model;
+    this.lineage = init.lineage;
+    this.#onError = init.onError;
   }
 
   /** A turn is in progress (also while a gate is parked): `CASCADE_RUN_STATUS_RUNNING`. */
@@ -109,8 +150,17 @@ export class SimConversation {
 
   /** Call after mutating steps in place. */
   touched(...indices: number[]): void {
+    this.#notify(indices, false);
+  }
+
+  /** Like {@link touched}, for a change agy does not stream (a gate parked silently, spike-notes §5.2). */
+  touchedQuietly(...indices: number[]): void {
+    this.#notify(indices, true);
+  }
+
+  #notify(indices: number[], quiet: boolean): void {
     if (this.turnsStarted > 0) this.lastModifiedTime = this.#stamp();
-    for (const listener of [...this.#listeners]) listener(indices);
+    for (const listener of [...this.#listeners]) listener(indices, quiet);
   }
 
   waitingIndices(): number[] {
@@ -121,22 +171,44 @@ export class SimConversation {
     return out;
   }
 
-  /** Queues a turn, or starts it when nothing runs. */
-  submit(text: string): void {
+  /** Queues a turn, or starts it when nothing runs. `model` defaults to the conversation's current model. */
+  submit(text: string, options: { model?: string; script?: readonly ScriptStep[] } = {}): void {
     if (this.#closed) return;
-    this.#queue.push(text);
+    const model = options.model ?? this.model;
+    this.model = model;
+    this.#queue.push({ text, model, ...(options.script !== undefined ? { script: options.script } : {}) });
     if (!this.running) this.#next();
   }
 
+  /** Resolves once no turn runs and none is queued. */
+  whenIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.running && this.#queue.length === 0) {
+        resolve();
+        return;
+      }
+      const off = this.subscribe(() => {
+        if (this.running || this.#queue.length > 0) return;
+        off();
+        resolve();
+      });
+    });
+  }
+
   #next(): void {
-    const text = this.#queue.shift();
-    if (text === undefined || this.#closed) return;
+    const turn = this.#queue.shift();
+    if (turn === undefined || this.#closed) return;
     const token = new TurnToken();
     this.#token = token;
     this.turnsStarted += 1;
     this.touched();
-    void this.#play(this, text, token)
-      .catch(() => undefined)
+    this.#play(this, turn, token)
+      .catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.#onError(
+          new AgyBridgeError("internal", `The simulated turn in conversation ${this.id} failed (${reason}); its open steps were marked ERROR — fix the scenario or the injected clock and send the turn again.`, { cause: error }),
+        );
+      })
       .finally(() => {
         if (this.#token !== token) return;
         this.#token = undefined;

@@ -3,13 +3,16 @@
  * scenario turns, plus the {@link SimTuiPort} the fake TUI drives.
  */
 import { randomUUID } from "node:crypto";
-import { SimConversation, type SimInteraction, type TurnPlayer } from "./conversation.js";
+import type { AgyBridgeError } from "../../errors.js";
+import { asObject } from "../../protocol/json.js";
+import { STEP_TYPE } from "../../protocol/wire-names.js";
+import { SimConversation, type SimInteraction, type SubagentLineage, type TurnPlayer } from "./conversation.js";
 import type { Scenario } from "./scenario-schema.js";
 import { createWireStamper, systemClock, type SimClock } from "./sim-clock.js";
-import { STEP_TYPE } from "./step-factory.js";
 import { buildTuiView } from "../tui/tui-view.js";
 import type { SimTuiPort, TuiAnswer } from "../tui/tui-port.js";
 import { createTurnPlayer } from "./turn-player.js";
+import type { SubagentSpawn } from "./turn-scope.js";
 
 export interface SimEngine {
   /** The conversation the TUI shows (changes on /clear). */
@@ -26,7 +29,7 @@ export interface SimEngine {
   startHeadless(id?: string): SimConversation;
   /** `/clear`: a new root conversation becomes active. */
   rotate(): SimConversation;
-  /** The model enum steps carry. */
+  /** The model enum a turn's steps carry when its sender names none. */
   readonly model: string;
 }
 
@@ -37,8 +40,14 @@ export interface SimEngineOptions {
   speed?: number;
   /** Default 300_000. */
   interactionTimeoutMs?: number;
-  /** Default `MODEL_PLACEHOLDER_M20`. */
+  /** The model of turns sent without one (the TUI's). Default `MODEL_PLACEHOLDER_M20`. */
   model?: string;
+  /**
+   * Told when a turn fails inside the simulator (a bug or a broken injected
+   * effect); the turn's open steps are then ERROR with the reason in
+   * `step.error`. Default: the failure is only visible on the wire.
+   */
+  onError?: (error: AgyBridgeError) => void;
 }
 
 /** Makes a simulated agy without a language server (`startSimServer` makes one of its own). */
@@ -52,6 +61,7 @@ class Engine implements SimEngine {
   readonly #stamp: () => string;
   readonly #play: TurnPlayer;
   readonly #tuiListeners = new Set<() => void>();
+  readonly #onError: (error: AgyBridgeError) => void;
   #active: SimConversation;
   #unbindActive: () => void = () => undefined;
 
@@ -59,13 +69,14 @@ class Engine implements SimEngine {
     const clock = options.clock ?? systemClock;
     this.model = options.model ?? "MODEL_PLACEHOLDER_M20";
     this.#stamp = createWireStamper(clock);
+    this.#onError = options.onError ?? (() => undefined);
     this.#play = createTurnPlayer({
       scenarios: options.scenarios,
       clock,
       speed: options.speed ?? 1,
       interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
-      model: this.model,
       stamp: this.#stamp,
+      spawnSubagent: (parent, spawn) => this.#spawnSubagent(parent, spawn),
     });
     this.#active = this.#create(randomUUID(), false);
     this.#bindActive();
@@ -113,7 +124,7 @@ class Engine implements SimEngine {
     } satisfies SimTuiPort;
   }
 
-  #create(id: string, headless: boolean): SimConversation {
+  #create(id: string, headless: boolean, lineage?: SubagentLineage): SimConversation {
     const conversation = new SimConversation({
       id,
       trajectoryId: randomUUID(),
@@ -121,9 +132,25 @@ class Engine implements SimEngine {
       createdTime: this.#stamp(),
       play: this.#play,
       stamp: this.#stamp,
+      model: this.model,
+      ...(lineage !== undefined ? { lineage } : {}),
+      onError: this.#onError,
     });
     this.#conversations.set(id, conversation);
     return conversation;
+  }
+
+  /** A sub-agent: a conversation of its own that the TUI never shows, playing the parent's script for it. */
+  #spawnSubagent(parent: SimConversation, spawn: SubagentSpawn): SimConversation {
+    const child = this.#create(randomUUID(), true, {
+      parentConversationId: parent.id,
+      rootConversationId: parent.lineage?.rootConversationId ?? parent.id,
+      nestingDepth: (parent.lineage?.nestingDepth ?? 0) + 1,
+      typeName: spawn.typeName,
+      role: spawn.role,
+    });
+    child.submit(spawn.prompt, { model: parent.model, script: spawn.steps });
+    return child;
   }
 
   #bindActive(): void {
@@ -140,11 +167,13 @@ class Engine implements SimEngine {
     const step = conversation.steps[stepIndex];
     if (step === undefined) return false;
     const isQuestion = step.type === STEP_TYPE.ASK_QUESTION;
+    // A file-permission gate is answered in its own variant (agy's schema, spike-notes §11).
+    const variant = asObject(step.requestedInteraction)?.filePermission !== undefined ? "filePermission" : "permission";
     const interaction: SimInteraction = { trajectoryId: conversation.trajectoryId, stepIndex };
     if (answer.kind === "permission") {
-      interaction.permission = answer.allow ? { allow: true } : {};
+      interaction[variant] = answer.allow ? { allow: true } : {};
     } else if (answer.kind === "question") {
-      const questions = ((step.askQuestion as { questions?: { question: string }[] } | undefined)?.questions ?? []);
+      const questions = (asObject(step.askQuestion)?.questions ?? []) as { question: string }[];
       // The TUI answers the first question only (agy 1.0.10 TUI, spike-notes §5.6).
       const first = questions[0];
       interaction.askQuestion =
@@ -154,7 +183,7 @@ class Engine implements SimEngine {
     } else if (isQuestion) {
       interaction.askQuestion = {};
     } else {
-      interaction.permission = {};
+      interaction[variant] = {};
     }
     return conversation.deliver(stepIndex, interaction);
   }

@@ -1,64 +1,72 @@
 /**
- * The steps that park a turn on the user: a gated RUN_COMMAND and an
- * ASK_QUESTION, with agy's timeout-and-retry of unanswered prompts.
+ * The steps that park a turn on the user: a gated RUN_COMMAND, an
+ * ASK_QUESTION and a VIEW_FILE behind a file permission, with agy's
+ * timeout-and-retry of unanswered prompts.
  */
-import { TurnStopped, type SimConversation, type SimInteraction, type TurnToken } from "./conversation.js";
-import type { CommandScriptStep, QuestionScriptStep } from "./scenario-schema.js";
-import { STEP_TYPE, moveStep, stepInfo, type JsonObject, type StepPlace, type ToolCallSpec, type WireStep } from "./step-factory.js";
-import type { TurnPlayerOptions } from "./turn-player.js";
-import { STEP_STATUS } from "../../protocol/wire-names.js";
-
-/** What a gated step needs from the turn that plays it. */
-export interface TurnScope {
-  readonly conv: SimConversation;
-  readonly options: TurnPlayerOptions;
-  readonly token: TurnToken;
-  place(metadataIndex: number): StepPlace;
-  sleep(ms: number): Promise<void>;
-  fill(template: string, answer?: string): string;
-  planner(script: { text: string }): Promise<void>;
-  /** Appends the dispatching planner and the PENDING tool step; returns the tool step's index. */
-  toolStep(spec: ToolCallSpec, type: string, body: JsonObject): Promise<number>;
-}
+import { TurnStopped, type SimInteraction } from "./conversation.js";
+import type { CommandScriptStep, QuestionScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
+import { moveStep, stepInfo, type JsonObject, type ToolCallSpec, type WireStep } from "./step-factory.js";
+import { fileUri, viewFileBody, viewFileCall } from "./tool-bodies.js";
+import type { TurnScope } from "./turn-scope.js";
+import { asIndex, asObject } from "../../protocol/json.js";
+import { STEP_STATUS, STEP_TYPE } from "../../protocol/wire-names.js";
 
 const S = STEP_STATUS;
 
+/** How a gate parks. */
+export interface GateOptions {
+  /**
+   * Park without a stream frame: the move to WAITING is seen by snapshots
+   * and `waitingSteps` only, as agy did with the second gate of a chained
+   * command (spike-notes §5.2).
+   */
+  silent?: boolean;
+}
+
 /**
- * Parks the turn on a WAITING step until answered. An unanswered prompt
- * times out to ERROR and agy retries it as a new WAITING step at a higher
- * index (agy 1.0.10, spike-notes §5.3); the answer lands on whichever is current.
+ * Parks the turn on a WAITING step until answered. The move to WAITING is
+ * streamed once (unless `silent`); nothing more is streamed while it is
+ * parked, because nothing changes. An unanswered prompt times out to ERROR
+ * and agy retries it as a new WAITING step at a higher index (agy 1.0.10,
+ * spike-notes §5.3); the answer lands on whichever is current.
  */
-export async function awaitGate(scope: TurnScope, firstIndex: number, request: JsonObject): Promise<{ index: number; interaction: SimInteraction }> {
+export async function awaitGate(
+  scope: TurnScope,
+  firstIndex: number,
+  request: JsonObject,
+  gate: GateOptions = {},
+): Promise<{ index: number; interaction: SimInteraction }> {
   const conv = scope.conv;
   let index = firstIndex;
   for (;;) {
     const step = conv.steps[index] as WireStep;
     step.requestedInteraction = structuredClone(request);
-    moveStep(step, S.WAITING, scope.options.stamp());
-    conv.touched(index);
+    moveStep(step, S.WAITING, scope.settings.stamp());
+    if (gate.silent === true) conv.touchedQuietly(index);
+    else conv.touched(index);
     const result = await new Promise<SimInteraction | "timeout">((resolve, reject) => {
-      const timer = scope.options.clock.setTimeout(() => {
+      const timer = scope.settings.clock.setTimeout(() => {
         conv.releaseGate(index);
         off();
         resolve("timeout");
-      }, scope.options.interactionTimeoutMs);
+      }, scope.settings.interactionTimeoutMs);
       const off = scope.token.onStop((how) => {
         if (how !== "force") return;
-        scope.options.clock.clearTimeout(timer);
+        scope.settings.clock.clearTimeout(timer);
         conv.releaseGate(index);
         reject(new TurnStopped());
       });
       conv.registerGate(index, (interaction) => {
-        scope.options.clock.clearTimeout(timer);
+        scope.settings.clock.clearTimeout(timer);
         off();
         resolve(interaction);
       });
     });
     if (result !== "timeout") return { index, interaction: result };
-    moveStep(step, S.ERROR, scope.options.stamp());
+    moveStep(step, S.ERROR, scope.settings.stamp());
     conv.touched(index);
     const retry = structuredClone(step);
-    const place = scope.place(Number((step.metadata.sourceTrajectoryStepInfo as JsonObject).metadataIndex ?? 0));
+    const place = scope.place(asIndex(asObject(step.metadata.sourceTrajectoryStepInfo)?.metadataIndex) ?? 0);
     delete retry.requestedInteraction;
     Object.assign(retry.metadata, {
       createdAt: place.stamp,
@@ -72,7 +80,7 @@ export async function awaitGate(scope: TurnScope, firstIndex: number, request: J
   }
 }
 
-function echo(scope: TurnScope, index: number, request: JsonObject, interaction: SimInteraction, kind: "permission" | "askQuestion"): JsonObject[] {
+function echo(scope: TurnScope, index: number, request: JsonObject, interaction: SimInteraction, kind: "permission" | "askQuestion" | "filePermission"): JsonObject[] {
   const response: JsonObject = { trajectoryId: scope.conv.trajectoryId };
   if (index !== 0) response.stepIndex = index;
   response[kind] = interaction[kind] ?? {};
@@ -103,9 +111,9 @@ export async function playCommand(scope: TurnScope, script: CommandScriptStep): 
         actionDescription: spec.toolAction,
       },
     };
-    const answered = await awaitGate(scope, index, request);
+    const answered = await awaitGate(scope, index, request, { silent: script.silentGate === true });
     index = answered.index;
-    const allow = (answered.interaction.permission as JsonObject | undefined)?.allow === true;
+    const allow = asObject(answered.interaction.permission)?.allow === true;
     // proto-JSON omits `allow: false`.
     permissions = { permissionGrants: [allow ? { resource, allow: true } : { resource }] };
     completed = echo(scope, index, request, answered.interaction, "permission");
@@ -116,7 +124,7 @@ export async function playCommand(scope: TurnScope, script: CommandScriptStep): 
     }
   }
   const step = conv.steps[index] as WireStep;
-  moveStep(step, S.RUNNING, scope.options.stamp());
+  moveStep(step, S.RUNNING, scope.settings.stamp());
   conv.touched(index);
   await scope.sleep(script.runMs ?? 30);
   const run = step.runCommand as JsonObject;
@@ -130,8 +138,8 @@ export async function playCommand(scope: TurnScope, script: CommandScriptStep): 
 /** Marks a step DONE, placing `extra` the way agy orders keys (permissions before the body, echoes last). */
 function finishStep(scope: TurnScope, index: number, extra: JsonObject): void {
   const step = scope.conv.steps[index] as WireStep;
-  step.metadata.completedAt = scope.options.stamp();
-  moveStep(step, S.DONE, scope.options.stamp());
+  step.metadata.completedAt = scope.settings.stamp();
+  moveStep(step, S.DONE, scope.settings.stamp());
   const { type, status, metadata, requestedInteraction, ...body } = step;
   const { completedInteractions, ...front } = extra;
   const rebuilt: WireStep = { type, status, metadata, ...front, ...body };
@@ -156,11 +164,11 @@ export async function playQuestion(scope: TurnScope, script: QuestionScriptStep)
     options: q.options.map((text, i) => ({ id: String(i + 1), text })),
   }));
   let index = await scope.toolStep(spec, STEP_TYPE.ASK_QUESTION, { askQuestion: { questions: structuredClone(questions) } });
-  moveStep(conv.steps[index] as WireStep, S.RUNNING, scope.options.stamp());
+  moveStep(conv.steps[index] as WireStep, S.RUNNING, scope.settings.stamp());
   const request = { askQuestion: { questions } };
   const answered = await awaitGate(scope, index, request);
   index = answered.index;
-  const payload = (answered.interaction.askQuestion as JsonObject | undefined) ?? {};
+  const payload = asObject(answered.interaction.askQuestion) ?? {};
   const responses = Array.isArray(payload.responses) ? (payload.responses as JsonObject[]) : [];
   const chosen: string[] = [];
   const step = conv.steps[index] as WireStep;
@@ -175,11 +183,38 @@ export async function playQuestion(scope: TurnScope, script: QuestionScriptStep)
     }
     if (typeof response?.writeInResponse === "string" && response.writeInResponse !== "") chosen.push(response.writeInResponse);
   });
-  moveStep(step, S.RUNNING, scope.options.stamp());
+  moveStep(step, S.RUNNING, scope.settings.stamp());
   finishStep(scope, index, { completedInteractions: echo(scope, index, request, answered.interaction, "askQuestion") });
   const text =
     chosen.length > 0
       ? scope.fill(script.answeredText ?? "You chose: {{answer}}.", chosen.join(", "))
       : scope.fill(script.skippedText ?? "Understood, I will not ask again and will carry on without an answer.");
   await scope.planner({ text });
+}
+
+/**
+ * A VIEW_FILE behind a file-permission gate: `requestedInteraction.filePermission`,
+ * answered over RPC with `interaction.filePermission { allow, scope }` (agy's
+ * schema, spike-notes §11; the CLI captures show no such gate). Returns false
+ * when the read was denied (the turn then ends).
+ */
+export async function playGatedFileRead(scope: TurnScope, script: ViewFileScriptStep): Promise<boolean> {
+  const conv = scope.conv;
+  let index = await scope.toolStep(viewFileCall(script), STEP_TYPE.VIEW_FILE, {});
+  const request = { filePermission: { absolutePathUri: fileUri(script.path) } };
+  const answered = await awaitGate(scope, index, request);
+  index = answered.index;
+  const completedInteractions = echo(scope, index, request, answered.interaction, "filePermission");
+  if (asObject(answered.interaction.filePermission)?.allow !== true) {
+    finishStep(scope, index, { completedInteractions });
+    await scope.planner({ text: script.deniedText ?? `I was not allowed to read ${script.path}, so I stopped.` });
+    return false;
+  }
+  const step = conv.steps[index] as WireStep;
+  moveStep(step, S.RUNNING, scope.settings.stamp());
+  conv.touched(index);
+  await scope.sleep(10);
+  Object.assign(step, viewFileBody(script));
+  finishStep(scope, index, { completedInteractions });
+  return true;
 }

@@ -6,7 +6,9 @@
  * `metadata.internalMetadata`, and a DONE planner there carries only
  * `modifiedResponse`, not `response`.
  */
-import { STEP_TYPE, type JsonObject, type WireStep } from "./step-factory.js";
+import type { WireStep } from "./step-factory.js";
+import { asObject } from "../../protocol/json.js";
+import { STEP_TYPE } from "../../protocol/wire-names.js";
 
 /** A deep copy of the stored step (the poll projection). */
 export function pollProjection(step: WireStep): WireStep {
@@ -18,12 +20,12 @@ export function streamProjection(step: WireStep): WireStep {
   const copy = structuredClone(step);
   const metadata = copy.metadata;
   delete metadata.internalMetadata;
-  const toolCall = metadata.toolCall as JsonObject | undefined;
+  const toolCall = asObject(metadata.toolCall);
   if (toolCall !== undefined) {
     if (copy.type === STEP_TYPE.GENERIC) delete toolCall.argumentsJson;
     else delete metadata.toolCall;
   }
-  const planner = copy.plannerResponse as JsonObject | undefined;
+  const planner = asObject(copy.plannerResponse);
   if (planner !== undefined) {
     delete planner.toolCalls;
     delete planner.response;

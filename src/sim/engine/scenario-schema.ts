@@ -33,6 +33,12 @@ export const CommandScriptStepSchema = z.strictObject({
   runMs: DelayMs.optional(),
   /** The planner text that follows a deny; the turn then ends. */
   deniedText: z.string().optional(),
+  /**
+   * Park the gate without a stream frame: only snapshots and `waitingSteps`
+   * show it WAITING, as agy did with the second gate of a chained command
+   * (spike-notes §5.2). Default false.
+   */
+  silentGate: z.boolean().optional(),
   toolAction: z.string().optional(),
   toolSummary: z.string().optional(),
 });
@@ -68,6 +74,13 @@ export const ViewFileScriptStepSchema = z.strictObject({
   path: z.string().min(1),
   numLines: z.number().int().min(0),
   numBytes: z.number().int().min(0),
+  /**
+   * Ask a file-permission gate first (`requestedInteraction.filePermission`,
+   * a variant from agy's schema that clients cannot answer generically).
+   */
+  askFilePermission: z.boolean().optional(),
+  /** The planner text after the file permission is denied; the turn then ends. */
+  deniedText: z.string().optional(),
 });
 
 /** A GENERIC tool step (e.g. `manage_subagents`); the stream keeps its toolCall minus argumentsJson. */
@@ -82,10 +95,29 @@ export const GenericScriptStepSchema = z.strictObject({
   icon: z.string().optional(),
 });
 
-/** An ERROR planner: the turn ends with `message`. */
+/** agy's `CortexErrorDetails` beyond the user's sentence (spike-notes §11). */
+const errorDetailFields = {
+  /** The sentence shown to the user (`userErrorMessage`). */
+  message: z.string().min(1),
+  /** Default: `message`. */
+  shortError: z.string().min(1).optional(),
+  modelErrorMessage: z.string().min(1).optional(),
+  /** Default: `message`. */
+  fullError: z.string().min(1).optional(),
+};
+
+/** An ERROR planner whose `step.error` carries the detail; the turn ends. */
 export const ErrorScriptStepSchema = z.strictObject({
   kind: z.literal("error"),
-  message: z.string().min(1),
+  ...errorDetailFields,
+});
+
+/** An ERROR_MESSAGE step (`errorMessage { error, shouldShowUser }`); the turn goes on. */
+export const ErrorMessageScriptStepSchema = z.strictObject({
+  kind: z.literal("errorMessage"),
+  ...errorDetailFields,
+  /** Default true. */
+  shouldShowUser: z.boolean().optional(),
 });
 
 export const CheckpointScriptStepSchema = z.strictObject({
@@ -98,7 +130,7 @@ export const DelayScriptStepSchema = z.strictObject({
   ms: DelayMs,
 });
 
-export const ScriptStepSchema = z.discriminatedUnion("kind", [
+const PLAIN_STEP_SCHEMAS = [
   PlannerScriptStepSchema,
   CommandScriptStepSchema,
   QuestionScriptStepSchema,
@@ -106,9 +138,28 @@ export const ScriptStepSchema = z.discriminatedUnion("kind", [
   ViewFileScriptStepSchema,
   GenericScriptStepSchema,
   ErrorScriptStepSchema,
+  ErrorMessageScriptStepSchema,
   CheckpointScriptStepSchema,
   DelayScriptStepSchema,
-]);
+] as const;
+
+/** What a sub-agent's own conversation plays (no nested sub-agents). */
+export const SubagentChildStepSchema = z.discriminatedUnion("kind", [...PLAIN_STEP_SCHEMAS]);
+
+/**
+ * An INVOKE_SUBAGENT step: a child conversation (its own entry in
+ * `GetAllCascadeTrajectories`, with `parentConversationId`) plays `steps`
+ * for the turn `prompt`; the step stays RUNNING until the child is idle.
+ */
+export const SubagentScriptStepSchema = z.strictObject({
+  kind: z.literal("subagent"),
+  typeName: z.string().min(1),
+  role: z.string().min(1),
+  prompt: z.string().min(1),
+  steps: z.array(SubagentChildStepSchema).min(1),
+});
+
+export const ScriptStepSchema = z.discriminatedUnion("kind", [...PLAIN_STEP_SCHEMAS, SubagentScriptStepSchema]);
 
 export const ScenarioMatchSchema = z.union([
   z.strictObject({ text: z.string().min(1) }),
@@ -127,6 +178,11 @@ export type PlannerScriptStep = z.infer<typeof PlannerScriptStepSchema>;
 export type CommandScriptStep = z.infer<typeof CommandScriptStepSchema>;
 export type QuestionScriptStep = z.infer<typeof QuestionScriptStepSchema>;
 export type GenericScriptStep = z.infer<typeof GenericScriptStepSchema>;
+export type ViewFileScriptStep = z.infer<typeof ViewFileScriptStepSchema>;
+export type ListDirectoryScriptStep = z.infer<typeof ListDirectoryScriptStepSchema>;
+export type ErrorScriptStep = z.infer<typeof ErrorScriptStepSchema>;
+export type ErrorMessageScriptStep = z.infer<typeof ErrorMessageScriptStepSchema>;
+export type SubagentScriptStep = z.infer<typeof SubagentScriptStepSchema>;
 export type ScenarioMatch = z.infer<typeof ScenarioMatchSchema>;
 export type ScenarioFile = z.infer<typeof ScenarioSchema>;
 

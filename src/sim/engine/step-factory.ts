@@ -5,7 +5,7 @@
  * omitted, `stepIndex` absent at 0 and on USER_INPUT.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { STEP_SOURCE, STEP_STATUS, STEP_TYPE } from "../../protocol/wire-names.js";
+import { STEP_SOURCE, STEP_STATUS, STEP_TYPE, STOP_REASON } from "../../protocol/wire-names.js";
 
 import type { JsonObject } from "../../protocol/json.js";
 export type { JsonObject };
@@ -17,7 +17,6 @@ export interface WireStep extends JsonObject {
   metadata: JsonObject;
 }
 
-export { STEP_TYPE };
 const SOURCE = STEP_SOURCE;
 
 /** Where a step sits and who made it. */
@@ -118,15 +117,74 @@ export function conversationHistoryStep(place: StepPlace): WireStep {
   };
 }
 
-export function modelUsage(model: string, outputChars: number): JsonObject {
-  const response = Math.max(1, Math.ceil(outputChars / 4));
+/** Token counts a planner reports; characters are turned into tokens at about 4 per token. */
+export interface UsageShape {
+  /** Characters of the visible answer (or of the tool call a dispatching planner makes). */
+  responseChars: number;
+  /** Characters of streamed thinking; models think even when they stream none, so this only raises the count. */
+  thinkingChars?: number;
+  /** A summariser call (CHECKPOINT): no thinking and no cache reads, as captured. */
+  summariser?: boolean;
+}
+
+/**
+ * `metadata.modelUsage` in the order agy writes it (agy 1.0.10 planner
+ * captures): int64 counts as strings, output = thinking + response, and the
+ * prompt-cache reads a real planner reports (spike-notes §4.2, §4.8).
+ */
+export function modelUsage(model: string, shape: UsageShape): JsonObject {
+  const response = Math.max(1, Math.ceil(shape.responseChars / 4));
+  const thinking = shape.summariser === true ? 0 : Math.max(Math.ceil(response / 2) + 8, Math.ceil((shape.thinkingChars ?? 0) / 4));
   return {
     model,
-    inputTokens: String(2000 + outputChars),
-    outputTokens: String(response),
+    inputTokens: String(900 + shape.responseChars),
+    outputTokens: String(thinking + response),
+    ...(thinking > 0 ? { thinkingOutputTokens: String(thinking) } : {}),
     responseOutputTokens: String(response),
+    ...(shape.summariser === true ? {} : { cacheReadTokens: String(12_288 + (shape.responseChars % 4096)) }),
     apiProvider: "API_PROVIDER_GOOGLE_GEMINI",
+    responseHeader: { sessionID: `-${BigInt.asUintN(63, randomBytes(8).readBigUInt64BE()).toString()}` },
     responseId: randomBytes(12).toString("base64url").slice(0, 23),
+  };
+}
+
+/** What went wrong, in a failed step's `error` (agy's `CortexErrorDetails`, spike-notes §11). */
+export interface ErrorDetailSpec {
+  /** The sentence shown to the user (`userErrorMessage`). */
+  message: string;
+  shortError?: string;
+  modelErrorMessage?: string;
+  fullError?: string;
+}
+
+/** `step.error` / `errorMessage.error` as agy's schema defines it (zero values omitted). */
+export function errorDetails(spec: ErrorDetailSpec): JsonObject {
+  return {
+    userErrorMessage: spec.message,
+    ...(spec.modelErrorMessage !== undefined ? { modelErrorMessage: spec.modelErrorMessage } : {}),
+    shortError: spec.shortError ?? spec.message,
+    fullError: spec.fullError ?? spec.message,
+  };
+}
+
+/**
+ * An ERROR_MESSAGE step: a failure reported as its own step (agy's schema,
+ * type 17; body `errorMessage { error, shouldShowUser }`, spike-notes §11).
+ */
+export function errorMessageStep(place: StepPlace, detail: ErrorDetailSpec, shouldShowUser: boolean): WireStep {
+  return {
+    type: STEP_TYPE.ERROR_MESSAGE,
+    status: STEP_STATUS.DONE,
+    metadata: {
+      createdAt: place.stamp,
+      startedAt: place.stamp,
+      completedAt: place.stamp,
+      source: SOURCE.SYSTEM,
+      executionId: place.executionId,
+      sourceTrajectoryStepInfo: stepInfo(place),
+      internalMetadata: transitions(STEP_STATUS.DONE, place.stamp),
+    },
+    errorMessage: { error: errorDetails(detail), ...(shouldShowUser ? { shouldShowUser: true } : {}) },
   };
 }
 
@@ -178,11 +236,11 @@ export function dispatchingPlannerStep(place: StepPlace, toolCall: JsonObject): 
     startedAt: place.stamp,
     completedAt: place.stamp,
   });
-  step.metadata = reorderModelUsage(step.metadata, modelUsage(place.model, 40));
+  step.metadata = reorderModelUsage(step.metadata, modelUsage(place.model, { responseChars: JSON.stringify(toolCall).length }));
   step.plannerResponse = {
     messageId: (step.plannerResponse as JsonObject).messageId,
     toolCalls: [toolCall],
-    stopReason: "STOP_REASON_STOP_PATTERN",
+    stopReason: STOP_REASON.STOP_PATTERN,
   };
   return step;
 }
@@ -221,6 +279,9 @@ export function toolStepMetadata(place: StepPlace, toolCall: JsonObject, spec: T
   };
 }
 
+/** The model agy's checkpoint summariser reports (spike-notes §3.10, §4.3). */
+const SUMMARISER_MODEL = "MODEL_PLACEHOLDER_M50";
+
 export function checkpointStep(place: StepPlace, userIntent: string, userRequests: string[]): WireStep {
   return {
     type: STEP_TYPE.CHECKPOINT,
@@ -230,7 +291,7 @@ export function checkpointStep(place: StepPlace, userIntent: string, userRequest
       startedAt: place.stamp,
       completedAt: place.stamp,
       source: SOURCE.SYSTEM,
-      modelUsage: modelUsage("MODEL_PLACEHOLDER_M50", 12),
+      modelUsage: modelUsage(SUMMARISER_MODEL, { responseChars: userIntent.length, summariser: true }),
       executionId: place.executionId,
       sourceTrajectoryStepInfo: stepInfo(place),
       internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),

@@ -1,25 +1,24 @@
 /**
  * Plays one user turn of a simulated conversation from its scenario script:
- * streamed planner text, tool steps, permission gates and questions that park
- * the turn until answered or timed out, ERROR planners.
+ * streamed planner text, tool steps, gates that park the turn until answered
+ * or timed out, sub-agents, ERROR planners and ERROR_MESSAGE steps.
  */
 import { randomUUID } from "node:crypto";
-import { TurnStopped, type SimConversation, type TurnPlayer, type TurnToken } from "./conversation.js";
-import { playCommand, playQuestion, type TurnScope } from "./gated-steps.js";
-import type {
-  GenericScriptStep,
-  PlannerScriptStep,
-  Scenario,
-  ScriptStep,
-} from "./scenario-schema.js";
+import { TurnStopped, type QueuedTurn, type SimConversation, type TurnPlayer, type TurnToken } from "./conversation.js";
+import { playCommand, playGatedFileRead, playQuestion } from "./gated-steps.js";
+import type { ErrorMessageScriptStep, ErrorScriptStep, PlannerScriptStep, Scenario, ScriptStep } from "./scenario-schema.js";
 import { matchScenario } from "./scenarios.js";
 import type { SimClock } from "./sim-clock.js";
-import { STEP_STATUS } from "../../protocol/wire-names.js";
+import { playSubagent } from "./subagent-step.js";
+import { genericBody, genericCall, listDirectoryBody, listDirectoryCall, viewFileBody, viewFileCall } from "./tool-bodies.js";
+import type { SubagentSpawn, TurnScope, TurnSettings } from "./turn-scope.js";
+import { STEP_STATUS, STEP_TYPE, STOP_REASON } from "../../protocol/wire-names.js";
 import {
-  STEP_TYPE,
   checkpointStep,
   conversationHistoryStep,
   dispatchingPlannerStep,
+  errorDetails,
+  errorMessageStep,
   generatingPlannerStep,
   modelUsage,
   moveStep,
@@ -41,9 +40,9 @@ export interface TurnPlayerOptions {
   /** Multiplies every scenario delay. */
   speed: number;
   interactionTimeoutMs: number;
-  /** The model enum written into steps. */
-  model: string;
   stamp: () => string;
+  /** Creates a sub-agent's conversation under `parent` and starts its turn. */
+  spawnSubagent: (parent: SimConversation, spawn: SubagentSpawn) => SimConversation;
 }
 
 const S = STEP_STATUS;
@@ -51,12 +50,14 @@ const S = STEP_STATUS;
 const FALLBACK_SCRIPT: ScriptStep[] = [{ kind: "planner", text: "You said: {{input}}" }];
 
 export function createTurnPlayer(options: TurnPlayerOptions): TurnPlayer {
-  return async (conversation, text, token) => {
-    const turn = new Turn(options, conversation, text, token);
+  return async (conversation, queued, token) => {
+    const turn = new Turn(options, conversation, queued, token);
     try {
       await turn.run();
     } catch (error) {
-      if (!(error instanceof TurnStopped)) throw error;
+      if (error instanceof TurnStopped) return;
+      turn.fail(error);
+      throw error;
     } finally {
       turn.settle();
     }
@@ -64,17 +65,19 @@ export function createTurnPlayer(options: TurnPlayerOptions): TurnPlayer {
 }
 
 class Turn implements TurnScope {
-  readonly options: TurnPlayerOptions;
+  readonly settings: TurnSettings;
   readonly conv: SimConversation;
-  readonly #text: string;
   readonly token: TurnToken;
+  readonly #options: TurnPlayerOptions;
+  readonly #turn: QueuedTurn;
   readonly #executionId = randomUUID();
   readonly #firstIndex: number;
 
-  constructor(options: TurnPlayerOptions, conversation: SimConversation, text: string, token: TurnToken) {
-    this.options = options;
+  constructor(options: TurnPlayerOptions, conversation: SimConversation, turn: QueuedTurn, token: TurnToken) {
+    this.#options = options;
+    this.settings = { clock: options.clock, interactionTimeoutMs: options.interactionTimeoutMs, stamp: options.stamp };
     this.conv = conversation;
-    this.#text = text;
+    this.#turn = turn;
     this.token = token;
     this.#firstIndex = conversation.steps.length;
   }
@@ -86,27 +89,45 @@ class Turn implements TurnScope {
     const userIndex = conv.steps.length;
     conv.lastUserInputTime = userPlace.stamp;
     conv.lastUserInputStepIndex = userIndex;
-    conv.append(userInputStep(userPlace, this.#text));
+    conv.append(userInputStep(userPlace, this.#turn.text));
     if (firstTurn) conv.append(conversationHistoryStep(this.place(0)));
-    const script = matchScenario(this.options.scenarios, this.#text)?.steps ?? FALLBACK_SCRIPT;
+    const script = this.#turn.script ?? matchScenario(this.#options.scenarios, this.#turn.text)?.steps ?? FALLBACK_SCRIPT;
     for (const step of script) {
       const goOn = await this.#play(step);
       if (!goOn) return;
     }
   }
 
-  /** After the turn: steps it left unfinished are CANCELED (synthesized: agy's exact status is unverified). */
+  /** After a stopped turn: steps it left unfinished are CANCELED (synthesized: agy's exact status is unverified). */
   settle(): void {
     const how = this.token.stopped;
     if (how === undefined) return;
+    this.#closeOpenSteps(how === "force", (step) => moveStep(step, S.CANCELED, this.settings.stamp()));
+  }
+
+  /**
+   * The simulator failed mid-turn: every step the turn left open (WAITING
+   * included) becomes ERROR with the reason in `step.error`, so no client
+   * waits on a step that will never move.
+   */
+  fail(error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    const detail = errorDetails({ message: "The simulator failed while playing this turn.", fullError: `simulator failure: ${reason}` });
+    this.#closeOpenSteps(true, (step) => {
+      step.error = structuredClone(detail);
+      moveStep(step, S.ERROR, this.settings.stamp());
+    });
+  }
+
+  #closeOpenSteps(includeWaiting: boolean, close: (step: WireStep) => void): void {
     const changed: number[] = [];
     for (let i = this.#firstIndex; i < this.conv.steps.length; i += 1) {
       const step = this.conv.steps[i];
       if (step === undefined) continue;
       const open = step.status === S.PENDING || step.status === S.RUNNING || step.status === S.GENERATING;
-      if (open || (how === "force" && step.status === S.WAITING)) {
+      if (open || (includeWaiting && step.status === S.WAITING)) {
         this.conv.releaseGate(i);
-        moveStep(step, S.CANCELED, this.options.stamp());
+        close(step);
         changed.push(i);
       }
     }
@@ -124,45 +145,27 @@ class Turn implements TurnScope {
         await playQuestion(this, step);
         return true;
       case "listDirectory":
-        await this.#simpleTool(
-          { name: "list_dir", args: { DirectoryPath: step.path }, toolAction: `Listing ${step.path}`, toolSummary: "List directory" },
-          STEP_TYPE.LIST_DIRECTORY,
-          {
-            listDirectory: {
-              directoryPathUri: fileUri(step.path),
-              results: step.entries.map((e) => ({
-                name: e.name,
-                ...(e.isDir === true ? { isDir: true } : {}),
-                ...(e.sizeBytes !== undefined && e.sizeBytes > 0 ? { sizeBytes: String(e.sizeBytes) } : {}),
-              })),
-            },
-          },
-        );
+        await this.#simpleTool(listDirectoryCall(step), STEP_TYPE.LIST_DIRECTORY, listDirectoryBody(step));
         return true;
       case "viewFile":
-        await this.#simpleTool(
-          { name: "view_file", args: { AbsolutePath: step.path }, toolAction: `Reading ${step.path}`, toolSummary: "View file" },
-          STEP_TYPE.VIEW_FILE,
-          {
-            viewFile: {
-              absolutePathUri: fileUri(step.path),
-              ...(step.numLines > 1 ? { endLine: step.numLines - 1 } : {}),
-              ...(step.numBytes > 0 ? { lineRangeBytes: step.numBytes } : {}),
-              ...(step.numLines > 0 ? { numLines: step.numLines } : {}),
-              ...(step.numBytes > 0 ? { numBytes: step.numBytes } : {}),
-            },
-          },
-        );
+        if (step.askFilePermission === true) return playGatedFileRead(this, step);
+        await this.#simpleTool(viewFileCall(step), STEP_TYPE.VIEW_FILE, viewFileBody(step));
         return true;
       case "generic":
-        await this.#generic(step);
+        await this.#simpleTool(genericCall(step), STEP_TYPE.GENERIC, genericBody(step));
         return true;
       case "error":
-        await this.#errorPlanner(step.message);
+        await this.#errorPlanner(step);
         return false;
+      case "errorMessage":
+        this.#errorMessage(step);
+        return true;
+      case "subagent":
+        await playSubagent(this, step);
+        return true;
       case "checkpoint": {
         const place = this.place(this.conv.metadataIndex);
-        this.conv.append(checkpointStep(place, step.userIntent, [this.#text]));
+        this.conv.append(checkpointStep(place, step.userIntent, [this.#turn.text]));
         return true;
       }
       case "delay":
@@ -178,13 +181,14 @@ class Turn implements TurnScope {
       stepIndex: this.conv.steps.length,
       metadataIndex,
       executionId: this.#executionId,
-      model: this.options.model,
-      stamp: this.options.stamp(),
+      model: this.#turn.model,
+      stamp: this.settings.stamp(),
     };
   }
 
   fill(template: string, answer = ""): string {
-    return template.replaceAll("{{input}}", this.#text).replaceAll("{{answer}}", answer);
+    // Replacer functions: a user's `$&` or `` $` `` is text, never a replacement pattern.
+    return template.replaceAll("{{input}}", () => this.#turn.text).replaceAll("{{answer}}", () => answer);
   }
 
   sleep(ms: number): Promise<void> {
@@ -193,15 +197,19 @@ class Turn implements TurnScope {
         reject(new TurnStopped());
         return;
       }
-      const timer = this.options.clock.setTimeout(() => {
+      const timer = this.settings.clock.setTimeout(() => {
         off();
         resolve();
-      }, ms * this.options.speed);
+      }, ms * this.#options.speed);
       const off = this.token.onStop(() => {
-        this.options.clock.clearTimeout(timer);
+        this.settings.clock.clearTimeout(timer);
         reject(new TurnStopped());
       });
     });
+  }
+
+  spawnSubagent(spawn: SubagentSpawn): SimConversation {
+    return this.#options.spawnSubagent(this.conv, spawn);
   }
 
   async planner(script: PlannerScriptStep | { text: string; thinking?: string; chunks?: number; chunkDelayMs?: number }): Promise<void> {
@@ -215,14 +223,15 @@ class Turn implements TurnScope {
       for (const prefix of prefixes(full, chunks)) {
         await this.sleep(delay);
         (step().plannerResponse as JsonObject)[field] = prefix;
-        step().metadata.lastCompletedChunkAt = this.options.stamp();
+        step().metadata.lastCompletedChunkAt = this.settings.stamp();
         conv.touched(index);
       }
     };
-    if (script.thinking !== undefined) await grow("thinking", this.fill(script.thinking));
+    const thinking = script.thinking === undefined ? undefined : this.fill(script.thinking);
+    if (thinking !== undefined) await grow("thinking", thinking);
     await grow("modifiedResponse", text);
     const done = step();
-    const stamp = this.options.stamp();
+    const stamp = this.settings.stamp();
     const previous = done.plannerResponse as JsonObject;
     done.plannerResponse = {
       response: text,
@@ -230,25 +239,30 @@ class Turn implements TurnScope {
       ...(previous.thinking !== undefined ? { thinking: previous.thinking } : {}),
       thinkingSignature: newThinkingSignature(),
       messageId: previous.messageId,
-      stopReason: "STOP_REASON_STOP_PATTERN",
+      stopReason: STOP_REASON.STOP_PATTERN,
     };
     delete done.metadata.lastCompletedChunkAt;
     Object.assign(done.metadata, { finishedGeneratingAt: stamp, startedAt: stamp, completedAt: stamp });
-    done.metadata = reorderModelUsage(done.metadata, modelUsage(this.options.model, text.length));
+    const usage = modelUsage(this.#turn.model, { responseChars: text.length, ...(thinking !== undefined ? { thinkingChars: thinking.length } : {}) });
+    done.metadata = reorderModelUsage(done.metadata, usage);
     moveStep(done, S.DONE, stamp);
     conv.touched(index);
   }
 
-  async #errorPlanner(message: string): Promise<void> {
+  /** An ERROR planner: the failure detail is on the step (`step.error`), as agy's schema puts it (spike-notes §11). */
+  async #errorPlanner(script: ErrorScriptStep): Promise<void> {
     const conv = this.conv;
     const index = conv.append(generatingPlannerStep(this.place(conv.metadataIndex++)));
     await this.sleep(40);
     const step = conv.steps[index] as WireStep;
-    // Synthesized: no capture shows an ERROR planner; the reference reads `errorMessage`.
-    (step.plannerResponse as JsonObject).errorMessage = message;
-    step.metadata.completedAt = this.options.stamp();
-    moveStep(step, S.ERROR, this.options.stamp());
+    step.metadata.completedAt = this.settings.stamp();
+    moveStep(step, S.ERROR, this.settings.stamp());
+    step.error = errorDetails(script);
     conv.touched(index);
+  }
+
+  #errorMessage(script: ErrorMessageScriptStep): void {
+    this.conv.append(errorMessageStep(this.place(this.conv.metadataIndex), script, script.shouldShowUser !== false));
   }
 
   /** Appends the text-less planner that dispatches a tool; returns its metadata index. */
@@ -272,30 +286,11 @@ class Turn implements TurnScope {
     await this.sleep(10);
     const step = this.conv.steps[index] as WireStep;
     Object.assign(step, result);
-    step.metadata.completedAt = this.options.stamp();
-    moveStep(step, S.DONE, this.options.stamp());
+    step.metadata.completedAt = this.settings.stamp();
+    moveStep(step, S.DONE, this.settings.stamp());
     this.conv.touched(index);
     return index;
   }
-
-  async #generic(script: GenericScriptStep): Promise<void> {
-    const render: JsonObject = {};
-    if (script.title !== undefined) render.title = script.title;
-    if (script.titlePrefix !== undefined) render.titlePrefix = script.titlePrefix;
-    if (script.markdown !== undefined) render.markdown = script.markdown;
-    if (script.icon !== undefined) render.icon = script.icon;
-    await this.#simpleTool(
-      { name: script.toolName, args: script.args as JsonObject, toolAction: `Running ${script.toolName}`, toolSummary: script.toolName },
-      STEP_TYPE.GENERIC,
-      {
-        generic: {
-          args: script.args,
-          result: { result: script.result, ...(Object.keys(render).length > 0 ? { stepRenderInfo: { ...render, aggregationKey: script.toolName } } : {}) },
-        },
-      },
-    );
-  }
-
 }
 
 /** Growing prefixes of `text` in about `chunks` pieces (the last is the whole text). */
@@ -305,8 +300,4 @@ function prefixes(text: string, chunks: number): string[] {
   for (let end = size; end < text.length; end += size) out.push(text.slice(0, end));
   out.push(text);
   return out;
-}
-
-function fileUri(path: string): string {
-  return path.startsWith("file://") ? path : `file://${path.startsWith("/") ? "" : "/"}${path}`;
 }

@@ -6,11 +6,13 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
+import { AgyBridgeError } from "../../errors.js";
+import { isObject, type JsonObject } from "../../protocol/json.js";
 import { SERVICE_NAME } from "../../protocol/methods.js";
 import { createSelfSignedCertificate } from "./certificate.js";
 import { createSimEngine, type SimEngine } from "../engine/engine.js";
 import type { SimFaults } from "./faults.js";
-import { hasCsrfToken, readBody, sendConnectError, sendJson, type SimRequest, type SimResponse } from "./http-edge.js";
+import { ClientGone, hasCsrfToken, isHttp2, readBody, refuse, sendConnectError, sendJson, withoutSecret, type SimRequest, type SimResponse } from "./http-edge.js";
 import type { Scenario } from "../engine/scenario-schema.js";
 import { loadScenarios } from "../engine/scenarios.js";
 import { systemClock, type SimClock } from "../engine/sim-clock.js";
@@ -31,10 +33,18 @@ export interface SimServerOptions {
   faults?: SimFaults;
   /** Clock and timers for step timestamps, scenario delays and prompt timeouts. Default: the system clock. */
   clock?: SimClock;
-  /** The model enum steps carry. Default `MODEL_PLACEHOLDER_M20`. */
+  /** The model of turns sent without one (the TUI's); `SendUserCascadeMessage` names its own. Default `MODEL_PLACEHOLDER_M20`. */
   model?: string;
   /** The workspace `GetConversationMetadata` reports. Default `/home/sim/project`. */
   workspacePath?: string;
+  /** Request bodies larger than this are refused with 413 before they are read whole. Default 8 MiB. */
+  maxRequestBytes?: number;
+  /**
+   * Told about every simulator failure: a turn that broke (its open steps are
+   * then ERROR) or a call that could not be answered (the client got a 500
+   * naming the reason). Messages never carry the CSRF token.
+   */
+  onError?: (error: AgyBridgeError) => void;
 }
 
 export interface SimServer {
@@ -53,6 +63,7 @@ export interface SimServer {
 }
 
 const PATH_PREFIX = `/${SERVICE_NAME}/`;
+const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** Starts the simulated agy language server on two loopback listeners. */
 export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
@@ -64,6 +75,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     speed: options.speed ?? 1,
     interactionTimeoutMs: options.interactionTimeoutMs ?? 300_000,
     ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.onError !== undefined ? { onError: options.onError } : {}),
   });
   const server = new Server(engine, options, certificate);
   try {
@@ -79,6 +91,8 @@ class Server implements SimServer {
   readonly engine: SimEngine;
   readonly #csrfToken: string | undefined;
   readonly #clock: SimClock;
+  readonly #maxRequestBytes: number;
+  readonly #onError: (error: AgyBridgeError) => void;
   readonly #unary: Record<string, UnaryHandler>;
   readonly #stream: StreamContext;
   readonly #tls: Http2SecureServer;
@@ -92,14 +106,13 @@ class Server implements SimServer {
     this.engine = engine;
     this.#csrfToken = options.csrfToken;
     this.#clock = options.clock ?? systemClock;
+    this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    this.#onError = options.onError ?? (() => undefined);
     this.#faults = { ...options.faults };
     this.#unary = createUnaryHandlers({ engine, workspacePath: options.workspacePath ?? "/home/sim/project" });
     this.#stream = { engine, faults: () => this.#faults, subscribers: new Map() };
     const handler = (req: SimRequest, res: SimResponse): void => {
-      this.#handle(req, res).catch(() => {
-        if (!res.headersSent) sendConnectError(res, 500, "internal", "simulator failure");
-        else res.end();
-      });
+      this.#handle(req, res).catch((error: unknown) => this.#failed(res, error));
     };
     this.#tls = createSecureServer({ cert: certificate.cert, key: certificate.key, allowHTTP1: true }, handler);
     this.#plain = createHttpServer(handler);
@@ -168,35 +181,47 @@ class Server implements SimServer {
     await Promise.all(closing);
   }
 
+  /** A call the simulator could not answer: a 500 that names the reason (never the token), and `onError`. */
+  #failed(res: SimResponse, error: unknown): void {
+    if (error instanceof ClientGone) return;
+    const reason = withoutSecret(error instanceof Error ? error.message : String(error), this.#csrfToken);
+    this.#onError(new AgyBridgeError("internal", `The simulator could not answer a call (${reason}); see the cause, and restart the simulator if it persists.`, { cause: error }));
+    if (!res.headersSent) sendConnectError(res, 500, "internal", `simulator failure: ${reason}`);
+    else res.end();
+  }
+
   async #handle(req: SimRequest, res: SimResponse): Promise<void> {
+    // Refusals come before the body is read: a hostile client cannot make us hold it.
     if (this.#csrfToken !== undefined && !hasCsrfToken(req, this.#csrfToken)) {
-      await readBody(req);
-      sendConnectError(res, 401, "unauthenticated", "missing CSRF token");
+      refuse(res, 401, "unauthenticated", "missing CSRF token");
       return;
     }
     const url = req.url ?? "";
     const method = url.startsWith(PATH_PREFIX) ? url.slice(PATH_PREFIX.length).split("?")[0] ?? "" : "";
     if (req.method !== "POST" || (method !== "StreamAgentStateUpdates" && this.#unary[method] === undefined)) {
-      await readBody(req);
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...(isHttp2(res) ? {} : { connection: "close" }) });
       res.end("404 page not found\n");
       return;
     }
-    if (method === "StreamAgentStateUpdates") {
-      await handleStream(req, res, this.#stream);
+    const body = await readBody(req, this.#maxRequestBytes);
+    if (body === "too_large") {
+      refuse(res, 413, "resource_exhausted", `request body larger than ${this.#maxRequestBytes} bytes`);
       return;
     }
-    const body = await readBody(req);
+    if (method === "StreamAgentStateUpdates") {
+      handleStream(body, res, this.#stream);
+      return;
+    }
     const contentType = String(req.headers["content-type"] ?? "");
     if (!contentType.startsWith("application/json")) {
       sendConnectError(res, 415, "unknown", `invalid content-type: "${contentType}"; expecting "application/json"`);
       return;
     }
-    let request: Record<string, unknown>;
+    let request: JsonObject;
     try {
       const parsed: unknown = body.byteLength === 0 ? {} : JSON.parse(body.toString("utf8"));
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("request is not a JSON object");
-      request = parsed as Record<string, unknown>;
+      if (!isObject(parsed)) throw new Error("request is not a JSON object");
+      request = parsed;
     } catch (error) {
       sendConnectError(res, 400, "invalid_argument", `unmarshal request: ${error instanceof Error ? error.message : String(error)}`);
       return;

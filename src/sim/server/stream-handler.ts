@@ -1,16 +1,19 @@
 /**
- * `StreamAgentStateUpdates` as agy serves it (connect server-stream, facts
- * §1.5/§3.4 and newer builds): the request must be one envelope; the first
+ * `StreamAgentStateUpdates` as agy serves it (connect server-stream,
+ * spike-notes §1.5, §3.4, §10.5): the request must be one envelope; the first
  * data frame replays the existing steps, later frames carry only the changed
- * steps with their `indices`; nothing is sent while a step waits on the user.
+ * steps with their `indices`. A gate's move to WAITING is one frame; nothing
+ * follows while it is parked, and a gate parked silently (spike-notes §5.2)
+ * gets no frame at all.
  */
 import { FLAG_COMPRESSED, FLAG_END_STREAM, encodeJsonEnvelope } from "../../protocol/envelope.js";
 import type { SimConversation } from "../engine/conversation.js";
 import type { SimEngine } from "../engine/engine.js";
 import type { SimFaults } from "./faults.js";
-import { abortResponse, readBody, writeChunk, type SimRequest, type SimResponse } from "./http-edge.js";
+import { abortResponse, writeChunk, type SimResponse } from "./http-edge.js";
 import { streamProjection } from "../engine/projection.js";
-import type { JsonObject, WireStep } from "../engine/step-factory.js";
+import type { WireStep } from "../engine/step-factory.js";
+import { asIndex, asObject, asString, isObject, type JsonObject } from "../../protocol/json.js";
 
 export interface StreamContext {
   engine: SimEngine;
@@ -24,8 +27,8 @@ interface ConnectErrorBody {
   message: string;
 }
 
-export async function handleStream(req: SimRequest, res: SimResponse, ctx: StreamContext): Promise<void> {
-  const body = await readBody(req);
+/** Answers one stream call whose request `body` was already read (and bounded) by the server. */
+export function handleStream(body: Buffer, res: SimResponse, ctx: StreamContext): void {
   res.writeHead(200, { "content-type": "application/connect+json" });
   const endStream = (error?: ConnectErrorBody): void => {
     res.end(encodeJsonEnvelope(FLAG_END_STREAM, error === undefined ? {} : { error }));
@@ -36,7 +39,8 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
     endStream(request.error);
     return;
   }
-  const conv = typeof request.value.conversationId === "string" ? ctx.engine.conversation(request.value.conversationId) : undefined;
+  const conversationId = asString(request.value.conversationId);
+  const conv = conversationId === undefined ? undefined : ctx.engine.conversation(conversationId);
   if (conv === undefined) {
     endStream({ code: "unknown", message: "trajectory not found" });
     return;
@@ -46,7 +50,6 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
   const faults = { ...ctx.faults() };
   let frames = 0;
   let finished = false;
-  const pending = new Set<number>();
   const cleanup = (): void => {
     if (finished) return;
     finished = true;
@@ -77,16 +80,14 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
     writeChunk(res, bytes);
   };
 
-  const onChange = (indices: number[]): void => {
-    for (const index of indices) pending.add(index);
-    // agy emits no frames while parked on a gate (spike-notes §5.2): changes wait until nothing is WAITING.
-    if (conv.waitingIndices().length > 0) return;
-    const batch = [...pending].sort((a, b) => a - b);
-    pending.clear();
-    send(batch);
+  // Every change is one frame, the WAITING move of a gate included; a quiet change (a gate
+  // parked silently, spike-notes §5.2) is none. A stream opened later still replays it.
+  const onChange = (indices: number[], quiet: boolean): void => {
+    if (quiet) return;
+    send(indices);
   };
 
-  const subscriberId = typeof request.value.subscriberId === "string" && request.value.subscriberId !== "" ? request.value.subscriberId : undefined;
+  const subscriberId = asString(request.value.subscriberId) || undefined;
   if (subscriberId !== undefined) {
     ctx.subscribers.get(subscriberId)?.();
     ctx.subscribers.set(subscriberId, closeByRepeat);
@@ -94,18 +95,12 @@ export async function handleStream(req: SimRequest, res: SimResponse, ctx: Strea
   const unsubscribe = conv.subscribe(onChange);
   res.on("close", cleanup);
 
-  const bounds = (request.value.initialStepsPageBounds ?? {}) as JsonObject;
-  const start = Math.max(0, toInt(bounds.startIndex) ?? 0);
-  const end = Math.min(conv.steps.length, toInt(bounds.endIndexExclusive) ?? conv.steps.length);
+  const bounds = asObject(request.value.initialStepsPageBounds) ?? {};
+  const start = asIndex(bounds.startIndex) ?? 0;
+  const end = Math.min(conv.steps.length, asIndex(bounds.endIndexExclusive) ?? conv.steps.length);
   const initial: number[] = [];
   for (let i = start; i < end; i += 1) initial.push(i);
   send(initial);
-}
-
-function toInt(value: unknown): number | undefined {
-  if (typeof value === "number" && Number.isInteger(value)) return value;
-  if (typeof value === "string" && /^\d+$/.test(value)) return Number.parseInt(value, 10);
-  return undefined;
 }
 
 function parseEnvelope(body: Buffer): { value: JsonObject } | { error: ConnectErrorBody } {
@@ -120,8 +115,8 @@ function parseEnvelope(body: Buffer): { value: JsonObject } | { error: ConnectEr
   }
   try {
     const value: unknown = JSON.parse(body.subarray(5).toString("utf8"));
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
-    return { value: value as JsonObject };
+    if (!isObject(value)) throw new Error("not an object");
+    return { value };
   } catch (error) {
     return { error: { code: "invalid_argument", message: `unmarshal message: ${String(error)}` } };
   }

@@ -6,7 +6,8 @@
 import type { SimConversation } from "../engine/conversation.js";
 import type { SimEngine } from "../engine/engine.js";
 import { pollProjection } from "../engine/projection.js";
-import type { JsonObject } from "../engine/step-factory.js";
+import { asIndex, asObject, asString, type JsonObject } from "../../protocol/json.js";
+import { TRAJECTORY_TYPE } from "../../protocol/wire-names.js";
 
 /** A unary answer: a body with status 200, or a Connect error. */
 export type UnaryResult = { status: 200; body: JsonObject } | { status: number; code: string; message: string };
@@ -23,18 +24,17 @@ const ok = (body: JsonObject = {}): UnaryResult => ({ status: 200, body });
 const fail = (message: string): UnaryResult => ({ status: 500, code: "unknown", message });
 const NOT_FOUND = fail("trajectory not found");
 
+/** A non-empty string (proto-JSON omits empty ones, so "" means absent). */
 function str(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function int(value: unknown): number {
-  const n = typeof value === "string" ? Number.parseInt(value, 10) : typeof value === "number" ? value : 0;
-  return Number.isFinite(n) ? n : 0;
+  return asString(value) || undefined;
 }
 
 export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string, UnaryHandler> {
   const { engine } = options;
-  const find = (id: unknown): SimConversation | undefined => (typeof id === "string" ? engine.conversation(id) : undefined);
+  const find = (id: unknown): SimConversation | undefined => {
+    const key = asString(id);
+    return key === undefined ? undefined : engine.conversation(key);
+  };
   const workspaceUri = `file://${options.workspacePath}`;
 
   return {
@@ -45,7 +45,7 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
       if (conv === undefined) return NOT_FOUND;
       return ok({
         metadata: {
-          rootConversationId: conv.id,
+          rootConversationId: conv.lineage?.rootConversationId ?? conv.id,
           workspaces: [
             {
               workspaceFolderAbsoluteUri: workspaceUri,
@@ -62,7 +62,7 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
     GetCascadeTrajectorySteps: (req) => {
       const conv = find(req.cascadeId);
       if (conv === undefined) return NOT_FOUND;
-      const steps = conv.steps.slice(Math.max(0, int(req.stepOffset))).map(pollProjection);
+      const steps = conv.steps.slice(asIndex(req.stepOffset) ?? 0).map(pollProjection);
       return ok(steps.length > 0 ? { steps } : {});
     },
 
@@ -81,9 +81,12 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
     HandleCascadeUserInteraction: (req) => {
       const conv = find(req.cascadeId);
       if (conv === undefined) return NOT_FOUND;
-      const interaction = (typeof req.interaction === "object" && req.interaction !== null ? req.interaction : {}) as JsonObject;
-      const stepIndex = int(interaction.stepIndex);
+      const interaction = asObject(req.interaction) ?? {};
+      // proto-JSON omits a zero stepIndex; anything present must be a non-negative integer.
+      const stepIndex = interaction.stepIndex === undefined ? 0 : asIndex(interaction.stepIndex);
+      if (stepIndex === undefined) return { status: 400, code: "invalid_argument", message: "unmarshal request: interaction.stepIndex is not a non-negative integer" };
       // agy keys delivery on ids inside `interaction` only; top-level extras are dropped (1.0.10, live).
+      // It checks no kind either (spike-notes §3.5): `permission`, `askQuestion` and `filePermission` answers all land.
       const accepted = interaction.trajectoryId === conv.trajectoryId && conv.deliver(stepIndex, structuredClone(interaction));
       return accepted ? ok() : fail(`input not registered for step ${stepIndex}`);
     },
@@ -134,11 +137,12 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
     SendUserCascadeMessage: (req) => {
       const conv = find(req.cascadeId);
       if (conv === undefined) return NOT_FOUND;
-      const planner = ((req.cascadeConfig as JsonObject | undefined)?.plannerConfig ?? {}) as JsonObject;
-      const model = str(planner.planModel) ?? str((planner.requestedModel as JsonObject | undefined)?.model);
+      const planner = asObject(asObject(req.cascadeConfig)?.plannerConfig) ?? {};
+      const model = str(planner.planModel) ?? str(asObject(planner.requestedModel)?.model);
       if (model === undefined) return fail("neither PlanModel nor RequestedModel specified");
-      const items = Array.isArray(req.items) ? (req.items as JsonObject[]) : [];
-      conv.submit(items.map((item) => (typeof item.text === "string" ? item.text : "")).join(""));
+      const items = Array.isArray(req.items) ? req.items : [];
+      // The turn runs on the model it names (spike-notes §3.8): USER_INPUT and planner usage report it.
+      conv.submit(items.map((item) => asString(asObject(item)?.text) ?? "").join(""), { model });
       return ok();
     },
   };
@@ -151,10 +155,21 @@ function summaryOf(conv: SimConversation): JsonObject {
   if (conv.lastModifiedTime !== undefined) summary.lastModifiedTime = conv.lastModifiedTime;
   if (conv.lastUserInputTime !== undefined) summary.lastUserInputTime = conv.lastUserInputTime;
   if (conv.lastUserInputStepIndex !== undefined && conv.lastUserInputStepIndex > 0) summary.lastUserInputStepIndex = conv.lastUserInputStepIndex;
-  const first = conv.steps[0]?.userInput as JsonObject | undefined;
-  if (typeof first?.userResponse === "string") summary.summary = first.userResponse.slice(0, 80);
-  summary.trajectoryType = "CORTEX_TRAJECTORY_TYPE_CASCADE";
-  summary.trajectoryMetadata = { createdAt: conv.createdTime, rootConversationId: conv.id };
+  const firstText = asString(asObject(conv.steps[0]?.userInput)?.userResponse);
+  if (firstText !== undefined) summary.summary = firstText.slice(0, 80);
+  // Sub-agent children report the same type; only trajectoryMetadata tells them apart (spike-notes §3.11).
+  summary.trajectoryType = TRAJECTORY_TYPE.CASCADE;
+  const lineage = conv.lineage;
+  summary.trajectoryMetadata =
+    lineage === undefined
+      ? { createdAt: conv.createdTime, rootConversationId: conv.id }
+      : {
+          createdAt: conv.createdTime,
+          rootConversationId: lineage.rootConversationId,
+          parentConversationId: lineage.parentConversationId,
+          nestingDepth: lineage.nestingDepth,
+          subagentSpec: { typeName: lineage.typeName, role: lineage.role },
+        };
   const waiting = conv.waitingIndices().map((index) => {
     const entry: JsonObject = { step: pollProjection(conv.steps[index]!) };
     if (index !== 0) entry.stepIndex = index;

@@ -3,9 +3,10 @@
  * WAITING step asks (the TUI's numbered prompt, spike-notes §5.4).
  */
 import type { SimConversation } from "../engine/conversation.js";
-import { STEP_TYPE, type JsonObject, type WireStep } from "../engine/step-factory.js";
+import type { JsonObject, WireStep } from "../engine/step-factory.js";
 import type { TuiPending, TuiQuestion, TuiTranscriptEntry, TuiView } from "./tui-port.js";
-import { STEP_STATUS } from "../../protocol/wire-names.js";
+import { asObject, asString } from "../../protocol/json.js";
+import { STEP_STATUS, STEP_TYPE } from "../../protocol/wire-names.js";
 
 export function buildTuiView(conversation: SimConversation): TuiView {
   const transcript: TuiTranscriptEntry[] = [];
@@ -30,7 +31,7 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
       return { role: "user", text: String((step.userInput as JsonObject).userResponse ?? "") };
     case STEP_TYPE.PLANNER_RESPONSE: {
       const planner = step.plannerResponse as JsonObject;
-      if (failed) return { role: "error", text: String(planner.errorMessage ?? "The model returned an error.") };
+      if (failed) return { role: "error", text: asString(asObject(step.error)?.userErrorMessage) ?? "The model returned an error." };
       const text = planner.modifiedResponse ?? planner.response;
       return typeof text === "string" && text !== "" ? { role: "assistant", text } : undefined;
     }
@@ -42,7 +43,7 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
       if (run.exitCode === undefined) {
         return step.status === STEP_STATUS.DONE ? { role: "tool", text: `${head} (declined)` } : { role: "tool", text: `${head} (running)` };
       }
-      const output = ((run.combinedOutput as JsonObject | undefined)?.full as string | undefined) ?? "";
+      const output = asString(asObject(run.combinedOutput)?.full) ?? "";
       return { role: "tool", text: output === "" ? head : `${head}\n${output.replace(/\s+$/, "")}` };
     }
     case STEP_TYPE.ASK_QUESTION: {
@@ -56,12 +57,25 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
       return step.status === STEP_STATUS.DONE || failed ? { role: "tool", text: lines.join("\n") } : undefined;
     }
     case STEP_TYPE.LIST_DIRECTORY:
-      return { role: "tool", text: `Listed ${String((step.listDirectory as JsonObject | undefined)?.directoryPathUri ?? "")}` };
-    case STEP_TYPE.VIEW_FILE:
-      return { role: "tool", text: `Read ${String((step.viewFile as JsonObject | undefined)?.absolutePathUri ?? "")}` };
+      return { role: "tool", text: `Listed ${asString(asObject(step.listDirectory)?.directoryPathUri) ?? ""}` };
+    case STEP_TYPE.VIEW_FILE: {
+      const uri = asString(asObject(step.viewFile)?.absolutePathUri);
+      if (uri !== undefined) return { role: "tool", text: `Read ${uri}` };
+      const asked = asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri) ?? "";
+      return step.status === STEP_STATUS.DONE ? { role: "tool", text: `Read ${asked} (declined)` } : undefined;
+    }
+    case STEP_TYPE.ERROR_MESSAGE: {
+      const body = asObject(step.errorMessage);
+      if (body?.shouldShowUser !== true) return undefined;
+      return { role: "error", text: asString(asObject(body.error)?.userErrorMessage) ?? "agy reported an error." };
+    }
+    case STEP_TYPE.INVOKE_SUBAGENT: {
+      const names = ((asObject(step.invokeSubagent)?.subagents ?? []) as JsonObject[]).map((a) => String(a.typeName)).join(", ");
+      return { role: "tool", text: `Sub-agent ${names}${step.status === STEP_STATUS.DONE ? " finished" : " working"}` };
+    }
     case STEP_TYPE.GENERIC: {
-      const toolCall = step.metadata.toolCall as JsonObject | undefined;
-      return { role: "tool", text: `${String(toolCall?.name ?? "tool")}: ${String(((step.generic as JsonObject | undefined)?.result as JsonObject | undefined)?.result ?? "")}` };
+      const name = asString(asObject(step.metadata.toolCall)?.name) ?? "tool";
+      return { role: "tool", text: `${name}: ${asString(asObject(asObject(step.generic)?.result)?.result) ?? ""}` };
     }
     default:
       return undefined;
@@ -69,21 +83,27 @@ function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
 }
 
 function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: number): TuiPending | undefined {
-  const request = step.requestedInteraction as JsonObject | undefined;
+  const request = asObject(step.requestedInteraction);
   if (request === undefined) return undefined;
-  const permission = request.permission as JsonObject | undefined;
+  const permission = asObject(request.permission);
   if (permission !== undefined) {
     const pending: TuiPending = {
       kind: "permission",
       trajectoryId: conversation.trajectoryId,
       stepIndex,
-      target: String((permission.resource as JsonObject | undefined)?.target ?? ""),
+      target: asString(asObject(permission.resource)?.target) ?? "",
       description: String(permission.actionDescription ?? ""),
     };
-    if (typeof permission.suggestedPersistPattern === "string") pending.suggestedPersistPattern = permission.suggestedPersistPattern;
+    const pattern = asString(permission.suggestedPersistPattern);
+    if (pattern !== undefined) pending.suggestedPersistPattern = pattern;
     return pending;
   }
-  const ask = request.askQuestion as JsonObject | undefined;
+  const file = asObject(request.filePermission);
+  if (file !== undefined) {
+    const path = (asString(file.absolutePathUri) ?? "").replace(/^file:\/\//, "");
+    return { kind: "permission", trajectoryId: conversation.trajectoryId, stepIndex, target: path, description: `Read ${path}` };
+  }
+  const ask = asObject(request.askQuestion);
   if (ask === undefined) return undefined;
   const multi = multiSelectFlags(step);
   const questions: TuiQuestion[] = ((ask.questions ?? []) as JsonObject[]).map((q, i) => ({
@@ -97,7 +117,7 @@ function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: num
 /** `is_multi_select` lives only in the tool call's argumentsJson (agy 1.0.10). */
 function multiSelectFlags(step: WireStep): boolean[] {
   try {
-    const args = JSON.parse(String((step.metadata.toolCall as JsonObject | undefined)?.argumentsJson ?? "{}")) as JsonObject;
+    const args = asObject(JSON.parse(asString(asObject(step.metadata.toolCall)?.argumentsJson) ?? "{}")) ?? {};
     return ((args.questions ?? []) as JsonObject[]).map((q) => q.is_multi_select === true);
   } catch {
     return [];

@@ -41,7 +41,9 @@ export class FakeClock implements SimClock {
   /** Moves time forward by `ms`, firing due timers in order and letting promise chains run between them. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
-    for (;;) {
+    // Timers that keep re-arming at no delay would spin forever; a test fails instead.
+    for (let fired = 0; ; fired += 1) {
+      if (fired > 100_000) throw new Error(`advance(${ms}) fired ${fired} timers without reaching its target; a timer keeps re-arming`);
       await flush();
       const due = this.#timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (due === undefined) break;

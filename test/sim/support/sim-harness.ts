@@ -24,6 +24,7 @@ export async function waitForStep(
   const steps = await eventually(
     () => pollSteps(server, cascadeId),
     (list) => list.some(predicate),
+    { what: `a matching step in ${cascadeId}` },
   );
   return { steps, index: steps.findIndex(predicate) };
 }
@@ -32,16 +33,21 @@ export async function waitForIdle(server: SimServer, cascadeId: string): Promise
   return eventually(
     async () => (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries[cascadeId] as Json,
     (summary) => summary.status === "CASCADE_RUN_STATUS_IDLE" && (summary.stepCount ?? 0) > 0,
+    { what: `${cascadeId} to be idle after a turn` },
   );
 }
 
 export const isWaiting = (type: string) => (step: Json) =>
   step.type === `CORTEX_STEP_TYPE_${type}` && step.status === "CORTEX_STEP_STATUS_WAITING";
 
-export function sendTurn(server: SimServer, cascadeId: string, text: string): Promise<unknown> {
-  return unary(server.tlsUrl, "SendUserCascadeMessage", {
-    cascadeId,
-    items: [{ text }],
-    cascadeConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } },
-  });
+export async function sendTurn(server: SimServer, cascadeId: string, text: string, planModel = "MODEL_PLACEHOLDER_M20"): Promise<void> {
+  const res = await unary(server.tlsUrl, "SendUserCascadeMessage", { cascadeId, items: [{ text }], cascadeConfig: { plannerConfig: { planModel } } });
+  if (res.status !== 200) throw new Error(`SendUserCascadeMessage answered ${res.status}: ${res.text}`);
+}
+
+/** The trajectory summaries `GetAllCascadeTrajectories` reports, keyed by conversation id. */
+export async function summaries(server: SimServer): Promise<Record<string, Json>> {
+  const res = await unary(server.tlsUrl, "GetAllCascadeTrajectories", {});
+  if (res.status !== 200) throw new Error(`GetAllCascadeTrajectories answered ${res.status}: ${res.text}`);
+  return res.json.trajectorySummaries as Record<string, Json>;
 }

@@ -117,8 +117,12 @@ export interface StreamReader {
   contentType: string;
   /** Every data frame's parsed payload so far. */
   readonly frames: Json[];
-  /** Resolves with the first data frame (from index `from`) matching `predicate`. */
-  waitForFrame(predicate?: (frame: Json) => boolean, from?: number): Promise<Json>;
+  /**
+   * Resolves with the first data frame (from index `from`) matching
+   * `predicate`; rejects, saying how many frames came, when the stream ends
+   * first or after `timeoutMs` (default 10 s).
+   */
+  waitForFrame(predicate?: (frame: Json) => boolean, from?: number, timeoutMs?: number): Promise<Json>;
   readonly ended: Promise<StreamEnd>;
   cancel(): void;
 }
@@ -164,14 +168,20 @@ export async function openStream(baseUrl: string, request: Json, options: CallOp
     frames,
     ended,
     cancel: () => res.cancel(),
-    waitForFrame(predicate = () => true, from = 0) {
+    waitForFrame(predicate = () => true, from = 0, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching frame within ${timeoutMs} ms (${frames.length} frames so far)`));
+        }, timeoutMs);
         const check = (): void => {
           const hit = frames.slice(from).find(predicate);
           if (hit !== undefined) {
+            clearTimeout(timer);
             waiters.delete(check);
             resolve(hit);
           } else if (done) {
+            clearTimeout(timer);
             waiters.delete(check);
             reject(new Error(`stream ended before a matching frame (${frames.length} frames)`));
           }
@@ -183,11 +193,24 @@ export async function openStream(baseUrl: string, request: Json, options: CallOp
   };
 }
 
-/** Polls `read` until `until` holds (no timing assertion: the test timeout bounds it). */
-export async function eventually<T>(read: () => Promise<T>, until: (value: T) => boolean, intervalMs = 10): Promise<T> {
+/**
+ * Polls `read` until `until` holds, for at most `timeoutMs` (default 10 s,
+ * generous for a shared machine); then fails naming `what` and the last value
+ * it read.
+ */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  until: (value: T) => boolean,
+  options: { what?: string; timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
     const value = await read();
     if (until(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    if (Date.now() > deadline) {
+      const seen = JSON.stringify(value) ?? String(value);
+      throw new Error(`gave up waiting for ${options.what ?? "a condition"}; last saw ${seen.length > 600 ? `${seen.slice(0, 600)}…` : seen}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 10));
   }
 }
