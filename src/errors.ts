@@ -105,6 +105,32 @@ export class RpcError extends AgyBridgeError {
   }
 }
 
+/** What went wrong with tmux, for callers that branch (a gone pane ends a session; a missing server does not). */
+export type TmuxFailure =
+  /** The tmux executable could not be started. */
+  | "no_binary"
+  /** No tmux server listens on the chosen socket. */
+  | "no_server"
+  /** The target names no pane on that server. */
+  | "no_target"
+  /** The pane exists but its program has exited (remain-on-exit). */
+  | "pane_dead"
+  /** A tmux command did not finish in time. */
+  | "timeout"
+  /** tmux reported another error. */
+  | "failed";
+
+/** A tmux command failed or the pane is gone. */
+export class TmuxError extends AgyBridgeError {
+  override name = "TmuxError";
+  readonly failure: TmuxFailure;
+
+  constructor(failure: TmuxFailure, message: string, options: AgyBridgeErrorOptions = {}) {
+    super(failure === "timeout" ? "timeout" : "tmux", message, options);
+    this.failure = failure;
+  }
+}
+
 /** Narrowing helper for callers that branch on codes. */
 export function isAgyBridgeError(value: unknown, code?: ErrorCode): value is AgyBridgeError {
   return value instanceof AgyBridgeError && (code === undefined || value.code === code);

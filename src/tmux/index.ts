@@ -1,0 +1,25 @@
+/**
+ * The tmux layer: a driver that types user turns into agy's TUI and presses
+ * its prompt keys, plus pure readers of captured screens. Imports only
+ * `protocol/` and `errors.ts` (never `rpc/`): callers bind RPC checks in
+ * through `DeliverTurnOptions`.
+ */
+export { createTmuxDriver } from "./tmux-driver.js";
+export type { CommandOptions, PaneInfo, TmuxDriver, TmuxDriverOptions } from "./tmux-driver.js";
+export { spawnTmux } from "./spawn-tmux.js";
+export type { TmuxExec, TmuxExecOptions, TmuxExecResult } from "./spawn-tmux.js";
+export { deliverTurnToPane, pastePayload } from "./deliver-turn.js";
+export type { TurnClock, TurnPane } from "./deliver-turn.js";
+export { sanitizeTurnText, MAX_TURN_BYTES } from "./sanitize-text.js";
+export { promptKeyNames } from "./prompt-keys.js";
+export { isPaneTarget, paneTarget, socketArgs } from "./target.js";
+export {
+  AGY_MARKERS,
+  draftNeedle,
+  draftOf,
+  isSeparatorLine,
+  parseScreen,
+  pastePlaceholders,
+} from "./composer-screen.js";
+export type { ComposerScreen, FooterState, PromptOption, ScreenMarkers, VisiblePrompt } from "./composer-screen.js";
+export type { DeliverTurnOptions, PromptKeys, TmuxSocket, TurnDeliveryResult } from "./types.js";
