@@ -6,6 +6,14 @@
 /** How a listener speaks: identified by a real handshake, never by port order. */
 export type ListenerTransport = "tls" | "plain" | "unknown";
 
+/**
+ * Where a listener came from: the process's own fds (`fd`, Linux), `lsof`
+ * (macOS), the address agy gives its children (`environ`), agy's log (`log`),
+ * or the bounded host-wide table when nothing else could attribute one
+ * (`fallback`: a guess, confirmed only by what it answers).
+ */
+export type ListenerSource = "fd" | "lsof" | "environ" | "log" | "fallback";
+
 export interface DiscoveredListener {
   port: number;
   /** The loopback address it listens on (`127.0.0.1`, or `::1` / IPv4-mapped). */
@@ -15,6 +23,9 @@ export interface DiscoveredListener {
   heartbeatOk: boolean;
   /** Why the probe failed, in one sentence (never containing a token). */
   error?: string;
+  source: ListenerSource;
+  /** The HTTP status `Heartbeat` got when it was not 200 (401: a token is needed). */
+  httpStatus?: number;
 }
 
 export interface DiscoveredConversation {
@@ -42,6 +53,10 @@ export interface DiscoveredServer {
   /** The CSRF token the server wants, when one was found. Never print it. */
   csrfToken?: string;
   csrfTokenPresent: boolean;
+  /** Where the token was found (`--csrf_token argument`, `environment of pid N`); never the token. */
+  csrfTokenSources?: string[];
+  /** `agy` (the CLI serves RPC itself) or the IDE's `language_server`. */
+  kind?: "agy" | "language_server";
   conversations: DiscoveredConversation[];
   /** The tmux pane (`%N`) whose process tree holds this pid, when known. */
   tmuxPane?: string;

@@ -1,0 +1,86 @@
+/**
+ * `agy-bridge doctor`: walks every discovery step and says what it found,
+ * what failed and why, with one hint per failure; plus the Node and tmux
+ * versions. Exit 0 when at least one usable server was found.
+ */
+import { discoverServers, spawnCommand, type DiscoveryResult, type DiscoveryStep, type RunCommand } from "../discovery/index.js";
+import { defineCommand, type Command } from "./command.js";
+import { toSessionEntry, type SessionEntry } from "./sessions-command.js";
+
+const HELP = `Usage: agy-bridge doctor [--json]
+
+Checks how agy-bridge finds agy's language server on this machine, step by
+step: processes, listeners, CSRF token, each listener's transport and
+Heartbeat, conversations, tmux panes. Every failure comes with a one-line
+hint. The CSRF token is never printed.
+
+Options:
+  --json      print one JSON object: ok, node, tmux, steps (step, status,
+              pid, port, detail, hint) and servers (as \`sessions --json\`)
+  -h, --help  show this help
+
+Exit status: 0 when at least one usable server was found; 1 otherwise (the
+reason on stderr); 2 on a usage error.
+`;
+
+export interface DoctorCommandOptions {
+  discover?: () => Promise<DiscoveryResult>;
+  run?: RunCommand;
+  /** The Node version to report; default this process's. */
+  nodeVersion?: string;
+}
+
+interface DoctorReport {
+  ok: boolean;
+  node: string;
+  tmux: string | null;
+  steps: DiscoveryStep[];
+  servers: SessionEntry[];
+}
+
+const MARK: Record<DiscoveryStep["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL", info: "info" };
+
+async function tmuxVersion(run: RunCommand): Promise<string | null> {
+  const result = await run("tmux", ["-V"], { timeoutMs: 5_000 });
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+function human(report: DoctorReport): string {
+  const lines = [`node ${report.node}`, report.tmux ?? "tmux: not found (panes cannot be resolved; install tmux)"];
+  for (const step of report.steps) {
+    lines.push(`[${MARK[step.status]}] ${step.step}: ${step.detail}`);
+    if (step.hint !== undefined) lines.push(`       hint: ${step.hint}`);
+  }
+  const usable = report.servers.filter((s) => s.url !== undefined);
+  lines.push(
+    usable.length === 0
+      ? "result: no usable agy language server"
+      : `result: ${usable.length} usable server${usable.length === 1 ? "" : "s"}: ${usable.map((s) => `pid ${s.pid} at ${s.url}`).join(", ")}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+export function createDoctorCommand(options: DoctorCommandOptions = {}): Command {
+  const run = options.run ?? spawnCommand;
+  const discover = options.discover ?? (() => discoverServers({ run }));
+  return defineCommand({
+    name: "doctor",
+    summary: "explain how discovery finds agy's language server, and what failed",
+    help: HELP,
+    options: { json: { type: "boolean" } },
+    async run(io, args) {
+      const [result, tmux] = await Promise.all([discover(), tmuxVersion(run)]);
+      const servers = result.servers.map(toSessionEntry);
+      const ok = servers.some((s) => s.url !== undefined);
+      const report: DoctorReport = { ok, node: options.nodeVersion ?? process.version, tmux, steps: result.steps, servers };
+      io.stdout.write(args.values.json === true ? `${JSON.stringify(report)}\n` : human(report));
+      if (!ok) {
+        const failed = result.steps.find((s) => s.status === "fail");
+        io.stderr.write(`agy-bridge doctor: no usable agy language server was found${failed === undefined ? "" : ` (${failed.detail})`}\n`);
+      }
+      return ok ? 0 : 1;
+    },
+  });
+}
+
+export const doctorCommand = createDoctorCommand();

@@ -1,0 +1,118 @@
+/**
+ * `agy-bridge sessions`: every agy language server on this machine and the
+ * conversations it hosts, as one JSON array or an aligned table. The CSRF
+ * token is reported as present or not, never printed: entries are built
+ * field by field, never by spreading what discovery found.
+ */
+import { discoverServers, type DiscoveredServer, type DiscoveryResult } from "../discovery/index.js";
+import { defineCommand, type Command } from "./command.js";
+
+const HELP = `Usage: agy-bridge sessions [--json]
+
+Lists every agy language server this machine runs (found through its
+processes, listeners and credentials; no URL needed) and the conversations
+each hosts.
+
+Options:
+  --json      print one JSON array, one entry per server (\`[]\` when none runs):
+              pid, executable, version, url, listeners (port, transport,
+              heartbeatOk), csrfTokenPresent, conversations (conversationId,
+              status, stepCount, lastUserInputTime, waitingSteps), tmuxPane
+  -h, --help  show this help
+
+Without --json, prints an aligned table with one row per conversation.
+The CSRF token is never printed. Run \`agy-bridge doctor\` when a server you
+expect is missing.
+
+Exit status: 0 (also when nothing runs); 2 on a usage error.
+`;
+
+/** One server as `sessions --json` prints it. */
+export interface SessionEntry {
+  pid: number;
+  executable: string;
+  version?: string;
+  url?: string;
+  listeners: Array<{ port: number; transport: string; heartbeatOk: boolean }>;
+  csrfTokenPresent: boolean;
+  conversations: Array<{ conversationId: string; status?: string; stepCount?: number; lastUserInputTime?: string; waitingSteps: number[] }>;
+  tmuxPane?: string;
+}
+
+/** The printable entry of a server: chosen fields only, so the token cannot slip in. */
+export function toSessionEntry(server: DiscoveredServer): SessionEntry {
+  const entry: SessionEntry = {
+    pid: server.pid,
+    executable: server.executable,
+    listeners: server.listeners.map((l) => ({ port: l.port, transport: l.transport, heartbeatOk: l.heartbeatOk })),
+    csrfTokenPresent: server.csrfTokenPresent,
+    conversations: server.conversations.map((c) => {
+      const out: SessionEntry["conversations"][number] = { conversationId: c.conversationId, waitingSteps: [...c.waitingSteps] };
+      if (c.status !== undefined) out.status = c.status;
+      if (c.stepCount !== undefined) out.stepCount = c.stepCount;
+      if (c.lastUserInputTime !== undefined) out.lastUserInputTime = c.lastUserInputTime;
+      return out;
+    }),
+  };
+  if (server.version !== undefined) entry.version = server.version;
+  if (server.url !== undefined) entry.url = server.url;
+  if (server.tmuxPane !== undefined) entry.tmuxPane = server.tmuxPane;
+  return entry;
+}
+
+/** Rows of cells, padded so every column lines up. */
+export function alignedTable(rows: readonly string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n") + "\n";
+}
+
+function sessionsTable(entries: readonly SessionEntry[]): string {
+  const rows = [["PID", "VERSION", "URL", "TOKEN", "PANE", "CONVERSATION", "STATUS", "STEPS", "WAITING", "LAST INPUT"]];
+  for (const e of entries) {
+    const server = [String(e.pid), e.version ?? "-", e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane ?? "-"];
+    if (e.conversations.length === 0) rows.push([...server, "-", "-", "-", "-", "-"]);
+    for (const c of e.conversations) {
+      rows.push([
+        ...server,
+        c.conversationId,
+        (c.status ?? "-").replace(/^CASCADE_RUN_STATUS_/, ""),
+        String(c.stepCount ?? 0),
+        c.waitingSteps.length === 0 ? "-" : c.waitingSteps.join(","),
+        c.lastUserInputTime ?? "-",
+      ]);
+    }
+  }
+  return alignedTable(rows);
+}
+
+export interface SessionsCommandOptions {
+  /** Runs discovery; tests scope it to their own processes. */
+  discover?: () => Promise<DiscoveryResult>;
+}
+
+export function createSessionsCommand(options: SessionsCommandOptions = {}): Command {
+  const discover = options.discover ?? (() => discoverServers());
+  return defineCommand({
+    name: "sessions",
+    summary: "list the agy language servers on this machine and their conversations",
+    help: HELP,
+    options: { json: { type: "boolean" } },
+    async run(io, args) {
+      const { servers } = await discover();
+      const entries = servers.map(toSessionEntry);
+      if (args.values.json === true) {
+        io.stdout.write(`${JSON.stringify(entries)}\n`);
+        return 0;
+      }
+      if (entries.length === 0) {
+        io.stderr.write("no agy language server is running; run `agy-bridge doctor` to see what discovery looked at\n");
+        return 0;
+      }
+      io.stdout.write(sessionsTable(entries));
+      return 0;
+    },
+  });
+}
+
+export const sessionsCommand = createSessionsCommand();

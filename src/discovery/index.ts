@@ -1,0 +1,22 @@
+/**
+ * Discovery: find agy's language servers on this machine — processes,
+ * listeners, transport, CSRF token, conversations — and choose one for a
+ * caller. See docs/discovery.md.
+ */
+export { discoverServers, type DiscoverOptions, type DiscoveryResult } from "./discover.js";
+export { findServer } from "./find-server.js";
+export { DiscoveryError, type DiscoveryCandidate, type DiscoveryFailure } from "./discovery-error.js";
+export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";
+export { createProcSource, type ProcSource, type ProcRead } from "./proc-source.js";
+export { spawnCommand, type RunCommand, type RunResult } from "./run-command.js";
+export type { TmuxServerRef } from "./pane-lookup.js";
+export type {
+  DiscoveredConversation,
+  DiscoveredListener,
+  DiscoveredServer,
+  ListenerSource,
+  ListenerTransport,
+  PaneRef,
+  ServerBinding,
+  ServerQuery,
+} from "./types.js";

@@ -1,0 +1,164 @@
+/**
+ * Probes one server's listeners, all at once: a TLS handshake decides each
+ * listener's transport, `Heartbeat` decides whether it is agy's RPC, then
+ * `GetAllCascadeTrajectories` on the preferred listener (TLS first) lists its
+ * conversations (spike-notes §2.5, §3.1, §3.11, §10.2). Every wait is short
+ * and bounded, so a silent listener costs one timeout, never a hang.
+ */
+import { isAgyBridgeError, RpcError } from "../errors.js";
+import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
+import { conversationsOf } from "./conversations.js";
+import type { CandidateListener } from "./listener-scan.js";
+import { HINTS, type DiscoveryStep } from "./report.js";
+import { probeHandshake } from "./transport-probe.js";
+import type { DiscoveredConversation, DiscoveredListener } from "./types.js";
+
+export interface ProbeSettings {
+  createClient: (options: AgyRpcClientOptions) => AgyRpcClient;
+  /** Deadline of each TLS handshake. */
+  handshakeTimeoutMs: number;
+  /** Deadline of each RPC (Heartbeat, GetAllCascadeTrajectories). */
+  rpcTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ServerProbe {
+  listeners: DiscoveredListener[];
+  url?: string;
+  conversations: DiscoveredConversation[];
+  steps: DiscoveryStep[];
+}
+
+interface ListenerProbe {
+  listener: DiscoveredListener;
+  /** Open while the server is probed, when Heartbeat answered 200; the caller closes it. */
+  client?: AgyRpcClient;
+  step: DiscoveryStep;
+}
+
+/**
+ * Probes `listeners` of `pid` in parallel with `token` (when one was found).
+ * Conversations are asked of the first TLS listener that passes Heartbeat as
+ * soon as it does, without waiting for its sibling; a plain listener is asked
+ * only when no TLS one passed.
+ */
+export async function probeServer(pid: number, listeners: readonly CandidateListener[], token: string | undefined, settings: ProbeSettings): Promise<ServerProbe> {
+  let asked: { probe: ListenerProbe; conversations: Promise<DiscoveryStep & { conversations?: DiscoveredConversation[] }> } | undefined;
+  const ask = (probe: ListenerProbe) => {
+    asked ??= { probe, conversations: listConversations(pid, probe, settings) };
+  };
+  const pending = listeners.map((l) =>
+    probeListener(pid, l, token, settings).then((probe) => {
+      if (probe.client !== undefined && probe.listener.transport === "tls") ask(probe);
+      return probe;
+    }),
+  );
+  const probes = await Promise.all(pending);
+  try {
+    const fallback = probes.find((p) => p.client !== undefined);
+    if (fallback !== undefined) ask(fallback);
+    const result: ServerProbe = { listeners: probes.map((p) => p.listener), conversations: [], steps: probes.map((p) => p.step) };
+    const chosen = asked as typeof asked | undefined;
+    if (chosen === undefined) return result;
+    result.url = (chosen.probe.client as AgyRpcClient).baseUrl;
+    const { conversations, ...step } = await chosen.conversations;
+    if (conversations !== undefined) result.conversations = conversations;
+    result.steps.push(step);
+    return result;
+  } finally {
+    await Promise.all(probes.map((p) => p.client?.close()));
+  }
+}
+
+async function listConversations(pid: number, probe: ListenerProbe, settings: ProbeSettings): Promise<DiscoveryStep & { conversations?: DiscoveredConversation[] }> {
+  const port = probe.listener.port;
+  try {
+    // The Heartbeat's client: its kept-alive connection saves a second handshake.
+    const conversations = conversationsOf(await (probe.client as AgyRpcClient).getAllCascadeTrajectories({}, callOptions(settings)));
+    const n = conversations.length;
+    return { step: "conversations", status: "ok", pid, port, detail: `GetAllCascadeTrajectories lists ${n} conversation${n === 1 ? "" : "s"}`, conversations };
+  } catch (error) {
+    return { step: "conversations", status: "warn", pid, port, detail: `GetAllCascadeTrajectories failed: ${sentence(error)}` };
+  }
+}
+
+async function probeListener(pid: number, candidate: CandidateListener, token: string | undefined, settings: ProbeSettings): Promise<ListenerProbe> {
+  const { port, source } = candidate;
+  const host = dialHost(candidate.host);
+  const base = { port, host: candidate.host, source };
+  const handshake = await probeHandshake(host, port, settings.handshakeTimeoutMs, settings.signal);
+  const step = (status: DiscoveryStep["status"], detail: string, hint?: string): DiscoveryStep => ({
+    step: "listener",
+    status,
+    pid,
+    port,
+    detail,
+    ...(hint === undefined ? {} : { hint }),
+  });
+  if (handshake.kind === "refused") {
+    const error = `nothing listens on port ${port} any more (connection refused)`;
+    return { listener: { ...base, transport: "unknown", heartbeatOk: false, error }, step: step("fail", error, HINTS.refused) };
+  }
+  if (handshake.kind === "timeout") {
+    const error = `port ${port} accepted the connection but sent nothing within ${settings.handshakeTimeoutMs} ms`;
+    return { listener: { ...base, transport: "unknown", heartbeatOk: false, error }, step: step("fail", error, HINTS.timeout) };
+  }
+  const transport = handshake.kind === "tls" ? "tls" : "plain";
+  const url = `${transport === "tls" ? "https" : "http"}://${urlHost(host)}:${port}`;
+  const client = settings.createClient({ baseUrl: url, ...(token === undefined ? {} : { csrfToken: token }) });
+  const beat = await heartbeat(client, token, settings);
+  if (!beat.ok) await client.close();
+  if (handshake.kind === "closed" && beat.httpStatus === undefined && !beat.ok) {
+    const error = `port ${port}: ${handshake.detail}, and plain HTTP got no answer either`;
+    return { listener: { ...base, transport: "unknown", heartbeatOk: false, error }, step: step("fail", error, HINTS.tlsFailed) };
+  }
+  const listener: DiscoveredListener = { ...base, transport, heartbeatOk: beat.ok };
+  if (beat.httpStatus !== undefined) listener.httpStatus = beat.httpStatus;
+  if (beat.ok) return { listener, client, step: step("ok", `port ${port} speaks ${transport === "tls" ? "TLS" : "plain HTTP"} and answers Heartbeat`) };
+  listener.error = beat.error;
+  return { listener, step: step("fail", `port ${port} (${transport === "tls" ? "TLS" : "plain HTTP"}): ${beat.error}`, beat.hint) };
+}
+
+async function heartbeat(
+  client: AgyRpcClient,
+  token: string | undefined,
+  settings: ProbeSettings,
+): Promise<{ ok: boolean; httpStatus?: number; error?: string; hint?: string }> {
+  try {
+    await client.heartbeat({}, callOptions(settings));
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof RpcError && error.isUnauthenticated) {
+      return token === undefined
+        ? { ok: false, httpStatus: 401, error: "answered 401: a CSRF token is needed and none was found", hint: HINTS.unauthorized }
+        : { ok: false, httpStatus: 401, error: "answered 401: the CSRF token found was refused", hint: HINTS.tokenRefused };
+    }
+    if (error instanceof RpcError && error.httpStatus !== undefined) {
+      return { ok: false, httpStatus: error.httpStatus, error: `answered Heartbeat with HTTP ${error.httpStatus}, so it is not agy's RPC listener`, hint: HINTS.notAgy };
+    }
+    if (isAgyBridgeError(error, "timeout")) {
+      return { ok: false, error: `did not answer Heartbeat within ${settings.rpcTimeoutMs} ms`, hint: HINTS.timeout };
+    }
+    return { ok: false, error: sentence(error), hint: HINTS.tlsFailed };
+  }
+}
+
+function callOptions(settings: ProbeSettings): { timeoutMs: number; signal?: AbortSignal } {
+  return settings.signal === undefined ? { timeoutMs: settings.rpcTimeoutMs } : { timeoutMs: settings.rpcTimeoutMs, signal: settings.signal };
+}
+
+/** agy's reference client dials 127.0.0.1 (spike-notes §1.2); an IPv4-mapped listener takes it too. */
+export function dialHost(host: string): string {
+  if (host.startsWith("::ffff:")) return host.slice("::ffff:".length);
+  if (host === "0:0:0:0:0:0:0:1") return "::1";
+  return host;
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/** The error's own sentence; RPC errors are already scrubbed of the token by the client. */
+function sentence(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
