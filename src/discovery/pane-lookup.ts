@@ -33,10 +33,14 @@ export function paneLabel(pane: PaneRef): string {
 
 /** The pid running in `pane`, or why tmux could not say. */
 export async function panePid(run: RunCommand, pane: PaneRef, timeoutMs: number): Promise<{ pid: number } | { failure: string }> {
-  const result = await run("tmux", [...socketArgs(pane), "display-message", "-p", "-t", pane.target, "#{pane_pid}"], { timeoutMs });
+  // An exact session name (`=name`) only resolves as a pane target with the
+  // window part spelled (`=name:`); tmux 3.3 prints nothing for the bare form.
+  const target = pane.target.startsWith("=") && !pane.target.includes(":") ? `${pane.target}:` : pane.target;
+  const result = await run("tmux", [...socketArgs(pane), "display-message", "-p", "-t", target, "#{pane_pid}"], { timeoutMs });
   if (result.code === null) return { failure: `tmux could not run (${result.failure ?? "unknown"})` };
   if (result.code !== 0) return { failure: `tmux found no pane ${paneLabel(pane)} (${result.stderr.trim() || `exit ${result.code}`})` };
   const text = result.stdout.trim();
+  if (text === "") return { failure: `tmux found no pane ${paneLabel(pane)}` };
   return /^\d+$/.test(text) ? { pid: Number(text) } : { failure: `tmux answered ${JSON.stringify(text.slice(0, 40))} instead of a pane pid` };
 }
 

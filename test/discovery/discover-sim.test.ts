@@ -184,10 +184,13 @@ describe("ownership conflicts and panes", () => {
         env: { AGY_BRIDGE_CACHE_DIR: own.dir },
       });
       await tmux.waitForScreen("agy", (s) => s.includes("? for shortcuts"), "the fake TUI", 30_000);
-      const pane = { target: "agy", socketName: tmux.socketName };
+      const pane = { target: "=agy", socketName: tmux.socketName };
       const binding = await findServer({ pane });
+      // The same agy through the pane id, the form tmux itself reports.
+      const paneIdTarget = (await tmux.run(["display-message", "-p", "-t", "=agy:", "#{pane_id}"])).trim();
+      expect((await findServer({ pane: { target: paneIdTarget, socketName: tmux.socketName } })).pid).toBe(binding.pid);
       expect(binding.csrfToken).toBe(token);
-      expect(binding.how).toContain(`tmux pane agy on -L ${tmux.socketName}`);
+      expect(binding.how).toContain(`tmux pane =agy on -L ${tmux.socketName}`);
       // Scoped to the pane's pid from here on: the pane's server knows which pane holds it.
       const { servers } = await discoverServers({ pids: [binding.pid as number], tmuxServers: [{ socketName: tmux.socketName }] });
       const paneId = (await tmux.run(["display-message", "-p", "-t", "agy", "#{pane_id}"])).trim();
