@@ -57,8 +57,13 @@ export const MessageEventSchema = z.object({
   messageId: z.string(),
   role: z.literal("assistant"),
   text: z.string(),
-  /** True when the text is our marker for a planner that ended in ERROR. */
+  /** True when the text is our marker for a planner that ended in ERROR, or an error agy showed the user. */
   failed: z.boolean(),
+  /**
+   * agy's `plannerResponse.stopReason` when it is not a normal end (e.g.
+   * `STOP_REASON_MAX_TOKENS`, `STOP_REASON_CONTENT_FILTER`): the text may be cut short.
+   */
+  stopReason: z.string().optional(),
 });
 
 export const FunctionCallEventSchema = z.object({
@@ -68,8 +73,13 @@ export const FunctionCallEventSchema = z.object({
   callId: z.string(),
   /** agy's tool name, e.g. `run_command`, `list_dir`, `manage_subagents`. */
   name: z.string(),
-  /** Compact JSON object text of the arguments, without `toolAction`/`toolSummary`. */
+  /**
+   * Compact JSON object text of the arguments, without `toolAction`/`toolSummary` —
+   * or, with `argumentsError`, the model's raw text that is not valid JSON.
+   */
   arguments: z.string(),
+  /** agy's parse error when the model's arguments were not valid JSON (`arguments` is then the raw text). */
+  argumentsError: z.string().optional(),
   /** agy's own short tool-call id when the step carried one (poll projection). */
   agyToolCallId: z.string().optional(),
   /** agy's human description of what the tool does (`toolAction`), when present. */
@@ -88,9 +98,15 @@ export const FunctionCallOutputEventSchema = z.object({
   stepStatus: z.string(),
 });
 
+/** The `requestedInteraction` variants answered with allow/deny, besides `permission` itself. */
+export const PermissionVariantSchema = z.enum(["runCommand", "filePermission"]);
+export type PermissionVariant = z.infer<typeof PermissionVariantSchema>;
+
 export const PermissionRequestSchema = z.object({
   kind: z.literal("permission"),
-  /** e.g. `command`. */
+  /** The `requestedInteraction` variant when it is not `permission` (absent for `permission`). */
+  variant: PermissionVariantSchema.optional(),
+  /** e.g. `command`, `file`. */
   action: z.string(),
   /** e.g. the command line. */
   target: z.string(),
@@ -112,9 +128,23 @@ export const QuestionRequestSchema = z.object({
   ),
 });
 
+/** Plain JSON (what agy sent, copied with bounded depth and size). */
+export const JsonRecordSchema = z.record(z.string(), z.json());
+export type JsonRecord = z.infer<typeof JsonRecordSchema>;
+
+/** A gate agy-bridge cannot answer over RPC: a person answers it in the agy TUI. */
+export const OtherRequestSchema = z.object({
+  kind: z.literal("other"),
+  /** The `requestedInteraction` variant's name, e.g. `elicitation`, `mcp`; `""` when the block names none. */
+  variant: z.string(),
+  /** The variant's block as agy sent it (plain JSON; `{}` when it could not be copied). */
+  spec: JsonRecordSchema,
+});
+
 export const InteractionRequestSchema = z.discriminatedUnion("kind", [
   PermissionRequestSchema,
   QuestionRequestSchema,
+  OtherRequestSchema,
 ]);
 export type InteractionRequest = z.infer<typeof InteractionRequestSchema>;
 
@@ -139,12 +169,12 @@ export const InteractionResolvedEventSchema = z.object({
   ...fromStep,
   stepIndex: z.number().int().nonnegative(),
   interactionId: z.string(),
-  kind: z.enum(["permission", "question"]),
+  kind: z.enum(["permission", "question", "other"]),
   outcome: InteractionOutcomeSchema,
   /** The step status suffix that ended the wait, e.g. `DONE`, `RUNNING`, `ERROR`. */
   stepStatus: z.string(),
   /** agy's echo of the delivered answer (`completedInteractions[].response`), when present. */
-  response: z.record(z.string(), z.unknown()).optional(),
+  response: JsonRecordSchema.optional(),
 });
 
 export const StatusSchema = z.enum(["running", "waiting", "idle", "failed"]);
@@ -187,6 +217,8 @@ export const ModelChangedEventSchema = z.object({
   /** agy's model enum name (the display name is the session layer's business). */
   model: z.string(),
   previousModel: z.string().optional(),
+  /** The name agy's model catalog gives the enum, added by the session layer when agy offers one. */
+  displayName: z.string().optional(),
 });
 
 export const ConversationRotatedEventSchema = z.object({
@@ -204,6 +236,15 @@ export const DiagnosticCodeSchema = z.enum([
   "non_prefix_rewrite",
   "index_mismatch",
   "interaction_unusable",
+  "invalid_index",
+  "invalid_number",
+  "invalid_tool_arguments",
+  "unserializable_value",
+  "agy_error",
+  /** Session layer: a consumer fell too far behind; its backlog was dropped and a resync follows. */
+  "events_dropped",
+  /** Session layer: the stream or a read failed; the session keeps trying. */
+  "connection_lost",
 ]);
 export type DiagnosticCode = z.infer<typeof DiagnosticCodeSchema>;
 

@@ -12,3 +12,11 @@ export type {
 } from "./tracker-api.js";
 export { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 export { fnv1a64 } from "./hash.js";
+export { interactionAnswer } from "./interaction-answer.js";
+export type {
+  AnswerTarget,
+  InteractionDecision,
+  PermissionDecision,
+  QuestionChoice,
+  QuestionDecision,
+} from "./interaction-answer.js";

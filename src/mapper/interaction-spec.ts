@@ -2,7 +2,8 @@
  * Reads what a WAITING step asks of the user (agy 1.0.10
  * `requestedInteraction`), and how the wait ended. Never mutates the step.
  */
-import type { InteractionOutcome, InteractionRequest } from "./events.js";
+import type { InteractionOutcome, InteractionRequest, JsonRecord } from "./events.js";
+import { plainObjectCopy } from "./plain-json.js";
 import { asObject, asString, isObject, metadata, type JsonObject } from "./step-access.js";
 
 /**
@@ -62,14 +63,55 @@ function permissionRequest(block: JsonObject): InteractionRequest {
   };
 }
 
-/** The request, or undefined when the block names a kind we cannot answer. */
-export function interactionRequest(step: JsonObject): InteractionRequest | undefined {
-  const requested = asObject(step["requestedInteraction"]);
-  const question = asObject(requested?.["askQuestion"]);
+/** `runCommand { proposedCommandLine }`: approved with `confirm` (agy's schema, spike-notes §11). */
+function runCommandRequest(block: JsonObject, step: JsonObject): InteractionRequest {
+  const body = asObject(step["runCommand"]);
+  const target =
+    asString(block["proposedCommandLine"]) ?? asString(body?.["proposedCommandLine"]) ?? asString(body?.["commandLine"]) ?? "";
+  return { kind: "permission", variant: "runCommand", action: "command", target, description: toolDescription(step) };
+}
+
+/** `filePermission { absolutePathUri }`: answered with `allow` and a `scope` (agy's schema, spike-notes §11). */
+function filePermissionRequest(block: JsonObject, step: JsonObject): InteractionRequest {
+  const target = asString(block["absolutePathUri"]) ?? "";
+  return { kind: "permission", variant: "filePermission", action: "file", target, description: toolDescription(step) };
+}
+
+function toolDescription(step: JsonObject): string {
+  return asString(metadata(step)?.["toolAction"]) ?? "";
+}
+
+/** The variant a `requestedInteraction` block names: its first object-valued key (a proto oneof has one). */
+function variantOf(requested: JsonObject): string {
+  let first: string | undefined;
+  for (const key of Object.keys(requested)) {
+    if (isObject(requested[key])) return key;
+    first ??= key;
+  }
+  return first ?? "";
+}
+
+/**
+ * What a WAITING step asks. Every gate is reported: variants agy-bridge
+ * cannot answer over RPC become kind `other` with the block as sent, so a
+ * supervisor still knows a person is needed. `report` hears why a block could
+ * not be copied.
+ */
+export function interactionRequest(step: JsonObject, report: (problem: string) => void): InteractionRequest {
+  const requested = asObject(step["requestedInteraction"]) ?? {};
+  const question = asObject(requested["askQuestion"]);
   if (question !== undefined) return questionRequest(question, step);
-  const permission = asObject(requested?.["permission"]);
+  const permission = asObject(requested["permission"]);
   if (permission !== undefined) return permissionRequest(permission);
-  return undefined;
+  const runCommand = asObject(requested["runCommand"]);
+  if (runCommand !== undefined) return runCommandRequest(runCommand, step);
+  const filePermission = asObject(requested["filePermission"]);
+  if (filePermission !== undefined) return filePermissionRequest(filePermission, step);
+  const variant = variantOf(requested);
+  const block = asObject(requested[variant]) ?? {};
+  const copy = plainObjectCopy(block);
+  if (!copy.ok) report(`the ${variant} block of its requestedInteraction was left out because ${copy.problem}`);
+  return { kind: "other", variant, spec: (copy.ok ? copy.value : {}) as JsonRecord };
 }
 
 /**
@@ -83,9 +125,17 @@ export function interactionOutcome(statusSuffix: string): InteractionOutcome {
   return "cancelled";
 }
 
-/** agy's echo of the delivered answer: the last `completedInteractions[].response`. */
-export function echoedResponse(step: JsonObject): JsonObject | undefined {
+/**
+ * agy's echo of the delivered answer — the last `completedInteractions[].response` —
+ * as a plain-JSON copy; undefined when absent, with `report` told when it could not be copied.
+ */
+export function echoedResponse(step: JsonObject, report: (problem: string) => void): JsonRecord | undefined {
   const completed = step["completedInteractions"];
   if (!Array.isArray(completed) || completed.length === 0) return undefined;
-  return asObject(asObject(completed[completed.length - 1])?.["response"]);
+  const response = asObject(asObject(completed[completed.length - 1])?.["response"]);
+  if (response === undefined) return undefined;
+  const copy = plainObjectCopy(response);
+  if (copy.ok) return copy.value as JsonRecord;
+  report(`agy's echo of the answer was left out because ${copy.problem}`);
+  return undefined;
 }

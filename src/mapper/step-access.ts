@@ -9,11 +9,6 @@ import { STEP_STATUS_PREFIX, STEP_TYPE_PREFIX } from "../protocol/wire-names.js"
 
 export { asIndex, asObject, asString, isObject, type JsonObject };
 
-/** Token counts: digit strings or numbers; anything else counts as 0. */
-export function tokenCount(value: unknown): number {
-  return asIndex(value) ?? 0;
-}
-
 
 const typeSuffixes = new Map<string, string>();
 const statusSuffixes = new Map<string, string>();
@@ -140,13 +135,4 @@ export function userPlanModel(body: JsonObject | undefined): string | undefined 
   if (plan !== undefined && plan !== "") return plan;
   const legacy = asString(asObject(planner?.["requestedModel"])?.["model"]);
   return legacy === "" ? undefined : legacy;
-}
-
-/** Compact JSON, or `fallback` when the value cannot be serialised (cycles, BigInt). */
-export function compactJson(value: unknown, fallback = "{}"): string {
-  try {
-    return JSON.stringify(value) ?? fallback;
-  } catch {
-    return fallback;
-  }
 }

@@ -5,7 +5,7 @@
 import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { InteractionRequest, MapperEvent } from "./events.js";
 
-/** A WAITING step with a request the session layer can answer. */
+/** A WAITING step and what it asks (see `interactionAnswer` for the payload that answers it). */
 export interface PendingInteraction {
   interactionId: string;
   trajectoryId: string;
@@ -33,19 +33,29 @@ export interface RunStatusInput {
 
 export interface TrajectoryTracker {
   readonly conversationId: string;
-  /** Apply a `GetCascadeTrajectorySteps` page (positional indices). */
+  /**
+   * Apply a `GetCascadeTrajectorySteps` page (positional indices). Bad steps
+   * become diagnostics; throws `AgyBridgeError` `invalid_argument` only when
+   * `input` is not an object.
+   */
   applySnapshot(input: SnapshotInput): MapperEvent[];
-  /** Apply steps whose position is unknown (hand-picked steps); indices come from their metadata. */
+  /**
+   * Apply steps whose position is unknown (hand-picked steps); indices come
+   * from their metadata. Throws `invalid_argument` when `steps` is not an array.
+   */
   applySteps(steps: readonly unknown[]): MapperEvent[];
   /** Apply the inner `update` of one `StreamAgentStateUpdates` frame. */
   applyStreamUpdate(update: StreamUpdate): MapperEvent[];
-  /** A run-status reading (e.g. from `GetAllCascadeTrajectories`): the idle backstop. */
+  /**
+   * A run-status reading (e.g. from `GetAllCascadeTrajectories`): the idle
+   * backstop. Throws `invalid_argument` when `input` is not an object.
+   */
   applyRunStatus(input: RunStatusInput): MapperEvent[];
   /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
   markReconnected(): MapperEvent[];
   /** The latest raw version of a step, by trajectory and index. */
   step(trajectoryId: string, stepIndex: number): Step | undefined;
-  /** WAITING steps with an answerable request, in the order they were requested. */
+  /** WAITING steps, in the order they were requested (kind `other` included: a person answers those in the TUI). */
   pendingInteractions(): PendingInteraction[];
   /** True between a turn's first USER_INPUT and its close. */
   readonly turnActive: boolean;

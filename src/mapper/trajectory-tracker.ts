@@ -3,10 +3,12 @@
  * conversation into events, emitting every step transition exactly once.
  * Pure: no clock, no I/O; bad input becomes `diagnostic` events, never a throw.
  */
+import { AgyBridgeError } from "../errors.js";
 import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
-import { RUN_STATUS } from "../protocol/wire-names.js";
+import { RUN_STATUS, STOP_REASON } from "../protocol/wire-names.js";
 import type { DiagnosticCode, EventOf, MapperEvent, Status, StatusReason } from "./events.js";
 import { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
+import { clipText, errorMessageStep, failureDetail } from "./failure-detail.js";
 import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
 import { advanceLiveText, finishLiveText, hasPrefix, newLiveText, type LiveText } from "./live-text.js";
 import {
@@ -22,7 +24,6 @@ import {
   stepInfo,
   infoStepIndex,
   infoTrajectoryId,
-  tokenCount,
   typedBody,
   typeSuffix,
   userPlanModel,
@@ -36,7 +37,9 @@ import type {
   TrajectoryTracker,
   TrajectoryTrackerOptions,
 } from "./tracker-api.js";
+import { describeValue, stepProblem } from "./step-check.js";
 import { toolEvents } from "./tool-projection.js";
+import { addUsage, newUsageTotals } from "./usage-totals.js";
 
 /** A step seen but not settled yet. A settled step's slot holds its latest raw version instead. */
 class LiveStep {
@@ -58,17 +61,22 @@ interface StepContext {
   frameTrajectoryId?: string;
 }
 
-const KNOWN_TYPES = new Set([
-  "USER_INPUT", "CONVERSATION_HISTORY", "PLANNER_RESPONSE", "CHECKPOINT", "RUN_COMMAND",
-  "LIST_DIRECTORY", "ASK_QUESTION", "VIEW_FILE", "CODE_ACTION", "GENERIC", "INVOKE_SUBAGENT",
-  "SYSTEM_MESSAGE", "ERROR_MESSAGE", "COMMAND_STATUS", "MCP_TOOL", "TASK_BOUNDARY", "NOTIFY_USER",
-]);
+/** System steps that carry nothing for a reader (documented in docs/events.md). */
+const SILENT_TYPES = new Set(["CONVERSATION_HISTORY", "CHECKPOINT", "SYSTEM_MESSAGE"]);
 /** Types that are tools even in a projection that lost the tool markers. */
 const TOOL_TYPES = new Set([
   "RUN_COMMAND", "LIST_DIRECTORY", "ASK_QUESTION", "VIEW_FILE", "CODE_ACTION", "GENERIC",
   "INVOKE_SUBAGENT", "MCP_TOOL", "COMMAND_STATUS",
 ]);
 const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]);
+/** Stop reasons of a complete answer; any other is carried on the `message`. */
+const NORMAL_STOPS = new Set<string>([STOP_REASON.UNSPECIFIED, STOP_REASON.STOP_PATTERN]);
+
+type Where = { trajectoryId?: string; stepIndex?: number };
+
+function invalidArgument(message: string): AgyBridgeError {
+  return new AgyBridgeError("invalid_argument", message);
+}
 
 class Tracker implements TrajectoryTracker {
   readonly conversationId: string;
@@ -80,11 +88,10 @@ class Tracker implements TrajectoryTracker {
   #users = new Set<string>();
   /** Open interactions by the state of their step, in request order. */
   #pending = new Map<LiveStep, PendingInteraction>();
-  #unknownTypes = new Set<string>();
   #mismatches = new Set<string>();
   #turnActive = false;
   #lastModel: string | undefined;
-  #usage = { inputTokens: 0, outputTokens: 0, thinkingOutputTokens: 0, cacheReadTokens: 0 };
+  #usage = newUsageTotals();
   #totalLength: number | undefined;
   #out: MapperEvent[] = [];
 
@@ -101,14 +108,26 @@ class Tracker implements TrajectoryTracker {
   }
 
   applySnapshot(input: SnapshotInput): MapperEvent[] {
-    const offset = asIndex(input.stepOffset) ?? 0;
-    const steps = Array.isArray(input.steps) ? input.steps : [];
-    steps.forEach((step, i) => this.#apply(step, { position: offset + i }));
+    if (!isObject(input)) {
+      throw invalidArgument("applySnapshot needs an object { steps, stepOffset? } (a GetCascadeTrajectorySteps page); pass one.");
+    }
+    const rawOffset: unknown = input.stepOffset;
+    const offset = rawOffset === undefined || rawOffset === null ? 0 : asIndex(rawOffset);
+    const rawSteps: unknown = input.steps;
+    const steps = rawSteps === undefined || rawSteps === null ? [] : rawSteps;
+    if (!Array.isArray(steps)) {
+      this.#diagnostic("invalid_step", `A snapshot page whose steps are ${describeValue(steps)}, not a list, was skipped.`);
+    } else if (offset === undefined || offset > Number.MAX_SAFE_INTEGER - steps.length) {
+      this.#diagnostic("invalid_index", `A snapshot page at stepOffset ${describeValue(rawOffset)} was skipped: its steps would not have whole-number indices below 2^53.`);
+    } else {
+      for (let i = 0; i < steps.length; i++) this.#apply(steps[i], { position: offset + i });
+    }
     return this.#flush();
   }
 
   applySteps(steps: readonly unknown[]): MapperEvent[] {
-    for (const step of Array.isArray(steps) ? steps : []) this.#apply(step, {});
+    if (!Array.isArray(steps)) throw invalidArgument("applySteps needs a list of steps; pass an array.");
+    for (const step of steps) this.#apply(step, {});
     return this.#flush();
   }
 
@@ -117,8 +136,12 @@ class Tracker implements TrajectoryTracker {
       this.#diagnostic("invalid_step", "The stream update is not a JSON object; it was ignored.");
       return this.#flush();
     }
-    const foreign = asString(update.conversationId);
-    if (foreign !== undefined && foreign !== "" && foreign !== this.conversationId) {
+    const foreign: unknown = update.conversationId;
+    if (foreign !== undefined && foreign !== null && typeof foreign !== "string") {
+      this.#diagnostic("invalid_step", `A stream update whose conversationId is ${describeValue(foreign)} was ignored.`);
+      return this.#flush();
+    }
+    if (typeof foreign === "string" && foreign !== "" && foreign !== this.conversationId) {
       this.#diagnostic(
         "foreign_conversation",
         `A stream update for conversation ${foreign} reached the tracker of ${this.conversationId}; it was ignored.`,
@@ -129,7 +152,12 @@ class Tracker implements TrajectoryTracker {
     const stepsUpdate = asObject(main?.["stepsUpdate"]);
     const indices = stepsUpdate?.["indices"];
     const steps = stepsUpdate?.["steps"];
-    const stepList = Array.isArray(steps) ? steps : [];
+    const hasIndices = indices !== undefined && indices !== null;
+    if ((steps !== undefined && steps !== null && !Array.isArray(steps)) || (hasIndices && !Array.isArray(indices))) {
+      this.#diagnostic("invalid_step", "A stream update whose steps or indices are not lists was ignored.");
+      return this.#flush();
+    }
+    const stepList: unknown[] = Array.isArray(steps) ? steps : [];
     if (Array.isArray(indices) && indices.length !== stepList.length) {
       this.#diagnostic(
         "frame_length_mismatch",
@@ -138,10 +166,19 @@ class Tracker implements TrajectoryTracker {
       return this.#flush();
     }
     const frameTrajectoryId = asString(update.trajectoryId) || undefined;
-    stepList.forEach((step, i) => {
-      const position = Array.isArray(indices) ? asIndex(indices[i]) : undefined;
-      this.#apply(step, { ...(position === undefined ? {} : { position }), ...(frameTrajectoryId ? { frameTrajectoryId } : {}) });
-    });
+    for (let i = 0; i < stepList.length; i++) {
+      const step = stepList[i];
+      if (!Array.isArray(indices)) {
+        this.#apply(step, frameTrajectoryId ? { frameTrajectoryId } : {});
+        continue;
+      }
+      const position = asIndex(indices[i]);
+      if (position === undefined) {
+        this.#diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
+        continue;
+      }
+      this.#apply(step, frameTrajectoryId ? { position, frameTrajectoryId } : { position });
+    }
     // A replayed or reopened stream may report an older, smaller length: record, do not judge.
     const total = asIndex(stepsUpdate?.["totalLength"]);
     if (total !== undefined) this.#totalLength = total;
@@ -154,6 +191,7 @@ class Tracker implements TrajectoryTracker {
   }
 
   applyRunStatus(input: RunStatusInput): MapperEvent[] {
+    if (!isObject(input)) throw invalidArgument("applyRunStatus needs an object { status, fullyIdle? }; pass one.");
     this.#checkIdle(input);
     return this.#flush();
   }
@@ -180,7 +218,7 @@ class Tracker implements TrajectoryTracker {
     return out;
   }
 
-  #diagnostic(code: DiagnosticCode, message: string, where: { trajectoryId?: string; stepIndex?: number } = {}): void {
+  #diagnostic(code: DiagnosticCode, message: string, where: Where = {}): void {
     this.#out.push({ type: "diagnostic", conversationId: this.conversationId, ...where, code, message });
   }
 
@@ -201,8 +239,14 @@ class Tracker implements TrajectoryTracker {
   }
 
   #apply(raw: unknown, ctx: StepContext): void {
+    const at = ctx.position === undefined ? "" : ` at index ${ctx.position}`;
     if (!isObject(raw)) {
-      this.#diagnostic("invalid_step", `A step that is not a JSON object was skipped${ctx.position === undefined ? "" : ` at index ${ctx.position}`}.`);
+      this.#diagnostic("invalid_step", `A step that is not a JSON object was skipped${at}.`);
+      return;
+    }
+    const problem = stepProblem(raw);
+    if (problem !== undefined) {
+      this.#diagnostic(problem.code, `A step${at} was skipped: ${problem.problem}.`, ctx.position === undefined ? {} : { stepIndex: ctx.position });
       return;
     }
     const suffix = typeSuffix(raw);
@@ -230,11 +274,7 @@ class Tracker implements TrajectoryTracker {
       states[index] = raw; // settled: only refresh what step() returns
       return;
     }
-    const tool = isToolStep(raw) || TOOL_TYPES.has(suffix);
-    if (!tool && !KNOWN_TYPES.has(suffix)) {
-      this.#unknownType(suffix, { trajectoryId, stepIndex: index });
-      return;
-    }
+    // Status and interaction bookkeeping run whatever the type: a gate re-sent without one must still close.
     const status = statusSuffix(raw);
     const settles = TERMINAL.has(status);
     if (state === undefined && !settles) {
@@ -255,7 +295,39 @@ class Tracker implements TrajectoryTracker {
     // First sighting of the settled version: its events, once. A step first seen settled needs no live state.
     states[index] = raw;
     if (suffix === "PLANNER_RESPONSE") this.#planner(raw, state, status, trajectoryId, index);
-    else if (tool) this.#tool(raw, status, trajectoryId, index);
+    else if (suffix === "ERROR_MESSAGE") this.#errorMessage(raw, trajectoryId, index);
+    else if (!SILENT_TYPES.has(suffix)) this.#settledOther(raw, suffix, status, trajectoryId, index);
+  }
+
+  /**
+   * Any other settled step becomes a tool call and its output when it has
+   * something to show (tool markers, a known tool type, `metadata.toolCall`, or
+   * a typed body); otherwise one diagnostic, so no step vanishes unnoticed.
+   */
+  #settledOther(raw: JsonObject, suffix: string, status: string, trajectoryId: string, stepIndex: number): void {
+    if (TOOL_TYPES.has(suffix) || isToolStep(raw) || isObject(metadata(raw)?.["toolCall"]) || typedBody(raw) !== undefined) {
+      this.#tool(raw, status, trajectoryId, stepIndex);
+      return;
+    }
+    const name = suffix === "" ? "(missing)" : clipText(suffix, 80);
+    this.#diagnostic(
+      "unknown_step_type",
+      `Step ${stepIndex} of type ${name} carries no tool call and no body; it maps to no event.`,
+      { trajectoryId, stepIndex },
+    );
+  }
+
+  /** ERROR_MESSAGE: a failure message when agy shows it to the user, else a diagnostic. */
+  #errorMessage(raw: JsonObject, trajectoryId: string, stepIndex: number): void {
+    const { detail, showUser } = errorMessageStep(raw, typedBody(raw));
+    if (!showUser) {
+      this.#diagnostic("agy_error", `agy recorded an error not meant for the user: ${clipText(detail ?? "no detail given")}`, { trajectoryId, stepIndex });
+      return;
+    }
+    this.#out.push({
+      type: "message", conversationId: this.conversationId, trajectoryId, stepIndex, messageId: messageIdFor(trajectoryId, stepIndex),
+      role: "assistant", text: `[agy-bridge: agy reported an error${detail === undefined ? "" : `: ${detail}`}]`, failed: true,
+    });
   }
 
   #statesOf(trajectoryId: string): Slot[] {
@@ -294,13 +366,6 @@ class Tracker implements TrajectoryTracker {
     );
   }
 
-  #unknownType(suffix: string, where: { trajectoryId: string; stepIndex?: number }): void {
-    const name = suffix === "" ? "(missing)" : suffix;
-    if (this.#unknownTypes.has(name)) return;
-    this.#unknownTypes.add(name);
-    this.#diagnostic("unknown_step_type", `Steps of unknown type ${name} are skipped.`, where);
-  }
-
   #interaction(
     raw: JsonObject,
     state: LiveStep,
@@ -317,7 +382,7 @@ class Tracker implements TrajectoryTracker {
         return;
       }
       this.#pending.delete(state);
-      const response = echoedResponse(raw);
+      const response = echoedResponse(raw, (problem) => this.#diagnostic("unserializable_value", `The resolution of step ${open.stepIndex} was reported without a response: ${problem}.`, where));
       this.#out.push({
         type: "interaction_resolved",
         conversationId: this.conversationId,
@@ -334,15 +399,11 @@ class Tracker implements TrajectoryTracker {
     }
     if (!pendingNow || state.requested) return;
     state.requested = true;
-    const request = interactionRequest(raw);
-    if (request === undefined || realTrajectoryId === undefined || where.stepIndex === undefined) {
-      const why =
-        request === undefined
-          ? "its requestedInteraction names no kind agy-bridge can answer (permission or askQuestion)"
-          : "it carries no trajectory id, which agy needs to accept an answer";
-      this.#diagnostic("interaction_unusable", `A WAITING step was not surfaced because ${why}.`, where);
+    if (realTrajectoryId === undefined || where.stepIndex === undefined) {
+      this.#diagnostic("interaction_unusable", "A WAITING step was not surfaced because it carries no trajectory id, which agy needs to accept an answer.", where);
       return;
     }
+    const request = interactionRequest(raw, (problem) => this.#diagnostic("unserializable_value", `The interaction of step ${where.stepIndex} was surfaced without its spec: ${problem}.`, where));
     const pending: PendingInteraction = {
       interactionId: interactionIdFor(this.conversationId, realTrajectoryId, where.stepIndex),
       trajectoryId: realTrajectoryId,
@@ -441,17 +502,22 @@ class Tracker implements TrajectoryTracker {
         this.#out.push({ type: "reasoning_delta", conversationId, trajectoryId, stepIndex, messageId, index, text: rest, replace, started: false });
       }
     }
-    if (state?.text !== undefined) {
+    // A final delta only closes a live block the consumer has, or brings committed text: never an empty one from nothing.
+    if (state?.text !== undefined && (state.text.next > 0 || (status === "DONE" && text !== ""))) {
       const change = finishLiveText(state.text, text);
       if (change.replace && status === "DONE") this.#rewriteDiagnostic("text", trajectoryId, stepIndex);
       const { text: rest, replace, index } = change;
       this.#out.push({ type: "message_delta", conversationId, trajectoryId, stepIndex, messageId, index, text: rest, replace, final: true });
     }
     const where = { trajectoryId, stepIndex };
+    const stop = asString(body?.["stopReason"]);
+    const stopReason = stop !== undefined && stop !== "" && !NORMAL_STOPS.has(stop) ? stop : undefined;
     if (status === "ERROR") {
-      const detail = asString(body?.["errorMessage"]) ?? asString(body?.["error"]) ?? asString(asObject(body?.["error"])?.["message"]);
-      const marker = `[agy-bridge: the model did not complete this turn (status ERROR)${detail ? `: ${detail}` : ""}]`;
-      this.#out.push({ type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text: marker, failed: true });
+      const detail = failureDetail(raw, body);
+      const marker = `[agy-bridge: the model did not complete this turn (status ERROR)${detail === undefined ? "" : `: ${detail}`}]`;
+      const failed: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text: marker, failed: true };
+      if (stopReason !== undefined) failed.stopReason = stopReason;
+      this.#out.push(failed);
       if (this.#turnActive) {
         this.#turnActive = false;
         this.#status("failed", "turn_failed", where);
@@ -460,7 +526,9 @@ class Tracker implements TrajectoryTracker {
     }
     if (status !== "DONE") return;
     if (text.trim() !== "") {
-      this.#out.push({ type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false });
+      const message: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false };
+      if (stopReason !== undefined) message.stopReason = stopReason;
+      this.#out.push(message);
     }
     this.#usageFrom(raw, where);
     const toolCalls = body?.["toolCalls"];
@@ -475,10 +543,7 @@ class Tracker implements TrajectoryTracker {
     const usage = asObject(metadata(raw)?.["modelUsage"]);
     if (usage === undefined) return;
     const totals = this.#usage;
-    totals.inputTokens += tokenCount(usage["inputTokens"]);
-    totals.outputTokens += tokenCount(usage["outputTokens"]);
-    totals.thinkingOutputTokens += tokenCount(usage["thinkingOutputTokens"]);
-    totals.cacheReadTokens += tokenCount(usage["cacheReadTokens"]);
+    addUsage(totals, usage, (message) => this.#diagnostic("invalid_number", `Step ${where.stepIndex}: ${message}`, where));
     const model = asString(usage["model"]);
     const event: EventOf<"usage"> = {
       type: "usage",
@@ -495,7 +560,11 @@ class Tracker implements TrajectoryTracker {
   }
 
   #tool(raw: JsonObject, status: string, trajectoryId: string, stepIndex: number): void {
-    this.#out.push(...toolEvents(raw, status, { conversationId: this.conversationId, trajectoryId, stepIndex }));
+    const where = { trajectoryId, stepIndex };
+    const [call, output] = toolEvents(raw, status, { conversationId: this.conversationId, trajectoryId, stepIndex }, (code, message) =>
+      this.#diagnostic(code, `Step ${stepIndex}: ${message}`, where),
+    );
+    this.#out.push(call, output);
   }
 }
 

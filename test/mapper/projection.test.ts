@@ -1,9 +1,6 @@
 /** Tool naming, argument recovery, outputs, ids and the mapper's purity. */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callIdFor, createTrajectoryTracker, fnv1a64, interactionIdFor, type MapperEvent } from "../../src/mapper/index.js";
-import { FIXTURES } from "./load.js";
 
 const TID = "traj";
 function toolStep(type: string, status: string, body: Record<string, unknown>, meta: Record<string, unknown> = {}) {

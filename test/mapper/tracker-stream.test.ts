@@ -212,14 +212,10 @@ describe("bad input", () => {
     expect(events.map((e) => (e.type === "diagnostic" ? e.code : e.type))).toEqual(["invalid_step", "message"]);
   });
 
-  it("names an unknown step type once per tracker", () => {
-    const t = tracker();
-    const first = t.applySteps([fixture("unknown_step_type.json")]);
-    const again = t.applySteps([{ ...fixture("unknown_step_type.json"), status: "CORTEX_STEP_STATUS_RUNNING" }]);
-    expect(first).toEqual([
-      expect.objectContaining({ type: "diagnostic", code: "unknown_step_type", message: "Steps of unknown type HOLOGRAM_PROJECTION are skipped." }),
-    ]);
-    expect(again).toEqual([]);
+  it("maps an unknown step type with a typed body to a tool call and its output, named after the type", () => {
+    const events = tracker().applySteps([fixture("unknown_step_type.json")]);
+    expect(events.map((e) => e.type)).toEqual(["function_call", "function_call_output"]);
+    expect(events[1]).toMatchObject({ name: "hologram_projection", output: '{"note":"a step type no agy-bridge version knows"}' });
   });
 
   it("still maps an unknown step type that carries tool markers as a tool", () => {
