@@ -129,7 +129,7 @@ const suite: BenchSuite = {
         ...endpoints.map(
           ({ client, label }): [string, () => unknown] => [
             `full round trip over loopback (${label})`,
-            () => client.getCascadeTrajectorySteps({ cascadeId: "c-1" }),
+            () => client.getCascadeTrajectorySteps({ conversationId: "c-1" }),
           ],
         ),
       ];

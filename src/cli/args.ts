@@ -1,10 +1,13 @@
 /**
  * One argument contract for every subcommand, on `node:util` `parseArgs`:
  * strict (unknown options are errors), `--x=v` and `--x v` forms, repeatable
- * options, `-` as a positional and `--` ending the options. `--help` counts
- * only where it is an option, never as another option's value.
+ * options (`multiple: true`), `-` as a positional and `--` ending the
+ * options. `--help` counts only where it is an option, never as another
+ * option's value or after `--`.
  *
- * Errors never echo what was given to an option: a mistyped `--csrf-token`
+ * `parseArgs` runs non-strict with tokens, and this file checks the tokens
+ * itself: node's own strict errors quote what was typed, and errors here
+ * must never echo what was given to an option — a mistyped `--csrf-token`
  * value must not land in a terminal's scrollback or a CI log.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
@@ -33,17 +36,25 @@ export const CONNECTION_HELP = `  --conversation ID   the conversation to work o
   --url URL           the language server's URL (env AGY_BRIDGE_URL); skips discovery
   --csrf-token T      the server's CSRF token (env AGY_BRIDGE_CSRF_TOKEN); never printed`;
 
+/** The connection options as a command uses them. */
 export interface ConnectionArgs {
   url?: string;
   csrfToken?: string;
   conversationId?: string;
 }
 
-/** Reads the connection options, falling back to `AGY_BRIDGE_URL` / `AGY_BRIDGE_CSRF_TOKEN`. */
+/**
+ * Reads the connection options, falling back to `AGY_BRIDGE_URL` /
+ * `AGY_BRIDGE_CSRF_TOKEN` (an empty variable counts as unset). Throws
+ * {@link UsageError} when an option was given an empty value.
+ */
 export function connectionArgs(
   values: { url?: string | undefined; "csrf-token"?: string | undefined; conversation?: string | undefined },
   env: Readonly<Record<string, string | undefined>>,
 ): ConnectionArgs {
+  for (const name of ["url", "csrf-token", "conversation"] as const) {
+    if (values[name] === "") throw new UsageError(`--${name} needs a non-empty value`);
+  }
   const out: ConnectionArgs = {};
   const url = values.url ?? nonEmpty(env["AGY_BRIDGE_URL"]);
   const csrfToken = values["csrf-token"] ?? nonEmpty(env["AGY_BRIDGE_CSRF_TOKEN"]);
@@ -57,6 +68,7 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
+/** How many positionals a command takes. */
 export interface PositionalRule {
   /** Fewest positionals accepted (default 0). */
   min?: number;
@@ -66,6 +78,7 @@ export interface PositionalRule {
   name?: string;
 }
 
+/** The parsed arguments: typed option values, positionals, and whether help was asked for. */
 export interface ParsedArgs<O extends ParseArgsOptionsConfig> {
   values: ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: true }>>["values"];
   positionals: string[];
@@ -76,8 +89,9 @@ export interface ParsedArgs<O extends ParseArgsOptionsConfig> {
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const satisfies ParseArgsOptionsConfig;
 
 /**
- * Parses `argv` for `command`. Throws {@link UsageError} with a sentence that
- * names the option but never its value.
+ * Parses `argv` for `command`. `--help` wins over every other problem (a
+ * user asking for help gets it); otherwise throws {@link UsageError} with a
+ * sentence that names the option but never its value.
  */
 export function parseCommandArgs<O extends ParseArgsOptionsConfig>(
   command: string,
@@ -85,69 +99,63 @@ export function parseCommandArgs<O extends ParseArgsOptionsConfig>(
   options: O,
   positionals: PositionalRule = {},
 ): ParsedArgs<O> {
-  const config = { ...options, ...HELP_OPTION };
+  if (Object.hasOwn(options, "help")) throw new AgyBridgeError("internal", `agy-bridge ${command} defines its own --help option; the shared parser owns it`);
+  const config: ParseArgsOptionsConfig = { ...options, ...HELP_OPTION };
+  const hint = `run \`agy-bridge ${command} --help\``;
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: true, tokens: true });
-  } catch (error) {
-    throw new UsageError(`${describeParseFailure(error, argv, config)}; run \`agy-bridge ${command} --help\``);
+    parsed = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true });
+  } catch {
+    throw new UsageError(`the arguments could not be read; ${hint}`);
   }
+  let help = false;
+  let problem: string | undefined;
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    if (token.name === "help") {
+      if (token.value === undefined) help = true;
+      else problem ??= `${token.rawName} takes no value`;
+      continue;
+    }
+    problem ??= tokenProblem(token, config);
+  }
+  if (help) return { values: {} as ParsedArgs<O>["values"], positionals: parsed.positionals, help };
+  if (problem !== undefined) throw new UsageError(`${problem}; ${hint}`);
+
+  const min = positionals.min ?? 0;
+  const max = positionals.max ?? 0;
+  const what = positionals.name ?? "argument";
+  const count = parsed.positionals.length;
+  if (count > max) {
+    throw new UsageError(
+      max === 0 ? `agy-bridge ${command} takes no ${what}s; ${hint}` : `agy-bridge ${command} takes at most ${max} ${what}${max === 1 ? "" : "s"}; ${hint}`,
+    );
+  }
+  if (count < min) throw new UsageError(`agy-bridge ${command} needs ${what}; ${hint}`);
   const values = parsed.values as Record<string, unknown>;
-  const help = values["help"] === true;
   delete values["help"];
-  if (!help) {
-    const min = positionals.min ?? 0;
-    const max = positionals.max ?? 0;
-    const what = positionals.name ?? "argument";
-    if (parsed.positionals.length > max) {
-      throw new UsageError(
-        max === 0
-          ? `agy-bridge ${command} takes no ${what}s; run \`agy-bridge ${command} --help\``
-          : `agy-bridge ${command} takes at most ${max} ${what}${max === 1 ? "" : "s"}; run \`agy-bridge ${command} --help\``,
-      );
-    }
-    if (parsed.positionals.length < min) {
-      throw new UsageError(`agy-bridge ${command} needs ${what}; run \`agy-bridge ${command} --help\``);
-    }
-  }
-  return { values: values as ParsedArgs<O>["values"], positionals: parsed.positionals, help };
+  return { values: values as ParsedArgs<O>["values"], positionals: parsed.positionals, help: false };
 }
 
-/** Rebuilds node's parse error as a sentence that names the option and never quotes its value. */
-function describeParseFailure(error: unknown, argv: readonly string[], config: ParseArgsOptionsConfig): string {
-  const code = (error as { code?: unknown }).code;
-  const name = offendingOption(argv, config);
-  switch (code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return name === undefined ? "unknown option" : `unknown option ${name}`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return name === undefined ? "an option is missing its value or has one it does not take" : `${name} is missing its value or has one it does not take`;
-    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
-      return "unexpected argument";
-    default:
-      return "the arguments could not be read";
-  }
+interface OptionToken {
+  name: string;
+  rawName: string;
+  value?: string | undefined;
+  inlineValue?: boolean | undefined;
 }
 
-/** The first option token that is unknown, or a string option without a value, or a boolean given one. */
-function offendingOption(argv: readonly string[], config: ParseArgsOptionsConfig): string | undefined {
-  const shorts = new Map<string, string>();
-  for (const [long, spec] of Object.entries(config)) if (spec.short !== undefined) shorts.set(spec.short, long);
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i] ?? "";
-    if (token === "--") return undefined;
-    if (!token.startsWith("-") || token === "-") continue;
-    const long = token.startsWith("--") ? token.slice(2).split("=")[0] ?? "" : shorts.get(token.slice(1, 2));
-    const shown = token.startsWith("--") ? `--${long}` : token.slice(0, 2);
-    const spec = long === undefined ? undefined : config[long];
-    if (spec === undefined) return shown;
-    const inline = token.startsWith("--") && token.includes("=");
-    if (spec.type === "boolean" && inline) return shown;
-    if (spec.type === "string" && !inline) {
-      const next = argv[i + 1];
-      if (next === undefined) return shown;
-      i++;
-    }
+/** What is wrong with one option token, named by its option, or undefined. */
+function tokenProblem(token: OptionToken, config: ParseArgsOptionsConfig): string | undefined {
+  // hasOwn: an option spelled `--__proto__` or `--toString` is unknown, not inherited.
+  const spec = Object.hasOwn(config, token.name) ? config[token.name] : undefined;
+  // `--=VALUE` reaches here as an option named "=VALUE": name only what precedes the "=".
+  if (spec === undefined) return `unknown option ${token.rawName.includes("=") ? `${token.rawName.slice(0, token.rawName.indexOf("="))}=…` : token.rawName}`;
+  if (spec.type === "boolean") return token.value === undefined ? undefined : `${token.rawName} takes no value`;
+  if (token.value === undefined) return `${token.rawName} needs a value`;
+  // `--x -y` is ambiguous (a forgotten value, or a value that starts with a dash):
+  // node's strict mode refuses it too, and `--x=-y` says which was meant.
+  if (token.inlineValue === false && token.value.length > 1 && token.value.startsWith("-")) {
+    return `${token.rawName} needs a value (write ${token.rawName.startsWith("--") ? `${token.rawName}=VALUE` : `${token.rawName}VALUE`} for a value that starts with "-")`;
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * Defensive readers over loose JSON as it comes off agy's wire (proto-JSON:
- * zero values omitted, int64 as digit strings; spike-notes §3). Every reader
+ * zero values omitted, int64 as digit strings; spike-notes §1.2). Every reader
  * tolerates missing or mistyped fields and never throws.
  */
 

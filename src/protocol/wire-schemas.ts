@@ -24,9 +24,14 @@ export const StepMetadataSchema = z.looseObject({
 });
 
 /**
- * One trajectory step. `type` is `CORTEX_STEP_TYPE_*`, `status` is
+ * One well-formed trajectory step. `type` is `CORTEX_STEP_TYPE_*`, `status` is
  * `CORTEX_STEP_STATUS_*`; the typed body sits under the lowerCamelCase form of
  * the type suffix (`runCommand`, `plannerResponse`, ...).
+ *
+ * The RPC client checks only the envelope of a snapshot or frame and hands
+ * each step through as it came (one bad step must not hide the others), so a
+ * step typed `Step` may still break this shape: the tracker checks every step
+ * itself; other readers use the `protocol/json` readers, or `StepSchema`.
  */
 export const StepSchema = z.looseObject({
   type: z.string().optional(),

@@ -4,13 +4,21 @@
  * abort) because only the client knows.
  */
 import { AgyBridgeError, RpcError } from "../errors.js";
+import { cutScrubbed, redactRpcError, scrubCutEnd, scrubText } from "./redaction.js";
 import { serverErrorText } from "./response-decoding.js";
+
+/** A deadline that ended a call, and what the call was still waiting for. */
+export interface Deadline {
+  afterMs: number;
+  /** E.g. "complete answer", "response headers". */
+  waitingFor: string;
+}
 
 export interface FailureContext {
   method: string;
   /** Origin of the server, for messages (never carries secrets). */
   origin: string;
-  timedOutAfterMs: number | undefined;
+  timedOut: Deadline | undefined;
   abortedByCaller: boolean;
   /** Replaced by `[redacted]` wherever it appears in text we keep. */
   secret: string | undefined;
@@ -20,10 +28,10 @@ export interface FailureContext {
 export function toRpcError(reason: unknown, context: FailureContext): RpcError {
   const { method } = context;
   let error: RpcError;
-  if (context.timedOutAfterMs !== undefined) {
+  if (context.timedOut !== undefined) {
     error = new RpcError(
       "timeout",
-      `${method} got no complete answer within ${context.timedOutAfterMs} ms from ${context.origin}; ` +
+      `${method} got no ${context.timedOut.waitingFor} within ${context.timedOut.afterMs} ms from ${context.origin}; ` +
         "agy may be busy, retry later or raise the timeout",
       { method, cause: reason },
     );
@@ -43,13 +51,27 @@ export function toRpcError(reason: unknown, context: FailureContext): RpcError {
       );
     }
   }
-  return redact(error, context.secret);
+  return redactRpcError(error, context.secret);
 }
 
-/** The error for a non-2xx answer, keeping the server's text verbatim in `serverMessage`. */
-export function httpStatusError(method: string, status: number, body: Uint8Array): RpcError {
-  const { connectCode, serverMessage } = serverErrorText(body);
-  const shown = serverMessage.length > 500 ? `${serverMessage.slice(0, 500)}…` : serverMessage;
+/** Characters of the server's text quoted in a message. */
+const SHOWN_CHARS = 500;
+
+/**
+ * The error for a non-2xx answer, keeping the server's text verbatim in
+ * `serverMessage` (but for `secret`, scrubbed before any cut). `truncated`
+ * says the body was cut at the read limit.
+ */
+export function httpStatusError(
+  method: string,
+  status: number,
+  body: { bytes: Uint8Array; truncated: boolean },
+  secret: string | undefined,
+): RpcError {
+  const text = serverErrorText(body.bytes);
+  const serverMessage = body.truncated ? scrubCutEnd(text.serverMessage, secret) : scrubText(text.serverMessage, secret);
+  const connectCode = text.connectCode === undefined ? undefined : scrubText(text.connectCode, secret);
+  const shown = cutScrubbed(serverMessage, SHOWN_CHARS, secret);
   const hint =
     status === 401
       ? "; the server wants a (different) x-codeium-csrf-token: re-discover it rather than retry"
@@ -86,18 +108,4 @@ function errorChain(reason: unknown): Error[] {
 
 function findInChain<T extends Error>(reason: unknown, match: (e: Error) => e is T): T | undefined {
   return errorChain(reason).find(match);
-}
-
-function redact(error: RpcError, secret: string | undefined): RpcError {
-  if (secret === undefined || secret === "") return error;
-  const leaks = error.message.includes(secret) || (error.serverMessage ?? "").includes(secret);
-  if (!leaks) return error;
-  const scrub = (text: string) => text.split(secret).join("[redacted]");
-  // The cause is dropped too: it is where the secret came from.
-  return new RpcError(error.code, scrub(error.message), {
-    method: error.method,
-    ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
-    ...(error.connectCode === undefined ? {} : { connectCode: error.connectCode }),
-    ...(error.serverMessage === undefined ? {} : { serverMessage: scrub(error.serverMessage) }),
-  });
 }

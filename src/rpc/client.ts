@@ -1,6 +1,6 @@
 /**
- * The Connect client for agy's language server, and the only file in the
- * project that opens sockets.
+ * The Connect client for agy's language server. With `connections.ts` (which
+ * opens the sockets), the only code in the library that talks to agy.
  *
  * Shape: connect-es protocol-level pieces (connect-node's universal HTTP
  * client for HTTP/1.1 and HTTP/2) carrying raw JSON, decoded with JSON.parse
@@ -8,21 +8,17 @@
  * descriptors was measured slower on a 10,000-step snapshot (see
  * `bench/rpc-snapshot.bench.ts`), and typed messages would drop agy's unknown
  * fields. This file owns the request envelope, the end-stream trailer and the
- * error mapping; callers never see bytes.
+ * error mapping; callers never see bytes. Opening connections (TLS, the pin,
+ * HTTP/2 sessions) is in `connections.ts`.
  */
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
-import * as http2 from "node:http2";
-import * as https from "node:https";
-import { once } from "node:events";
-import type { Duplex } from "node:stream";
-import * as tls from "node:tls";
 import { createNodeHttpClient, type NodeHttpClientOptions } from "@connectrpc/connect-node";
 import type { UniversalClientFn, UniversalClientResponse } from "@connectrpc/connect/protocol";
-import type { z } from "zod";
 import { RpcError } from "../errors.js";
 import { createCertificatePin, type CertificatePin } from "./certificate-pin.js";
-import { httpStatusError, toRpcError } from "./call-failure.js";
+import { httpStatusError, toRpcError, type Deadline } from "./call-failure.js";
+import { connectTls, DEFAULT_CONNECT_TIMEOUT_MS, Http2Sessions, PinnedHttpsAgent } from "./connections.js";
 import { DEFAULT_MAX_FRAME_BYTES, encodeJsonEnvelope, FLAG_DATA } from "../protocol/envelope.js";
 import { assertLoopbackUrl } from "./loopback.js";
 import { DEFAULT_TIMEOUTS_MS, METHODS, methodPath, type MethodName, type TimeoutClass } from "../protocol/methods.js";
@@ -60,6 +56,12 @@ export interface AgyRpcClientOptions {
   timeouts?: Partial<Record<TimeoutClass, number>>;
   /** Largest stream frame or unary body accepted; default 64 MiB. */
   maxFrameBytes?: number;
+  /**
+   * Deadline in ms for opening, whatever the call's own deadline: the TLS
+   * handshake, an HTTP/2 session's first SETTINGS, and a stream's response
+   * headers (then, on a non-2xx, its error body). Default 10 s; 0 = none.
+   */
+  connectTimeoutMs?: number;
 }
 
 export interface CallOptions {
@@ -81,7 +83,7 @@ export interface AgyRpcClient {
   heartbeat(input?: Record<string, never>, options?: CallOptions): Promise<void>;
   getConversationMetadata(input: build.ConversationInput, options?: CallOptions): Promise<ConversationMetadataResponse>;
   getCascadeTrajectorySteps(input: build.StepsInput, options?: CallOptions): Promise<{ steps: Step[] }>;
-  getCascadeTrajectory(input: build.CascadeInput, options?: CallOptions): Promise<TrajectoryResponse>;
+  getCascadeTrajectory(input: build.ConversationInput, options?: CallOptions): Promise<TrajectoryResponse>;
   /** A server stream; a fresh `subscriberId` is generated when not given. Single use. */
   streamAgentStateUpdates(input: StreamAgentStateUpdatesInput, options?: StreamCallOptions): AsyncIterable<StreamUpdate>;
   handleCascadeUserInteraction(input: build.HandleInteractionInput, options?: CallOptions): Promise<JsonObject>;
@@ -106,12 +108,12 @@ export function createAgyRpcClient(options: AgyRpcClientOptions): AgyRpcClient {
 const UNARY_CONTENT_TYPE = "application/json";
 const STREAM_CONTENT_TYPE = "application/connect+json";
 const ERROR_BODY_LIMIT = 64 * 1024;
-/** Connect/handshake deadline, as agy's reference client uses for streams (10 s). */
-const CONNECT_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 interface Call {
   readonly signal: AbortSignal;
+  /** Aborts the call unless disarmed within `ms`, failing it as `timeout` on `waitingFor`. */
+  arm(ms: number, waitingFor: string): () => void;
   fail(reason: unknown): RpcError;
   dispose(): void;
 }
@@ -122,6 +124,7 @@ class ConnectJsonClient implements AgyRpcClient {
   readonly #token: string | undefined;
   readonly #timeouts: Readonly<Record<TimeoutClass, number>>;
   readonly #maxFrameBytes: number;
+  readonly #connectTimeoutMs: number;
   readonly #http: UniversalClientFn;
   readonly #closers: Array<() => void> = [];
   readonly #inFlight = new Set<AbortController>();
@@ -134,6 +137,7 @@ class ConnectJsonClient implements AgyRpcClient {
     this.#token = options.csrfToken === "" ? undefined : options.csrfToken;
     this.#timeouts = { ...DEFAULT_TIMEOUTS_MS, ...options.timeouts };
     this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const secure = url.protocol === "https:";
     const pin = secure && options.tls !== "insecure" ? createCertificatePin(url.origin) : undefined;
     this.#http = createNodeHttpClient(this.#transportOptions(url, secure, pin, options.httpVersion ?? "1.1"));
@@ -141,11 +145,13 @@ class ConnectJsonClient implements AgyRpcClient {
 
   #transportOptions(url: URL, secure: boolean, pin: CertificatePin | undefined, version: "1.1" | "2"): NodeHttpClientOptions {
     if (version === "2") {
-      const sessions = new Http2Sessions(url.origin, secure ? () => connectTls(url, ["h2"], pin) : undefined);
+      const timeoutMs = this.#connectTimeoutMs;
+      const connect = secure ? () => connectTls(url, ["h2"], pin, timeoutMs) : undefined;
+      const sessions = new Http2Sessions(url.origin, connect, timeoutMs);
       this.#closers.push(() => sessions.close());
       return { httpVersion: "2", sessionProvider: () => sessions };
     }
-    const agent = secure ? new PinnedHttpsAgent(url, pin) : new http.Agent({ keepAlive: true });
+    const agent = secure ? new PinnedHttpsAgent(url, pin, this.#connectTimeoutMs) : new http.Agent({ keepAlive: true });
     this.#closers.push(() => agent.destroy());
     return { httpVersion: "1.1", nodeOptions: { agent } };
   }
@@ -164,7 +170,7 @@ class ConnectJsonClient implements AgyRpcClient {
     return this.#unary("GetCascadeTrajectorySteps", build.stepsRequest(input), options, decodeStepsResponse);
   }
 
-  getCascadeTrajectory(input: build.CascadeInput, options?: CallOptions) {
+  getCascadeTrajectory(input: build.ConversationInput, options?: CallOptions) {
     return this.#unary("GetCascadeTrajectory", build.trajectoryRequest(input), options, (bytes, m) =>
       validateBody(parseJsonBody(bytes, m), TrajectoryResponseSchema, m),
     );
@@ -238,9 +244,9 @@ class ConnectJsonClient implements AgyRpcClient {
     try {
       const response = await this.#send(method, encoder.encode(JSON.stringify(body)), UNARY_CONTENT_TYPE, call);
       if (response.status < 200 || response.status > 299) {
-        throw httpStatusError(method, response.status, await readAll(response.body, ERROR_BODY_LIMIT, method, false));
+        throw httpStatusError(method, response.status, await readErrorBody(response.body), this.#token);
       }
-      return decode(await readAll(response.body, this.#maxFrameBytes, method, true), method);
+      return decode(await readAll(response.body, this.#maxFrameBytes, method), method);
     } catch (reason) {
       throw call.fail(reason);
     } finally {
@@ -251,18 +257,24 @@ class ConnectJsonClient implements AgyRpcClient {
   async *#stream(body: build.JsonBody, options: StreamCallOptions): AsyncGenerator<StreamUpdate, void, undefined> {
     const method = "StreamAgentStateUpdates";
     const call = this.#startCall(method, options);
+    // A stream has no whole-call deadline by default, so opening gets its own:
+    // without it a listener that accepts and never answers holds the caller forever.
+    let disarm = call.arm(this.#connectTimeoutMs, "response headers");
     try {
-      // agy reads a bare JSON body as a frame header, so the request is enveloped too (agy 1.0.10, live).
+      // agy reads a bare JSON body as a frame header, so the request is enveloped too (spike-notes §1.5).
       const response = await this.#send(method, encodeJsonEnvelope(FLAG_DATA, body), STREAM_CONTENT_TYPE, call);
+      disarm();
       if (response.status < 200 || response.status > 299) {
         // A non-2xx stream body is not framed; reading it as frames would look like a clean end.
-        throw httpStatusError(method, response.status, await readAll(response.body, ERROR_BODY_LIMIT, method, false));
+        disarm = call.arm(this.#connectTimeoutMs, `complete HTTP ${response.status} error body`);
+        throw httpStatusError(method, response.status, await readErrorBody(response.body), this.#token);
       }
       options.onOpen?.();
       yield* decodeStreamBody(response.body, { method, maxFrameBytes: this.#maxFrameBytes });
     } catch (reason) {
       throw call.fail(reason);
     } finally {
+      disarm();
       call.dispose();
     }
   }
@@ -288,32 +300,33 @@ class ConnectJsonClient implements AgyRpcClient {
   #startCall(method: MethodName, options: CallOptions | undefined): Call {
     const controller = new AbortController();
     const callerSignal = options?.signal;
-    const timeoutMs = options?.timeoutMs ?? this.#timeouts[METHODS[method].timeoutClass];
-    let timedOut = false;
+    let expired: Deadline | undefined;
+    const arm = (ms: number, waitingFor: string) => {
+      if (ms <= 0) return () => undefined;
+      const timer = setTimeout(() => {
+        expired ??= { afterMs: ms, waitingFor };
+        controller.abort();
+      }, ms);
+      return () => clearTimeout(timer);
+    };
+    const disarmWhole = arm(options?.timeoutMs ?? this.#timeouts[METHODS[method].timeoutClass], "complete answer");
     const onCallerAbort = () => controller.abort();
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeoutMs)
-        : undefined;
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     this.#inFlight.add(controller);
-    const closedBefore = this.#closed;
-    if (callerSignal?.aborted === true || closedBefore) controller.abort();
+    if (callerSignal?.aborted === true || this.#closed) controller.abort();
     return {
       signal: controller.signal,
+      arm,
       fail: (reason) =>
         toRpcError(reason, {
           method,
           origin: this.#origin,
-          timedOutAfterMs: timedOut ? timeoutMs : undefined,
+          timedOut: expired,
           abortedByCaller: callerSignal?.aborted === true || (this.#closed && controller.signal.aborted),
           secret: this.#token,
         }),
       dispose: () => {
-        clearTimeout(timer);
+        disarmWhole();
         callerSignal?.removeEventListener("abort", onCallerAbort);
         // Stops a stream the consumer left early, and the body after a trailer.
         controller.abort();
@@ -327,16 +340,11 @@ function objectOrEmpty(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-async function readAll(body: AsyncIterable<Uint8Array>, limit: number, method: string, strict: boolean): Promise<Uint8Array> {
+async function readAll(body: AsyncIterable<Uint8Array>, limit: number, method: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
     if (total + chunk.byteLength > limit) {
-      if (!strict) {
-        chunks.push(chunk.subarray(0, limit - total));
-        total = limit;
-        break;
-      }
       throw new RpcError("protocol", `${method} answered with more than ${limit} bytes; raise maxFrameBytes`, { method });
     }
     chunks.push(chunk);
@@ -345,120 +353,17 @@ async function readAll(body: AsyncIterable<Uint8Array>, limit: number, method: s
   return joinChunks(chunks, total);
 }
 
-/**
- * Opens a TLS socket and checks the peer certificate against the pin before
- * handing the socket over, so no request byte (and no CSRF token) reaches a
- * server that presented a different certificate.
- */
-function connectTls(url: URL, alpn: string[] | undefined, pin: CertificatePin | undefined): Promise<tls.TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({
-      host: url.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(url.port || 443),
-      // agy's certificate is self-signed (CN localhost); the loopback guard and the pin stand in for verification.
-      rejectUnauthorized: false,
-      ...(alpn === undefined ? {} : { ALPNProtocols: alpn }),
-    });
-    const onError = (error: Error) => reject(error);
-    socket.once("error", onError);
-    // A listener that accepts but never finishes the handshake must not hold a stream (which has no deadline) forever.
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(new Error(`no TLS handshake within ${CONNECT_TIMEOUT_MS} ms`)));
-    socket.once("secureConnect", () => {
-      socket.setTimeout(0);
-      socket.off("error", onError);
-      const refused = pin?.check(socket.getPeerCertificate());
-      if (refused === undefined) {
-        resolve(socket);
-        return;
-      }
-      socket.destroy();
-      reject(refused);
-    });
-  });
-}
-
-/** An HTTPS agent whose sockets are handed over only after the certificate check. */
-class PinnedHttpsAgent extends https.Agent {
-  readonly #url: URL;
-  readonly #pin: CertificatePin | undefined;
-
-  constructor(url: URL, pin: CertificatePin | undefined) {
-    super({ keepAlive: true, rejectUnauthorized: false });
-    this.#url = url;
-    this.#pin = pin;
-  }
-
-  override createConnection(
-    _options: http.ClientRequestArgs,
-    callback?: (error: Error | null, stream: Duplex) => void,
-  ): Duplex | null | undefined {
-    // Returning nothing and calling back later is Node's asynchronous createConnection form.
-    connectTls(this.#url, undefined, this.#pin).then(
-      (socket) => callback?.(null, socket),
-      (error: unknown) => callback?.(error instanceof Error ? error : new Error(String(error)), undefined as never),
-    );
-    return undefined;
-  }
-}
-
-type SessionManager = ReturnType<NonNullable<Extract<NodeHttpClientOptions, { httpVersion: "2" }>["sessionProvider"]>>;
-
-/** One HTTP/2 session per client, reopened when it closes. */
-class Http2Sessions implements SessionManager {
-  readonly authority: string;
-  readonly #connectSocket: (() => Promise<Duplex>) | undefined;
-  #session: http2.ClientHttp2Session | undefined;
-  #opening: Promise<http2.ClientHttp2Session> | undefined;
-  #closed = false;
-
-  constructor(authority: string, connectSocket: (() => Promise<Duplex>) | undefined) {
-    this.authority = authority;
-    this.#connectSocket = connectSocket;
-  }
-
-  async request(
-    method: string,
-    path: string,
-    headers: http2.OutgoingHttpHeaders,
-    options: Omit<http2.ClientSessionRequestOptions, "signal">,
-  ): Promise<http2.ClientHttp2Stream> {
-    const session = await this.#get();
-    return session.request({ ...headers, ":method": method, ":path": path }, options);
-  }
-
-  notifyResponseByteRead(): void {
-    // No keepalive pings: agy has none, and an idle stream is normal.
-  }
-
-  close(): void {
-    this.#closed = true;
-    this.#session?.destroy();
-    this.#session = undefined;
-  }
-
-  #get(): Promise<http2.ClientHttp2Session> {
-    const current = this.#session;
-    if (current !== undefined && !current.closed && !current.destroyed) return Promise.resolve(current);
-    this.#opening ??= this.#open().finally(() => {
-      this.#opening = undefined;
-    });
-    return this.#opening;
-  }
-
-  async #open(): Promise<http2.ClientHttp2Session> {
-    const socket = this.#connectSocket === undefined ? undefined : await this.#connectSocket();
-    if (this.#closed) {
-      socket?.destroy();
-      throw new Error("the client is closed");
+/** The first {@link ERROR_BODY_LIMIT} bytes of an error body; the rest is not read. */
+async function readErrorBody(body: AsyncIterable<Uint8Array>): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    if (total + chunk.byteLength > ERROR_BODY_LIMIT) {
+      chunks.push(chunk.subarray(0, ERROR_BODY_LIMIT - total));
+      return { bytes: joinChunks(chunks, ERROR_BODY_LIMIT), truncated: true };
     }
-    const session = http2.connect(this.authority, socket === undefined ? {} : { createConnection: () => socket });
-    // Each request stream reports its own failure; the session's error only needs a listener.
-    session.on("error", () => undefined);
-    session.on("close", () => {
-      if (this.#session === session) this.#session = undefined;
-    });
-    await once(session, "connect");
-    this.#session = session;
-    return session;
+    chunks.push(chunk);
+    total += chunk.byteLength;
   }
+  return { bytes: joinChunks(chunks, total), truncated: false };
 }

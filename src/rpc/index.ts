@@ -1,6 +1,7 @@
 /**
- * The RPC layer: a Connect JSON client for agy's language server, typed
- * request builders, the loopback guard and the reconnecting stream watcher.
+ * The RPC layer: a Connect JSON client for agy's language server, the loopback
+ * guard and the reconnecting stream watcher. Request bodies are built inside
+ * the client; callers pass the input types below.
  */
 export { createAgyRpcClient } from "./client.js";
 export type {
@@ -11,10 +12,18 @@ export type {
   StreamCallOptions,
 } from "./client.js";
 export { assertLoopbackUrl, isLoopbackHost } from "./loopback.js";
-export * from "./requests.js";
-export { decodeDataFrame, decodeStepsResponse, decodeStreamBody } from "./response-decoding.js";
+export type {
+  CancelInvocationInput,
+  CancelStepsInput,
+  ConversationInput,
+  HandleInteractionInput,
+  InteractionTarget,
+  PermissionAnswer,
+  QuestionAnswer,
+  QuestionResponse,
+  SendMessageInput,
+  StartCascadeInput,
+  StepsInput,
+} from "./requests.js";
 export { DEFAULT_WATCH_BACKOFF, watchAgentStateUpdates } from "./stream-watcher.js";
 export type { StreamSource, WatchBackoff, WatchEvent, WatchOptions, WatchTimers } from "./stream-watcher.js";
-export * from "../protocol/methods.js";
-export * from "../protocol/wire-schemas.js";
-export * from "../protocol/envelope.js";

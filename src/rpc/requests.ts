@@ -3,7 +3,10 @@
  * (camelCase keys, absent optional fields omitted) and make the wrong shapes
  * unrepresentable: `trajectoryId` and `stepIndex` can only go inside
  * `interaction`, because agy's proto-JSON parser silently drops unknown
- * top-level fields and then answers "input not registered" (agy 1.0.10, live).
+ * top-level fields and then answers "input not registered" (spike-notes §3.5).
+ *
+ * Inputs always say `conversationId`. Several methods name the same id
+ * `cascadeId` on the wire; that spelling lives only here.
  */
 
 /** A JSON request body. */
@@ -14,7 +17,7 @@ export const CLI_TRAJECTORY_SOURCE = "CORTEX_TRAJECTORY_SOURCE_CLI";
 
 /** The step an interaction answers: from the WAITING step's `metadata.sourceTrajectoryStepInfo`. */
 export interface InteractionTarget {
-  cascadeId: string;
+  conversationId: string;
   trajectoryId: string;
   stepIndex: number;
 }
@@ -69,17 +72,17 @@ export function handleInteractionRequest(input: HandleInteractionInput): JsonBod
       cancelled: input.askQuestion.cancelled,
     });
   }
-  return { cascadeId: input.cascadeId, interaction };
+  return { cascadeId: input.conversationId, interaction };
 }
 
 export interface StepsInput {
-  cascadeId: string;
+  conversationId: string;
   /** Start at step N; the response's first item is then step N (newer builds). */
   stepOffset?: number;
 }
 
 export function stepsRequest(input: StepsInput): JsonBody {
-  return compact({ cascadeId: input.cascadeId, stepOffset: input.stepOffset });
+  return compact({ cascadeId: input.conversationId, stepOffset: input.stepOffset });
 }
 
 export interface StreamInput {
@@ -104,21 +107,21 @@ export function streamRequest(input: StreamInput): JsonBody {
 }
 
 export interface CancelStepsInput {
-  cascadeId: string;
+  conversationId: string;
   stepIndices?: number[];
 }
 
 export function cancelStepsRequest(input: CancelStepsInput): JsonBody {
-  return compact({ cascadeId: input.cascadeId, stepIndices: input.stepIndices && [...input.stepIndices] });
+  return compact({ cascadeId: input.conversationId, stepIndices: input.stepIndices && [...input.stepIndices] });
 }
 
 export interface CancelInvocationInput {
-  cascadeId: string;
+  conversationId: string;
   killBackgroundTasks?: boolean;
 }
 
 export function cancelInvocationRequest(input: CancelInvocationInput): JsonBody {
-  return compact({ cascadeId: input.cascadeId, killBackgroundTasks: input.killBackgroundTasks });
+  return compact({ cascadeId: input.conversationId, killBackgroundTasks: input.killBackgroundTasks });
 }
 
 export interface ConversationInput {
@@ -134,18 +137,18 @@ export function conversationMetadataRequest(input: ConversationInput): JsonBody 
 }
 
 export interface StartCascadeInput {
-  /** A uuid you choose; omitted, agy mints one and returns it. */
-  cascadeId?: string;
+  /** A uuid you choose; omitted, agy mints one and returns it (as `cascadeId`). */
+  conversationId?: string;
   /** Defaults to `CORTEX_TRAJECTORY_SOURCE_CLI`, the only required field (agy 1.0.10). */
   source?: string;
 }
 
 export function startCascadeRequest(input: StartCascadeInput = {}): JsonBody {
-  return compact({ cascadeId: input.cascadeId, source: input.source ?? CLI_TRAJECTORY_SOURCE });
+  return compact({ cascadeId: input.conversationId, source: input.source ?? CLI_TRAJECTORY_SOURCE });
 }
 
 export interface SendMessageInput {
-  cascadeId: string;
+  conversationId: string;
   text: string;
   /** Required: agy refuses a turn without a model ("neither PlanModel nor RequestedModel specified"). */
   planModel: string;
@@ -154,23 +157,14 @@ export interface SendMessageInput {
 /** Library use only: user turns go through the TUI, not this call. */
 export function sendMessageRequest(input: SendMessageInput): JsonBody {
   return {
-    cascadeId: input.cascadeId,
+    cascadeId: input.conversationId,
     items: [{ text: input.text }],
     cascadeConfig: { plannerConfig: { planModel: input.planModel } },
   };
 }
 
-export interface CascadeInput {
-  cascadeId: string;
-}
-
-export function trajectoryRequest(input: CascadeInput): JsonBody {
-  return { cascadeId: input.cascadeId };
-}
-
-/** `Heartbeat`, `GetAllCascadeTrajectories` and `GetAvailableModels` take an empty body. */
-export function emptyRequest(): JsonBody {
-  return {};
+export function trajectoryRequest(input: ConversationInput): JsonBody {
+  return { cascadeId: input.conversationId };
 }
 
 function compact(fields: Record<string, unknown>): JsonBody {

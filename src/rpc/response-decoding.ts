@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { RpcError } from "../errors.js";
 import { EnvelopeDecoder, FLAG_COMPRESSED, FLAG_END_STREAM } from "../protocol/envelope.js";
-import { StreamUpdateSchema, TrajectoryStepsResponseSchema, type Step, type StreamUpdate } from "../protocol/wire-schemas.js";
+import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 
 /** Concatenates chunks once; a single chunk is returned as-is. */
 export function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
@@ -54,25 +54,29 @@ export function decodeStepsResponse(bytes: Uint8Array, method = "GetCascadeTraje
   return validateStepsResponse(parseJsonBody(bytes, method), method);
 }
 
-/** The validation half of {@link decodeStepsResponse}, on an already parsed body. */
+/**
+ * The validation half of {@link decodeStepsResponse}, on an already parsed
+ * body. Only the envelope is checked (an object whose `steps`, when present,
+ * is a list): each step is handed through as it came, because one step with a
+ * field of the wrong type must not make the whole snapshot unreadable. The
+ * tracker checks every step and reports a bad one as a diagnostic; other
+ * callers can check a step with {@link isWireStep}.
+ */
 export function validateStepsResponse(parsed: unknown, method = "GetCascadeTrajectorySteps"): { steps: Step[] } {
-  // Fast path: a plain structural check that accepts only what the zod schema
-  // accepts, without zod copying every step. Anything it doubts goes to zod,
-  // which then decides and explains.
-  if (isObject(parsed)) {
-    const steps = parsed["steps"];
-    if (steps === undefined) return { ...parsed, steps: [] };
-    if (Array.isArray(steps) && steps.every(isWireStep)) return { ...parsed, steps: steps as Step[] };
-  }
-  const body = validateBody(parsed, TrajectoryStepsResponseSchema, method);
-  return { ...body, steps: body.steps ?? [] };
+  // A plain structural check rather than zod: a zod looseObject copies every
+  // step it validates, which on a 10,000-step snapshot costs more than the parse.
+  if (!isObject(parsed)) throw shapeError(method, "(root)", "expected an object");
+  const steps = parsed["steps"];
+  if (steps === undefined || steps === null) return { ...parsed, steps: [] };
+  if (!Array.isArray(steps)) throw shapeError(method, "steps", "expected a list");
+  return { ...parsed, steps: steps as Step[] };
 }
 
 /**
  * True when `value` certainly passes `StepSchema` (wire-schemas.ts). Must never
  * accept what the schema refuses; a test checks the two against generated data.
  */
-export function isWireStep(value: unknown): boolean {
+export function isWireStep(value: unknown): value is Step {
   if (!isObject(value)) return false;
   if (!optionalString(value["type"]) || !optionalString(value["status"])) return false;
   const metadata = value["metadata"];
@@ -160,14 +164,74 @@ export async function* decodeStreamBody(
   throw new RpcError("protocol", `${method}: the stream was cut ${where}, before its end-stream frame`, { method });
 }
 
-/** One data frame's payload → the inner update (or the object itself without the wrapper). */
+/**
+ * One data frame's payload → the inner update (or the object itself without
+ * the wrapper). Like {@link validateStepsResponse}, only the envelope is
+ * checked: the update's own fields, `mainTrajectoryUpdate`, and in its
+ * `stepsUpdate` that `steps` and `indices` are lists and `totalLength` an
+ * integer. Steps and their indices are handed through for the tracker to judge
+ * one by one.
+ */
 export function decodeDataFrame(payload: Uint8Array, method: string): StreamUpdate {
   const parsed = parseJsonBody(payload, method);
   if (!isObject(parsed)) {
     throw new RpcError("protocol", `${method}: a stream frame held JSON that is not an object`, { method });
   }
   const update = isObject(parsed["update"]) ? parsed["update"] : parsed;
-  return validateBody(update, StreamUpdateSchema, method);
+  const problem = updateProblem(update);
+  if (problem !== undefined) throw shapeError(method, problem.at, problem.expected);
+  return update as StreamUpdate;
+}
+
+interface ShapeProblem {
+  at: string;
+  expected: string;
+}
+
+/** The first envelope field of a stream update that is not what `StreamUpdateSchema` says. */
+function updateProblem(update: Record<string, unknown>): ShapeProblem | undefined {
+  const top =
+    fieldProblem(update, "", ["conversationId", "trajectoryId", "status"], optionalString, "a string") ??
+    fieldProblem(update, "", ["fullyIdle"], optionalBoolean, "a boolean");
+  if (top !== undefined) return top;
+  const main = update["mainTrajectoryUpdate"];
+  if (main === undefined) return undefined;
+  if (!isObject(main)) return { at: "mainTrajectoryUpdate", expected: "expected an object" };
+  const inMain =
+    fieldProblem(main, "mainTrajectoryUpdate.", ["status"], optionalString, "a string") ??
+    fieldProblem(main, "mainTrajectoryUpdate.", ["fullyIdle"], optionalBoolean, "a boolean");
+  if (inMain !== undefined) return inMain;
+  const stepsUpdate = main["stepsUpdate"];
+  if (stepsUpdate === undefined) return undefined;
+  const at = "mainTrajectoryUpdate.stepsUpdate";
+  if (!isObject(stepsUpdate)) return { at, expected: "expected an object" };
+  return (
+    fieldProblem(stepsUpdate, `${at}.`, ["steps", "indices"], optionalList, "a list") ??
+    fieldProblem(stepsUpdate, `${at}.`, ["totalLength"], optionalWireInt, "an integer")
+  );
+}
+
+function fieldProblem(
+  object: Record<string, unknown>,
+  prefix: string,
+  keys: readonly string[],
+  accepts: (value: unknown) => boolean,
+  what: string,
+): ShapeProblem | undefined {
+  const bad = keys.find((key) => !accepts(object[key]));
+  return bad === undefined ? undefined : { at: `${prefix}${bad}`, expected: `expected ${what}` };
+}
+
+function optionalBoolean(value: unknown): boolean {
+  return value === undefined || typeof value === "boolean";
+}
+
+function optionalList(value: unknown): boolean {
+  return value === undefined || Array.isArray(value);
+}
+
+function shapeError(method: string, at: string, expected: string): RpcError {
+  return new RpcError("protocol", `${method} answered with an unexpected shape at ${at}: ${expected}`, { method });
 }
 
 function trailerError(payload: Uint8Array, method: string): RpcError | undefined {

@@ -27,6 +27,15 @@ async function drain(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
   return out;
 }
 
+/** Waits for `condition`, failing with `seen()` after a few seconds. */
+async function until(condition: () => boolean, seen: () => string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within 5000 ms: ${seen()}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function closedPort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
@@ -96,7 +105,7 @@ describe("unary failures", () => {
       res.end("input not registered for step 14");
     };
     const error = await failure(
-      client.handleCascadeUserInteraction({ cascadeId: "c", trajectoryId: "t", stepIndex: 14, permission: { allow: true } }),
+      client.handleCascadeUserInteraction({ conversationId: "c", trajectoryId: "t", stepIndex: 14, permission: { allow: true } }),
     );
     expect(error.code).toBe("http_status");
     expect(error.httpStatus).toBe(500);
@@ -125,13 +134,13 @@ describe("unary failures", () => {
 
   it("reports a 200 whose body is not JSON as a protocol error", async () => {
     respond = ({ res }) => replyJson(res, "<html>", 200);
-    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }));
+    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }));
     expect(error.code).toBe("protocol");
   });
 
   it("reports a steps answer of the wrong shape as a protocol error", async () => {
     respond = ({ res }) => replyJson(res, { steps: "many" });
-    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }));
+    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }));
     expect(error.code).toBe("protocol");
     expect(error.message).toMatch(/at steps/);
   });
@@ -147,7 +156,7 @@ describe("unary failures", () => {
 
   it("times out a unary call that gets no answer", async () => {
     respond = () => undefined;
-    const error = await failure(client.getCascadeTrajectorySteps({ cascadeId: "c" }, { timeoutMs: 50 }));
+    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }, { timeoutMs: 50 }));
     expect(error.code).toBe("timeout");
   });
 
@@ -164,7 +173,7 @@ describe("unary failures", () => {
     const reached = new Promise<void>((resolve) => (arrived = resolve));
     respond = () => arrived();
     const controller = new AbortController();
-    const pending = client.getCascadeTrajectorySteps({ cascadeId: "c" }, { signal: controller.signal });
+    const pending = client.getCascadeTrajectorySteps({ conversationId: "c" }, { signal: controller.signal });
     await reached;
     controller.abort();
     const error = await failure(pending);
@@ -180,63 +189,84 @@ describe("unary failures", () => {
 });
 
 describe("stream stops", () => {
-  let server: LoopbackServer;
-  let client: AgyRpcClient;
-  let closedStreams = 0;
-
-  beforeAll(async () => {
-    server = await startLoopbackServer({
+  /** An h2c server holding every stream open after one frame, counting its own streams. */
+  async function holdingServer() {
+    let opened = 0;
+    let closed = 0;
+    const server = await startLoopbackServer({
       kind: "h2c",
-      handler: async ({ res, closed }) => {
+      handler: async ({ res, closed: gone }) => {
+        opened++;
         res.writeHead(200, { "content-type": "application/connect+json" });
         (res as { write(b: Uint8Array): boolean }).write(dataFrame({ update: { status: "CASCADE_RUN_STATUS_RUNNING" } }));
-        await closed;
-        closedStreams++;
+        await gone;
+        closed++;
       },
     });
-    client = createAgyRpcClient({ baseUrl: server.url, httpVersion: "2", csrfToken: TOKEN });
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
-  });
-
-  async function waitForClosedStreams(n: number): Promise<void> {
-    while (closedStreams < n) await new Promise((resolve) => setTimeout(resolve, 5));
+    const client = createAgyRpcClient({ baseUrl: server.url, httpVersion: "2", csrfToken: TOKEN });
+    return {
+      client,
+      opened: () => opened,
+      closed: () => closed,
+      async close() {
+        await client.close();
+        await server.close();
+      },
+    };
   }
 
   it("ends a held stream when the caller aborts, and the server sees it close", async () => {
-    const controller = new AbortController();
-    const iterator = client.streamAgentStateUpdates({ conversationId: "c" }, { signal: controller.signal })[Symbol.asyncIterator]();
-    expect((await iterator.next()).value).toEqual({ status: "CASCADE_RUN_STATUS_RUNNING" });
-    const pending = iterator.next();
-    controller.abort();
-    const error = await failure(pending);
-    expect(error.code).toBe("aborted");
-    await waitForClosedStreams(1);
+    const world = await holdingServer();
+    try {
+      const controller = new AbortController();
+      const iterator = world.client.streamAgentStateUpdates({ conversationId: "c" }, { signal: controller.signal })[Symbol.asyncIterator]();
+      expect((await iterator.next()).value).toEqual({ status: "CASCADE_RUN_STATUS_RUNNING" });
+      const pending = iterator.next();
+      controller.abort();
+      const error = await failure(pending);
+      expect(error.code).toBe("aborted");
+      await until(() => world.closed() === 1, () => `${world.closed()} of ${world.opened()} streams closed`);
+    } finally {
+      await world.close();
+    }
   });
 
   it("closes the request when the consumer leaves the loop early", async () => {
-    for await (const update of client.streamAgentStateUpdates({ conversationId: "c" })) {
-      expect(update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
-      break;
+    const world = await holdingServer();
+    try {
+      for await (const update of world.client.streamAgentStateUpdates({ conversationId: "c" })) {
+        expect(update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
+        break;
+      }
+      await until(() => world.closed() === 1, () => `${world.closed()} of ${world.opened()} streams closed`);
+      expect(world.opened()).toBe(1);
+    } finally {
+      await world.close();
     }
-    await waitForClosedStreams(2);
   });
 
   it("applies a whole-call deadline to a stream when one is given", async () => {
-    const error = await failure(drain(client.streamAgentStateUpdates({ conversationId: "c" }, { timeoutMs: 50 })));
-    expect(error.code).toBe("timeout");
+    const world = await holdingServer();
+    try {
+      const error = await failure(drain(world.client.streamAgentStateUpdates({ conversationId: "c" }, { timeoutMs: 50 })));
+      expect(error.code).toBe("timeout");
+    } finally {
+      await world.close();
+    }
   });
 
   it("aborts streams in flight when the client closes", async () => {
-    const closing = createAgyRpcClient({ baseUrl: server.url, httpVersion: "2" });
-    const iterator = closing.streamAgentStateUpdates({ conversationId: "c" })[Symbol.asyncIterator]();
-    await iterator.next();
-    const pending = iterator.next();
-    await closing.close();
-    const error = await failure(pending);
-    expect(error.code).toBe("aborted");
+    const world = await holdingServer();
+    try {
+      const iterator = world.client.streamAgentStateUpdates({ conversationId: "c" })[Symbol.asyncIterator]();
+      await iterator.next();
+      const pending = iterator.next();
+      await world.client.close();
+      const error = await failure(pending);
+      expect(error.code).toBe("aborted");
+    } finally {
+      await world.close();
+    }
   });
 });
 

@@ -55,7 +55,7 @@ async function sentBody(call: () => Promise<unknown>): Promise<string> {
 describe("unary request bodies", () => {
   it("nests trajectoryId and stepIndex inside interaction for a permission answer", async () => {
     const body = await sentBody(() =>
-      client.handleCascadeUserInteraction({ cascadeId: "c-1", trajectoryId: "t-1", stepIndex: 7, permission: { allow: true } }),
+      client.handleCascadeUserInteraction({ conversationId: "c-1", trajectoryId: "t-1", stepIndex: 7, permission: { allow: true } }),
     );
     expect(body).toBe('{"cascadeId":"c-1","interaction":{"trajectoryId":"t-1","stepIndex":7,"permission":{"allow":true}}}');
   });
@@ -63,7 +63,7 @@ describe("unary request bodies", () => {
   it("sends stepIndex 0 explicitly inside interaction", async () => {
     const body = await sentBody(() =>
       client.handleCascadeUserInteraction({
-        cascadeId: "c-1",
+        conversationId: "c-1",
         trajectoryId: "t-1",
         stepIndex: 0,
         permission: { allow: false, scope: "PERMISSION_SCOPE_ONCE", userDenyInstruction: "use ls" },
@@ -82,7 +82,7 @@ describe("unary request bodies", () => {
   it("sends question answers with option ids and omits absent optional fields", async () => {
     const body = await sentBody(() =>
       client.handleCascadeUserInteraction({
-        cascadeId: "c-1",
+        conversationId: "c-1",
         trajectoryId: "t-1",
         stepIndex: 4,
         askQuestion: {
@@ -103,7 +103,7 @@ describe("unary request bodies", () => {
   it("sends a cancelled question as an empty response list", async () => {
     const body = await sentBody(() =>
       client.handleCascadeUserInteraction({
-        cascadeId: "c-1",
+        conversationId: "c-1",
         trajectoryId: "t-1",
         stepIndex: 4,
         askQuestion: { responses: [], cancelled: true },
@@ -119,22 +119,22 @@ describe("unary request bodies", () => {
     const cases: Array<[string, () => Promise<unknown>, string]> = [
       ["Heartbeat", () => client.heartbeat(), "{}"],
       ["GetConversationMetadata", () => client.getConversationMetadata({ conversationId: "c-1" }), '{"conversationId":"c-1"}'],
-      ["GetCascadeTrajectorySteps", () => client.getCascadeTrajectorySteps({ cascadeId: "c-1" }), '{"cascadeId":"c-1"}'],
+      ["GetCascadeTrajectorySteps", () => client.getCascadeTrajectorySteps({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
       [
         "GetCascadeTrajectorySteps",
-        () => client.getCascadeTrajectorySteps({ cascadeId: "c-1", stepOffset: 40 }),
+        () => client.getCascadeTrajectorySteps({ conversationId: "c-1", stepOffset: 40 }),
         '{"cascadeId":"c-1","stepOffset":40}',
       ],
-      ["GetCascadeTrajectory", () => client.getCascadeTrajectory({ cascadeId: "c-1" }), '{"cascadeId":"c-1"}'],
-      ["CancelCascadeSteps", () => client.cancelCascadeSteps({ cascadeId: "c-1" }), '{"cascadeId":"c-1"}'],
+      ["GetCascadeTrajectory", () => client.getCascadeTrajectory({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
+      ["CancelCascadeSteps", () => client.cancelCascadeSteps({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
       [
         "CancelCascadeSteps",
-        () => client.cancelCascadeSteps({ cascadeId: "c-1", stepIndices: [3, 4] }),
+        () => client.cancelCascadeSteps({ conversationId: "c-1", stepIndices: [3, 4] }),
         '{"cascadeId":"c-1","stepIndices":[3,4]}',
       ],
       [
         "CancelCascadeInvocation",
-        () => client.cancelCascadeInvocation({ cascadeId: "c-1", killBackgroundTasks: true }),
+        () => client.cancelCascadeInvocation({ conversationId: "c-1", killBackgroundTasks: true }),
         '{"cascadeId":"c-1","killBackgroundTasks":true}',
       ],
       ["ForceStopCascadeTree", () => client.forceStopCascadeTree({ conversationId: "c-1" }), '{"conversationId":"c-1"}'],
@@ -143,12 +143,12 @@ describe("unary request bodies", () => {
       ["StartCascade", () => client.startCascade(), '{"source":"CORTEX_TRAJECTORY_SOURCE_CLI"}'],
       [
         "StartCascade",
-        () => client.startCascade({ cascadeId: "u-1", source: "CORTEX_TRAJECTORY_SOURCE_SDK" }),
+        () => client.startCascade({ conversationId: "u-1", source: "CORTEX_TRAJECTORY_SOURCE_SDK" }),
         '{"cascadeId":"u-1","source":"CORTEX_TRAJECTORY_SOURCE_SDK"}',
       ],
       [
         "SendUserCascadeMessage",
-        () => client.sendUserCascadeMessage({ cascadeId: "c-1", text: "hello", planModel: "MODEL_X" }),
+        () => client.sendUserCascadeMessage({ conversationId: "c-1", text: "hello", planModel: "MODEL_X" }),
         '{"cascadeId":"c-1","items":[{"text":"hello"}],"cascadeConfig":{"plannerConfig":{"planModel":"MODEL_X"}}}',
       ],
     ];
@@ -232,10 +232,10 @@ describe("responses", () => {
   });
 
   it("reads a missing steps list as an empty conversation", async () => {
-    expect(await client.getCascadeTrajectorySteps({ cascadeId: "c-1" })).toEqual({ steps: [] });
+    expect(await client.getCascadeTrajectorySteps({ conversationId: "c-1" })).toEqual({ steps: [] });
   });
 
   it("echoes StartCascade's answer, which names the cascade", async () => {
-    expect(await client.startCascade({ cascadeId: "u-9" })).toEqual({ cascadeId: "u-9" });
+    expect(await client.startCascade({ conversationId: "u-9" })).toEqual({ cascadeId: "u-9" });
   });
 });

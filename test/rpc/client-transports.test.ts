@@ -71,7 +71,7 @@ for (const { kind, httpVersion } of combos) {
       });
 
       it("reads a steps snapshot over a unary call", async () => {
-        const result = await client(csrfToken).getCascadeTrajectorySteps({ cascadeId: "c-1" });
+        const result = await client(csrfToken).getCascadeTrajectorySteps({ conversationId: "c-1" });
         expect(result.steps).toEqual(steps);
         const last = server.requests.at(-1);
         expect(last?.httpVersion).toBe(httpVersion === "2" ? "2.0" : "1.1");
@@ -89,7 +89,7 @@ for (const { kind, httpVersion } of combos) {
         for (const sent of [undefined, "wrong-token-value"]) {
           const label = sent === undefined ? "without a token" : "with the wrong token";
           it(`reports 401 as unauthenticated on a unary call ${label}, without leaking the token`, async () => {
-            const error = await failure(client(sent).getCascadeTrajectorySteps({ cascadeId: "c-1" }));
+            const error = await failure(client(sent).getCascadeTrajectorySteps({ conversationId: "c-1" }));
             expect(error.httpStatus).toBe(401);
             expect(error.isUnauthenticated).toBe(true);
             expect(error.serverMessage).toBe("missing CSRF token");

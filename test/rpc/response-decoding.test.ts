@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RpcError } from "../../src/errors.js";
-import { decodeStepsResponse, isWireStep } from "../../src/rpc/response-decoding.js";
-import { StepSchema, TrajectoryStepsResponseSchema } from "../../src/protocol/wire-schemas.js";
+import { decodeDataFrame, decodeStepsResponse, isWireStep } from "../../src/rpc/response-decoding.js";
+import { StepSchema, StreamUpdateSchema, TrajectoryStepsResponseSchema } from "../../src/protocol/wire-schemas.js";
 
 const loose = fc.oneof(
   fc.constant(undefined),
@@ -57,19 +57,29 @@ describe("isWireStep", () => {
 });
 
 describe("decodeStepsResponse", () => {
-  it("returns what the zod schema returns, fast path or not", () => {
+  it("hands every step through as it came, and agrees with zod whenever zod accepts", () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 4 }), (raw) => {
-        const body = strip({ steps: raw, trajectoryId: "kept" });
+        const body = strip({ steps: raw, trajectoryId: "kept" }) as { steps: unknown[] };
+        const decoded = decodeStepsResponse(bytes(body));
+        expect(decoded).toEqual(body);
         const expected = TrajectoryStepsResponseSchema.safeParse(body);
-        if (expected.success) {
-          expect(decodeStepsResponse(bytes(body))).toEqual({ ...expected.data, steps: expected.data.steps ?? [] });
-        } else {
-          expect(() => decodeStepsResponse(bytes(body))).toThrow(RpcError);
-        }
+        if (expected.success) expect(decoded).toEqual({ ...expected.data, steps: expected.data.steps ?? [] });
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("still reads a snapshot in which one step has fields of the wrong type", () => {
+    const good = { type: "CORTEX_STEP_TYPE_USER_INPUT", status: "CORTEX_STEP_STATUS_DONE" };
+    const bad = { type: 7, status: ["DONE"], metadata: "yesterday" };
+    expect(decodeStepsResponse(bytes({ steps: [good, bad, null, good] })).steps).toEqual([good, bad, null, good]);
+  });
+
+  it("refuses a body whose steps are not a list, or that is not an object", () => {
+    for (const body of [{ steps: "many" }, { steps: { 0: {} } }, [1, 2], "text"]) {
+      expect(() => decodeStepsResponse(bytes(body)), JSON.stringify(body)).toThrow(/unexpected shape at (steps|\(root\))/);
+    }
   });
 
   it("keeps fields the schema does not name", () => {
@@ -79,5 +89,85 @@ describe("decodeStepsResponse", () => {
 
   it("reads an absent steps list as no steps", () => {
     expect(decodeStepsResponse(bytes({})).steps).toEqual([]);
+  });
+});
+
+describe("decodeDataFrame", () => {
+  const frameOf = (update: unknown) => bytes({ update });
+
+  it("still reads a frame in which one step or one index is of the wrong type", () => {
+    const update = {
+      conversationId: "c-1",
+      mainTrajectoryUpdate: {
+        stepsUpdate: {
+          indices: [0, "x", -1, "12345678901234567890"],
+          steps: [{ type: "T" }, { status: 3 }, "not a step", { metadata: [] }],
+          totalLength: "4",
+        },
+      },
+    };
+    expect(decodeDataFrame(frameOf(update), "M")).toEqual(update);
+  });
+
+  it("refuses a frame whose envelope fields have the wrong shape", () => {
+    const cases: Array<[unknown, string]> = [
+      [{ status: 1 }, "status"],
+      [{ fullyIdle: "yes" }, "fullyIdle"],
+      [{ mainTrajectoryUpdate: [] }, "mainTrajectoryUpdate"],
+      [{ mainTrajectoryUpdate: { stepsUpdate: { steps: {} } } }, "mainTrajectoryUpdate.stepsUpdate.steps"],
+      [{ mainTrajectoryUpdate: { stepsUpdate: { indices: "0,1" } } }, "mainTrajectoryUpdate.stepsUpdate.indices"],
+      [{ mainTrajectoryUpdate: { stepsUpdate: { totalLength: 1.5 } } }, "mainTrajectoryUpdate.stepsUpdate.totalLength"],
+    ];
+    for (const [update, at] of cases) {
+      expect(() => decodeDataFrame(frameOf(update), "M"), at).toThrow(new RegExp(`unexpected shape at ${at.replace(/\./g, "\\.")}:`));
+    }
+  });
+
+  it("accepts every update StreamUpdateSchema accepts, and refuses the same envelopes", () => {
+    const envelope = fc.record(
+      {
+        conversationId: maybe(fc.string({ maxLength: 3 })),
+        status: maybe(fc.string({ maxLength: 3 })),
+        fullyIdle: maybe(fc.boolean()),
+        mainTrajectoryUpdate: maybe(
+          fc.record(
+            {
+              status: maybe(fc.string({ maxLength: 3 })),
+              stepsUpdate: maybe(
+                fc.record(
+                  { indices: maybe(fc.array(fc.nat(), { maxLength: 2 })), steps: maybe(fc.constant([{}])), totalLength: wireInt },
+                  { requiredKeys: [] },
+                ),
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(envelope, (raw) => {
+        const update = strip(raw);
+        if (typeof update !== "object" || update === null || Array.isArray(update)) return;
+        const zodSays = StreamUpdateSchema.safeParse(update).success;
+        let decoded = true;
+        try {
+          decodeDataFrame(frameOf(update), "M");
+        } catch (error) {
+          expect(error).toBeInstanceOf(RpcError);
+          decoded = false;
+        }
+        // Steps and index entries are judged by the tracker, one by one; zod judges the whole list.
+        const inner = (update as { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown; indices?: unknown } } })
+          .mainTrajectoryUpdate?.stepsUpdate;
+        const entriesFine =
+          (!Array.isArray(inner?.steps) || inner.steps.every(isWireStep)) &&
+          (!Array.isArray(inner?.indices) || inner.indices.every((i) => Number.isInteger(i)));
+        if (zodSays) expect(decoded).toBe(true);
+        if (entriesFine) expect(decoded).toBe(zodSays);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
