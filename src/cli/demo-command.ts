@@ -1,211 +1,79 @@
 /**
- * `agy-bridge demo`: a supervised session against the simulator, end to end
- * over real loopback sockets. The simulated agy plays scripted turns; the
- * bridge reads them through the stream watcher (reconciling with a snapshot
- * on every connect), maps them to events, and answers each approval and
- * question over RPC after re-reading the step it targets.
+ * `agy-bridge demo`: the README's first command. A whole attended session,
+ * supervised through the real parts: `agy-bridge sim --as-agy` in a private
+ * tmux server, found by discovery, turns typed by the tmux driver, gates
+ * answered over RPC. The run itself is in demo-run.ts.
  */
-import { randomBytes } from "node:crypto";
-import type { CliIo, Command } from "./command.js";
-import { AgyBridgeError } from "../errors.js";
-import { createAgyRpcClient, watchAgentStateUpdates, type AgyRpcClient } from "../rpc/index.js";
-import { STEP_STATUS } from "../protocol/wire-names.js";
-import { createTrajectoryTracker, type MapperEvent, type PendingInteraction } from "../mapper/index.js";
-import { startSimServer } from "../sim/server/server.js";
-import { formatEvent } from "./event-text.js";
+import { UsageError, type ParseArgsOptionsConfig } from "./args.js";
+import { defineCommand, type Command } from "./command.js";
+import { runDemo, type DemoDeps, type DemoOptions } from "./demo-run.js";
 
-const DEFAULT_TURNS = [
-  "Say hello in one short sentence.",
-  "Run pwd",
-  "Help me start a project",
-  "Which features should I add?",
-];
+const DEFAULT_TURNS = ["Say hello in one short sentence.", "Run pwd", "Help me start a project"];
 
-/** How long a running turn may stay silent before the demo takes a snapshot. */
-const QUIET_POLL_MS = 400;
+const HELP = `Usage: agy-bridge demo [--json] [--turn TEXT]... [--timeout MS] [--speed X]
 
-const HELP = `Usage: agy-bridge demo [--json] [--turn TEXT]... [--timeout MS]
+Supervises a simulated agy end to end, the way you would supervise a real one
+(needs tmux and a C compiler; no agy):
 
-Runs a supervised session against the simulated agy: starts the simulator on
-loopback (TLS, with a CSRF token), plays a few turns, prints the mapped events,
-and answers every approval (allow) and question (first option) over
-HandleCascadeUserInteraction, re-reading the waiting step before each answer.
+  1. starts \`agy-bridge sim --as-agy\` with its TUI in a private tmux server
+     (tmux -L agy-bridge-demo-<random>);
+  2. finds it through discovery, from its pane (the CSRF token is never printed);
+  3. types each turn into the TUI with the tmux driver;
+  4. shows the answer as it streams;
+  5. answers the permission gate (allow) and the question (first option) over
+     RPC, and closes the TUI's own prompt with keys;
+  6. shows the TUI as the person sees it;
+  7. ends every process it started and removes the tmux socket.
 
-Turns are handed to the simulator as if typed in its TUI (the real turn path,
-typing into agy's pane with tmux, is not part of this demo).
+The default turns: a plain answer, a command behind a permission gate ("Run
+pwd") and a single-select question ("Help me start a project").
 
 Options:
-  --json          NDJSON events on stdout (one per line); notes on stderr
-  --turn TEXT     a turn to play instead of the default script (repeatable)
-  --timeout MS    give up when a turn has not finished after MS (default 30000)
-  --help          this text
+  --json          NDJSON on stdout: the session's events, plus step records
+                  with a "demo" field (tmux, discovered, turn, answer,
+                  prompt_keys, screen, cleanup, done | failed)
+  --turn TEXT     a turn to play instead of the default ones (repeatable)
+  --timeout MS    bound on finding the simulator and on each turn (default 30000)
+  --speed X       the simulator's speed factor for scenario delays (default 0.5)
+  -h, --help      this text
+
+Exit 0 when every turn finished and everything was cleaned up; 1 with one
+sentence on stderr when a step failed (cleanup still runs); 130 on SIGINT.
 `;
 
-interface DemoOptions {
-  json: boolean;
-  turns: string[];
-  timeoutMs: number;
-}
+const DEMO_OPTIONS = {
+  json: { type: "boolean" },
+  turn: { type: "string", multiple: true },
+  timeout: { type: "string" },
+  speed: { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
 
-function parseArgs(argv: readonly string[]): DemoOptions | string {
-  const options: DemoOptions = { json: false, turns: [], timeoutMs: 30_000 };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--json") options.json = true;
-    else if (arg === "--turn" || arg === "--timeout") {
-      const value = argv[++i];
-      if (value === undefined) return `${arg} needs a value`;
-      if (arg === "--turn") options.turns.push(value);
-      else {
-        const ms = Number(value);
-        if (!Number.isInteger(ms) || ms <= 0) return `--timeout takes a positive whole number of milliseconds, not "${value}"`;
-        options.timeoutMs = ms;
-      }
-    } else return `unknown option "${arg}"`;
-  }
-  if (options.turns.length === 0) options.turns = [...DEFAULT_TURNS];
-  return options;
-}
-
-/** Builds the answer a cautious demo bot gives: allow commands, pick each question's first option. */
-function demoAnswer(pending: PendingInteraction) {
-  const target = { cascadeId: "", trajectoryId: pending.trajectoryId, stepIndex: pending.stepIndex };
-  if (pending.request.kind === "permission") return { ...target, permission: { allow: true } };
-  return {
-    ...target,
-    askQuestion: {
-      responses: pending.request.questions.map((q) => ({
-        question: q.question,
-        selectedOptionIds: q.options.slice(0, 1).map((o) => o.id),
-      })),
+/** The `demo` subcommand; `deps` replaces how the simulator is started (tests). */
+export function createDemoCommand(deps: DemoDeps = {}): Command {
+  return defineCommand({
+    name: "demo",
+    summary: "a supervised session against the simulated agy, through tmux, discovery and RPC (the Quick start)",
+    help: HELP,
+    options: DEMO_OPTIONS,
+    async run(io, parsed) {
+      const v = parsed.values;
+      const options: DemoOptions = {
+        json: v.json === true,
+        turns: v.turn !== undefined && v.turn.length > 0 ? [...v.turn] : [...DEFAULT_TURNS],
+        timeoutMs: v.timeout === undefined ? 30_000 : positive("--timeout", "a positive whole number of milliseconds", v.timeout, Number.isInteger),
+        speed: v.speed === undefined ? 0.5 : positive("--speed", "a number >= 0", v.speed, () => true, true),
+      };
+      if (options.turns.some((t) => t.trim() === "")) throw new UsageError("--turn needs some text");
+      return runDemo(io, options, deps);
     },
-  };
+  });
 }
 
-/** Answers one interaction, but only if the step is still WAITING when re-read. */
-async function answerFresh(
-  client: AgyRpcClient,
-  conversationId: string,
-  pending: PendingInteraction,
-  signal: AbortSignal,
-): Promise<string> {
-  const { steps } = await client.getCascadeTrajectorySteps({ cascadeId: conversationId }, { signal });
-  const fresh = steps[pending.stepIndex];
-  const freshInfo = fresh?.metadata?.sourceTrajectoryStepInfo;
-  if (fresh?.status !== STEP_STATUS.WAITING || (freshInfo?.trajectoryId ?? pending.trajectoryId) !== pending.trajectoryId) {
-    return `step ${pending.stepIndex} is no longer waiting; not answered`;
-  }
-  const answer = { ...demoAnswer(pending), cascadeId: conversationId };
-  await client.handleCascadeUserInteraction(answer, { signal });
-  if (!("askQuestion" in answer)) return `answered step ${pending.stepIndex}: allow`;
-  const picked = answer.askQuestion.responses.map((r) => r.selectedOptionIds.join("+")).join(", ");
-  return `answered step ${pending.stepIndex}: option ${picked}`;
+/** The `demo` subcommand wired to this process. */
+export const demoCommand: Command = createDemoCommand();
+
+function positive(flag: string, wanted: string, text: string, ok: (n: number) => boolean, zeroOk = false): number {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || !ok(n) || n < 0 || (!zeroOk && n === 0)) throw new UsageError(`${flag} wants ${wanted}`);
+  return n;
 }
-
-async function runDemo(io: CliIo, options: DemoOptions): Promise<number> {
-  const note = (line: string) => (options.json ? io.stderr : io.stdout).write(`${line}\n`);
-  const csrfToken = randomBytes(16).toString("hex");
-  const sim = await startSimServer({ csrfToken, speed: 0.3 });
-  const client = createAgyRpcClient({ baseUrl: sim.tlsUrl, csrfToken });
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  io.signal.addEventListener("abort", onAbort, { once: true });
-  const conversationId = sim.engine.activeConversationId;
-  const tracker = createTrajectoryTracker({ conversationId });
-  const answered = new Set<string>();
-  let turnsClosed = 0;
-  let wake: () => void = () => {};
-
-  const emit = (events: MapperEvent[]) => {
-    for (const event of events) {
-      if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
-      else {
-        const line = formatEvent(event);
-        if (line !== undefined) io.stdout.write(`${line}\n`);
-      }
-      if (event.type === "status" && (event.status === "idle" || event.status === "failed")) turnsClosed++;
-    }
-    for (const pending of tracker.pendingInteractions()) {
-      if (answered.has(pending.interactionId)) continue;
-      answered.add(pending.interactionId);
-      answerFresh(client, conversationId, pending, stop.signal).then(
-        (outcome) => note(`  [bot] ${outcome}`),
-        (error: unknown) => note(`  [bot] could not answer step ${pending.stepIndex}: ${AgyBridgeError.from(error).message}`),
-      );
-    }
-    wake();
-  };
-
-  let connected!: () => void;
-  const firstConnect = new Promise<void>((resolve) => (connected = resolve));
-  const reader = (async () => {
-    for await (const event of watchAgentStateUpdates(client, { conversationId, signal: stop.signal })) {
-      if (event.type === "connected") {
-        const snapshot = await client.getCascadeTrajectorySteps({ cascadeId: conversationId }, { signal: stop.signal });
-        emit(tracker.applySnapshot({ steps: snapshot.steps }));
-        connected();
-      } else if (event.type === "update") emit(tracker.applyStreamUpdate(event.update));
-      else if (event.reason !== undefined) note(`  [bridge] stream lost (${event.reason.message}); reconnecting`);
-    }
-  })();
-
-  // agy sends no stream frames while a step waits on the user, so a turn that
-  // has gone quiet is reconciled with a snapshot (the tracker dedups).
-  let lastFrameAt = Date.now();
-  const quietPoll = setInterval(() => {
-    if (!tracker.turnActive || Date.now() - lastFrameAt < QUIET_POLL_MS) return;
-    lastFrameAt = Date.now();
-    client.getCascadeTrajectorySteps({ cascadeId: conversationId }, { signal: stop.signal }).then(
-      (snapshot) => emit(tracker.applySnapshot({ steps: snapshot.steps })),
-      () => undefined,
-    );
-  }, QUIET_POLL_MS / 2);
-
-  note(`agy-bridge demo: simulated agy at ${sim.tlsUrl} (TLS, CSRF token required), conversation ${conversationId}`);
-  let exitCode = 0;
-  try {
-    await firstConnect;
-    const port = sim.engine.tuiPort();
-    for (const [i, text] of options.turns.entries()) {
-      const closedBefore = turnsClosed;
-      port.submitTurn(text);
-      const deadline = Date.now() + options.timeoutMs;
-      while (turnsClosed === closedBefore) {
-        if (Date.now() > deadline) {
-          throw new AgyBridgeError("timeout", `turn ${i + 1} ("${text}") did not finish within ${options.timeoutMs} ms`);
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 100);
-        });
-        if (stop.signal.aborted) return 130;
-      }
-    }
-    note("agy-bridge demo: done");
-  } catch (error) {
-    io.stderr.write(`agy-bridge demo: ${AgyBridgeError.from(error).message}\n`);
-    exitCode = 1;
-  } finally {
-    clearInterval(quietPoll);
-    io.signal.removeEventListener("abort", onAbort);
-    stop.abort();
-    await reader.catch(() => undefined);
-    await client.close();
-    await sim.close();
-  }
-  return exitCode;
-}
-
-export const demoCommand: Command = {
-  name: "demo",
-  summary: "a supervised session against the simulated agy, with approvals answered over RPC",
-  help: HELP,
-  async run(io) {
-    const options = parseArgs(io.argv);
-    if (typeof options === "string") {
-      io.stderr.write(`agy-bridge demo: ${options}; see --help\n`);
-      return 2;
-    }
-    return runDemo(io, options);
-  },
-};
