@@ -2,7 +2,7 @@
  * The shape every subcommand file exports. The CLI never touches `process`
  * directly: streams, environment and arguments come in, an exit code goes out.
  */
-import { parseCommandArgs, type ParseArgsOptionsConfig, type ParsedArgs, type PositionalRule } from "./args.js";
+import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs, type PositionalRule } from "./args.js";
 
 export interface CliIo {
   argv: readonly string[];
@@ -36,13 +36,15 @@ export interface CommandDefinition<O extends ParseArgsOptionsConfig> {
   help: string;
   options: O;
   positionals?: PositionalRule;
+  /** Runs with the parsed arguments; a {@link UsageError} it throws (a bad option value) exits 2. */
   run(io: CliIo, args: ParsedArgs<O>): Promise<number>;
 }
 
 /**
  * A command whose arguments are parsed by the shared contract (`args.ts`):
- * `--help` prints `help` and exits 0; a usage error prints one sentence and
- * exits 2; otherwise `run` gets the typed values.
+ * `--help` prints `help` and exits 0; a usage error — from the parser or a
+ * {@link UsageError} thrown by `run` — prints one sentence and exits 2;
+ * otherwise `run` gets the typed values.
  */
 export function defineCommand<O extends ParseArgsOptionsConfig>(definition: CommandDefinition<O>): Command {
   const help = definition.help.endsWith("\n") ? definition.help : `${definition.help}\n`;
@@ -63,7 +65,13 @@ export function defineCommand<O extends ParseArgsOptionsConfig>(definition: Comm
         io.stdout.write(help);
         return 0;
       }
-      return definition.run(io, args);
+      try {
+        return await definition.run(io, args);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        io.stderr.write(`agy-bridge ${definition.name}: ${error.message}\n`);
+        return 2;
+      }
     },
   };
 }

@@ -1,13 +1,23 @@
 /**
  * `agy-bridge map`: agy steps or stream frames in, mapper events out as NDJSON.
- * The whole input is validated before anything is written, so bad input
- * leaves stdout empty.
+ *
+ * The input's shape (steps, a snapshot, stream frames) is checked before
+ * anything is written, so input that is none of them leaves stdout empty.
+ * What is inside a step is the tracker's to judge: it checks each step as it
+ * maps it and reports a bad one as a `diagnostic` event, so one bad step
+ * never costs the others. The events are written in batches as they are
+ * mapped, waiting for stdout to drain, never joined into one string.
  */
-import { readFile } from "node:fs/promises";
-import type { z } from "zod";
-import { createTrajectoryTracker, type MapperEvent } from "../mapper/index.js";
-import { StepSchema, StreamUpdateSchema, type Step, type StreamUpdate } from "../protocol/wire-schemas.js";
-import type { CliIo, Command } from "./command.js";
+import { readFileSync } from "node:fs";
+import type { MapperEvent } from "../mapper/events.js";
+import type { TrajectoryTracker } from "../mapper/tracker-api.js";
+// Not the mapper's barrel: it loads zod (the event schemas), which alone takes
+// longer to load than mapping thousands of steps.
+import { createTrajectoryTracker } from "../mapper/trajectory-tracker.js";
+import { asString, isObject } from "../protocol/json.js";
+import type { StreamUpdate } from "../protocol/wire-schemas.js";
+import { UsageError } from "./args.js";
+import { defineCommand, type CliIo } from "./command.js";
 
 const HELP = `Usage: agy-bridge map [FILE|-] [--conversation ID]
 
@@ -25,72 +35,71 @@ Options:
                      sourceTrajectoryStepInfo.cascadeId or update.conversationId)
   -h, --help         show this help
 
-Exit status: 0 on success; 1 when the input cannot be read or is not one of
-the forms above (the reason, naming the line or position, goes to stderr and
-nothing is written to stdout); 2 on a usage error.
+A step that cannot be mapped becomes a "diagnostic" event; the others are
+mapped. Exit status: 0 on success; 1 when the input cannot be read or is not
+one of the forms above (the reason, naming the line or position, goes to
+stderr and nothing is written to stdout); 2 on a usage error.
 `;
 
+/** Steps mapped per batch: bounds the events held before they are written. */
+const BATCH_STEPS = 256;
+/** Output is written in strings of about this many characters. */
+const WRITE_CHARS = 1 << 16;
+
 type Input =
-  | { kind: "steps"; steps: Step[] }
-  | { kind: "snapshot"; steps: Step[] }
+  | { kind: "steps"; steps: unknown[] }
+  | { kind: "snapshot"; steps: unknown[] }
   | { kind: "frames"; updates: StreamUpdate[] };
 
 class InputError extends Error {}
 
-function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `;
-  return `${path}${issue.message}`;
-}
-
-function step(value: unknown, where: string): Step {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InputError(`${where}: expected a step object`);
-  }
-  const parsed = StepSchema.safeParse(value);
-  if (!parsed.success) throw new InputError(`${where}: not a step (${describeIssue(parsed.error)})`);
-  return parsed.data;
-}
-
-function update(value: unknown, where: string): StreamUpdate {
-  const parsed = StreamUpdateSchema.safeParse(value);
-  if (typeof value !== "object" || value === null || Array.isArray(value) || !parsed.success) {
-    const why = parsed.success ? "expected an object" : describeIssue(parsed.error);
-    throw new InputError(`${where}: "update" is not a stream update (${why})`);
-  }
-  return parsed.data;
-}
-
-function fromDocument(doc: unknown): Input {
-  if (Array.isArray(doc)) return { kind: "steps", steps: doc.map((s, i) => step(s, `position ${i}`)) };
-  if (typeof doc === "object" && doc !== null) {
-    const record = doc as Record<string, unknown>;
-    if (Array.isArray(record["steps"])) {
-      return { kind: "snapshot", steps: record["steps"].map((s, i) => step(s, `steps[${i}]`)) };
+/** `agy-bridge map`. */
+export const mapCommand = defineCommand({
+  name: "map",
+  summary: "map agy steps or stream frames to agy-bridge events (NDJSON)",
+  help: HELP,
+  options: { conversation: { type: "string" } },
+  positionals: { max: 1, name: "FILE" },
+  async run(io, { values, positionals }) {
+    if (values.conversation === "") throw new UsageError("--conversation needs a non-empty value; run `agy-bridge map --help`");
+    const input = await readInput(io, positionals[0]);
+    if (input === undefined) return 1;
+    const conversationId = values.conversation ?? defaultConversation(input);
+    if (conversationId === undefined) {
+      io.stderr.write("agy-bridge map: the input names no conversation; pass --conversation ID\n");
+      return 1;
     }
-    if ("update" in record) return { kind: "frames", updates: [update(record["update"], "the frame")] };
-    if (typeof record["type"] === "string") return { kind: "steps", steps: [step(doc, "the step")] };
-  }
-  throw new InputError('the input is not a step, an array of steps, a {"steps":[...]} response or stream frames');
-}
+    const failure: NodeJS.ErrnoException | undefined = await writeEvents(io.stdout, mapInBatches(input, createTrajectoryTracker({ conversationId })));
+    // The reader went away (`map … | head`): nothing is wrong with the input, and nobody is left to tell.
+    if (failure === undefined || failure.code === "EPIPE") return 0;
+    io.stderr.write(`agy-bridge map: cannot write the events: ${failure.message}\n`);
+    return 1;
+  },
+});
 
-function fromLines(text: string): Input {
-  const updates: StreamUpdate[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new InputError(`line ${i + 1}: invalid JSON (${(error as Error).message})`);
-    }
-    if (typeof value !== "object" || value === null || !("update" in value)) {
-      throw new InputError(`line ${i + 1}: expected a stream frame {"update":{...}}`);
-    }
-    updates.push(update((value as { update: unknown }).update, `line ${i + 1}`));
-  });
-  return { kind: "frames", updates };
+/**
+ * Reads and parses FILE (stdin for `-` or none); on failure writes the reason
+ * to stderr and resolves undefined. The text is dropped on return: only the
+ * parsed document stays alive while the steps are mapped.
+ */
+async function readInput(io: CliIo, file: string | undefined): Promise<Input | undefined> {
+  const fromStdin = file === undefined || file === "-";
+  let text: string;
+  try {
+    // Synchronous on purpose: nothing else runs meanwhile, and node decodes
+    // a whole file read this way in one native pass.
+    text = fromStdin ? await readAll(io.stdin) : readFileSync(file, "utf8");
+  } catch (error) {
+    io.stderr.write(`agy-bridge map: cannot read ${fromStdin ? "stdin" : file}: ${(error as Error).message}\n`);
+    return undefined;
+  }
+  try {
+    return parseMapInput(text);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    io.stderr.write(`agy-bridge map: ${error.message}\n`);
+    return undefined;
+  }
 }
 
 /** Parses the whole input; throws InputError with a one-line reason. */
@@ -100,95 +109,157 @@ function parseMapInput(text: string): Input {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    const lines = text.split("\n").filter((l) => l.trim() !== "");
-    if (lines.length > 1) return fromLines(text);
+    if (hasSecondLine(text)) return fromLines(text);
     throw new InputError(`invalid JSON (${(error as Error).message})`);
   }
   return fromDocument(doc);
 }
 
-function cascadeIdOf(s: Step): string | undefined {
-  const id = s.metadata?.sourceTrajectoryStepInfo?.cascadeId;
-  return id === undefined || id === "" ? undefined : id;
+function fromDocument(doc: unknown): Input {
+  if (Array.isArray(doc)) {
+    requireSomeStep(doc, "the array");
+    return { kind: "steps", steps: doc };
+  }
+  if (isObject(doc)) {
+    const steps = doc["steps"];
+    if (Array.isArray(steps)) {
+      requireSomeStep(steps, '"steps"');
+      return { kind: "snapshot", steps };
+    }
+    if ("update" in doc) return { kind: "frames", updates: [frameUpdate(doc, "the frame")] };
+    if (typeof doc["type"] === "string") return { kind: "steps", steps: [doc] };
+  }
+  throw new InputError('the input is not a step, an array of steps, a {"steps":[...]} response or stream frames');
+}
+
+/** A list with entries but not one object in it is not steps at all (the tracker skips single bad ones). */
+function requireSomeStep(list: readonly unknown[], what: string): void {
+  if (list.length > 0 && !list.some(isObject)) throw new InputError(`position 0: ${what} holds no step objects`);
+}
+
+function frameUpdate(frame: unknown, where: string): StreamUpdate {
+  if (!isObject(frame) || !isObject(frame["update"])) throw new InputError(`${where}: expected a stream frame {"update":{...}}`);
+  return frame["update"] as StreamUpdate;
+}
+
+function fromLines(text: string): Input {
+  const updates: StreamUpdate[] = [];
+  let lineNumber = 0;
+  for (const line of text.split("\n")) {
+    lineNumber++;
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InputError(`line ${lineNumber}: invalid JSON (${(error as Error).message})`);
+    }
+    updates.push(frameUpdate(value, `line ${lineNumber}`));
+  }
+  return { kind: "frames", updates };
+}
+
+function hasSecondLine(text: string): boolean {
+  const first = text.indexOf("\n");
+  return first >= 0 && text.slice(first + 1).trim() !== "";
+}
+
+function cascadeIdOf(step: unknown): string | undefined {
+  if (!isObject(step)) return undefined;
+  const metadata = step["metadata"];
+  const info = isObject(metadata) ? metadata["sourceTrajectoryStepInfo"] : undefined;
+  const id = isObject(info) ? asString(info["cascadeId"]) : undefined;
+  return id === "" ? undefined : id;
+}
+
+function firstCascadeId(steps: readonly unknown[]): string | undefined {
+  for (const step of steps) {
+    const id = cascadeIdOf(step);
+    if (id !== undefined) return id;
+  }
+  return undefined;
 }
 
 function defaultConversation(input: Input): string | undefined {
-  if (input.kind !== "frames") return input.steps.map(cascadeIdOf).find((id) => id !== undefined);
-  for (const u of input.updates) {
-    if (u.conversationId) return u.conversationId;
-    const found = (u.mainTrajectoryUpdate?.stepsUpdate?.steps ?? []).map(cascadeIdOf).find((id) => id !== undefined);
+  if (input.kind !== "frames") return firstCascadeId(input.steps);
+  for (const update of input.updates) {
+    const id = asString(update.conversationId);
+    if (id !== undefined && id !== "") return id;
+    const main = update.mainTrajectoryUpdate;
+    const stepsUpdate = isObject(main) ? main["stepsUpdate"] : undefined;
+    const steps = isObject(stepsUpdate) ? stepsUpdate["steps"] : undefined;
+    const found = Array.isArray(steps) ? firstCascadeId(steps) : undefined;
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
-function mapInput(input: Input, conversationId: string): MapperEvent[] {
-  const tracker = createTrajectoryTracker({ conversationId });
-  if (input.kind === "steps") return tracker.applySteps(input.steps);
-  if (input.kind === "snapshot") return tracker.applySnapshot({ steps: input.steps });
-  return input.updates.flatMap((u) => tracker.applyStreamUpdate(u));
+/**
+ * The tracker's events, a batch at a time. A snapshot goes in as consecutive
+ * pages (`stepOffset`), which the tracker treats exactly like one page.
+ */
+function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<MapperEvent[]> {
+  if (input.kind === "frames") {
+    for (const update of input.updates) yield tracker.applyStreamUpdate(update);
+    return;
+  }
+  for (let at = 0; at < input.steps.length; at += BATCH_STEPS) {
+    const page = input.steps.slice(at, at + BATCH_STEPS);
+    yield input.kind === "snapshot" ? tracker.applySnapshot({ steps: page, stepOffset: at }) : tracker.applySteps(page);
+  }
+}
+
+/**
+ * Writes one JSON line per event, in strings of about {@link WRITE_CHARS},
+ * waiting whenever `out` asks to. Resolves with the error when `out` failed
+ * (the rest is then not written), else undefined.
+ */
+async function writeEvents(out: NodeJS.WritableStream, batches: Iterable<MapperEvent[]>): Promise<Error | undefined> {
+  let failure: Error | undefined;
+  const fail = (error: Error): void => {
+    failure ??= error;
+  };
+  out.on("error", fail);
+  try {
+    let pending = "";
+    for (const events of batches) {
+      for (const event of events) {
+        pending += `${JSON.stringify(event)}\n`;
+        if (pending.length >= WRITE_CHARS) {
+          if (!out.write(pending)) await drained(out);
+          pending = "";
+        }
+        if (failure !== undefined) break;
+      }
+      if (failure !== undefined) break;
+    }
+    if (failure === undefined && pending !== "" && !out.write(pending)) await drained(out);
+  } catch (error) {
+    fail(error as Error);
+  }
+  // After a failure the stream may still report writes already queued: stay listening, or they would crash the process.
+  if (failure === undefined) out.off("error", fail);
+  return failure;
+}
+
+function drained(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error): void => {
+      out.off("drain", onDrain);
+      out.off("close", onDrain);
+      out.off("error", done);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = (): void => done();
+    out.once("drain", onDrain);
+    out.once("close", onDrain);
+    out.once("error", done);
+  });
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString("utf8");
 }
-
-function parseArgs(argv: readonly string[]): { file?: string; conversation?: string } | string {
-  let file: string | undefined;
-  let conversation: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--conversation") {
-      const value = argv[++i];
-      if (value === undefined || value === "") return "--conversation needs an id";
-      conversation = value;
-    } else if (arg.startsWith("--conversation=")) {
-      conversation = arg.slice("--conversation=".length);
-    } else if (arg.startsWith("-") && arg !== "-") {
-      return `unknown option ${arg}`;
-    } else if (file === undefined) {
-      file = arg;
-    } else {
-      return `unexpected argument ${arg} (only one input file)`;
-    }
-  }
-  return { ...(file === undefined ? {} : { file }), ...(conversation === undefined ? {} : { conversation }) };
-}
-
-export const mapCommand: Command = {
-  name: "map",
-  summary: "map agy steps or stream frames to agy-bridge events (NDJSON)",
-  help: HELP,
-  async run(io: CliIo): Promise<number> {
-    const args = parseArgs(io.argv);
-    if (typeof args === "string") {
-      io.stderr.write(`agy-bridge map: ${args}; run \`agy-bridge map --help\`\n`);
-      return 2;
-    }
-    let text: string;
-    try {
-      text = args.file === undefined || args.file === "-" ? await readAll(io.stdin) : await readFile(args.file, "utf8");
-    } catch (error) {
-      io.stderr.write(`agy-bridge map: cannot read ${args.file ?? "stdin"}: ${(error as Error).message}\n`);
-      return 1;
-    }
-    let input: Input;
-    try {
-      input = parseMapInput(text);
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      io.stderr.write(`agy-bridge map: ${error.message}\n`);
-      return 1;
-    }
-    const conversationId = args.conversation ?? defaultConversation(input);
-    if (conversationId === undefined) {
-      io.stderr.write("agy-bridge map: the input names no conversation; pass --conversation ID\n");
-      return 1;
-    }
-    const events = mapInput(input, conversationId);
-    if (events.length > 0) io.stdout.write(`${events.map((e) => JSON.stringify(e)).join("\n")}\n`);
-    return 0;
-  },
-};

@@ -1,9 +1,13 @@
 /**
  * `agy-bridge sim`: a simulated agy — the fake language server plus the fake
  * TUI in this terminal, or headless, or (`--as-agy`) under a launcher whose
- * process shape discovery takes for agy (spike-notes §2.1–2.3).
+ * process shape discovery takes for agy: `…/bin/agy --csrf_token T`, the
+ * listeners among its fds, a child with the ANTIGRAVITY_* environment
+ * (spike-notes §2.1–2.3, §10.2, §10.3). The token is never printed.
  */
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Stream } from "node:stream";
 import { AgyBridgeError } from "../errors.js";
@@ -11,7 +15,8 @@ import { buildAgyLauncher } from "../sim/launcher/build-agy-launcher.js";
 import { loadScenarios } from "../sim/engine/scenarios.js";
 import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server/server.js";
 import { createFakeTui } from "../sim/tui/fake-tui.js";
-import type { CliIo, Command } from "./command.js";
+import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
+import { defineCommand, type CliIo, type Command } from "./command.js";
 
 /** How to start this CLI again (the `--as-agy` launcher re-runs it). */
 export interface SimSelf {
@@ -24,6 +29,8 @@ export interface SimSelf {
 
 export interface SimCommandDeps {
   self?: () => SimSelf;
+  /** Mints the `--as-agy` CSRF token when none is given; default a random UUID. */
+  mintToken?: () => string;
 }
 
 const HELP = `Usage: agy-bridge sim [options]
@@ -33,10 +40,16 @@ and the fake agy TUI in this terminal. Point agy-bridge, or your own bot, at it.
 
 Options:
   --csrf_token T, --csrf-token T   require header x-codeium-csrf-token: T on every call
-  --headless                       no TUI; print {"conversationId","tlsUrl","plainUrl","pid"}
-                                   as one JSON line and run until SIGINT/SIGTERM
+                                   (with --as-agy: default a random token, as agy does)
+  --no-csrf                        with --as-agy: no token and no header check, like
+                                   agy 1.0.x
+  --headless                       no TUI; print {"conversationId","tlsUrl","plainUrl","pid",
+                                   "csrfTokenPresent"} as one JSON line and run until
+                                   SIGINT/SIGTERM
   --as-agy                         run under a compiled launcher named …/bin/agy that owns
-                                   the listeners, so discovery finds it like agy (needs cc)
+                                   the listeners and takes the token as its first argument,
+                                   with a child process carrying the ANTIGRAVITY_*
+                                   environment, so discovery finds it like agy (needs cc)
   --scenarios DIR                  scenario files to play (default: the bundled ones)
   --interaction-timeout MS         an unanswered prompt times out after MS (default 300000)
   --speed X                        multiply scenario delays by X (0 = no delays; default 1)
@@ -48,30 +61,38 @@ conversation, digits + Enter answer prompts, C-c on an empty draft quits.
 The CSRF token is never printed.
 `;
 
+const SIM_OPTIONS = {
+  // agy's own spelling, and the one every other agy-bridge command uses.
+  csrf_token: { type: "string" },
+  "csrf-token": { type: "string" },
+  "no-csrf": { type: "boolean" },
+  headless: { type: "boolean" },
+  "as-agy": { type: "boolean" },
+  scenarios: { type: "string" },
+  "interaction-timeout": { type: "string" },
+  speed: { type: "string" },
+  "listen-fds": { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
+
 /** The `sim` subcommand; `deps.self` says how to re-run this CLI under the launcher. */
 export function createSimCommand(deps: SimCommandDeps = {}): Command {
-  return {
+  return defineCommand({
     name: "sim",
-    summary: "Run a simulated agy (language server + TUI) for tests and demos",
+    summary: "run the simulated agy (language server + TUI)",
     help: HELP,
-    async run(io) {
-      let args: SimArgs;
-      try {
-        args = parseSimArgs(io.argv);
-      } catch (error) {
-        io.stderr.write(`agy-bridge sim: ${AgyBridgeError.from(error).message}\n`);
-        return 2;
-      }
+    options: SIM_OPTIONS,
+    async run(io, parsed) {
+      const args = simArgs(parsed.values);
       const self = deps.self ?? currentProcess;
       try {
-        if (args.asAgy) return await runAsAgy(io, args, self());
+        if (args.asAgy) return await runAsAgy(io, args, self(), deps.mintToken ?? randomUUID);
         return await runServer(io, args, self());
       } catch (error) {
         io.stderr.write(`agy-bridge sim: ${AgyBridgeError.from(error).message}\n`);
         return 1;
       }
     },
-  };
+  });
 }
 
 /** The `sim` subcommand wired to this node process. */
@@ -81,7 +102,9 @@ export const simCommand: Command = createSimCommand();
 function currentProcess(): SimSelf {
   const script = process.argv[1];
   if (script === undefined) throw new AgyBridgeError("internal", "cannot tell which script runs agy-bridge; start it as `agy-bridge sim`");
-  return { node: process.execPath, args: [...process.execArgv, script], pid: process.pid };
+  // The real path, not an npm bin link: a child whose command line reads
+  // `…/bin/agy-bridge` would match discovery's `bin/agy` test while it holds the listeners.
+  return { node: process.execPath, args: [...process.execArgv, realpathSync(script)], pid: process.pid };
 }
 
 async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<number> {
@@ -119,6 +142,7 @@ function headlessInfo(io: CliIo, args: SimArgs, server: SimServer, self: SimSelf
     tlsUrl: server.tlsUrl,
     plainUrl: server.plainUrl,
     pid: self.pid,
+    csrfTokenPresent: args.csrfToken !== undefined,
   };
   // Under the launcher, discovery finds the launcher's pid, not ours.
   const launcherPid = Number(io.env.AGY_SIM_LAUNCHER_PID);
@@ -126,11 +150,12 @@ function headlessInfo(io: CliIo, args: SimArgs, server: SimServer, self: SimSelf
   return info;
 }
 
-async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf): Promise<number> {
+async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf, mintToken: () => string): Promise<number> {
   const cacheRoot = io.env.AGY_BRIDGE_CACHE_DIR ?? join(io.env.XDG_CACHE_HOME ?? join(io.env.HOME ?? "/tmp", ".cache"), "agy-bridge");
   const launcher = await buildAgyLauncher({ outDir: join(cacheRoot, "launcher"), env: io.env });
-  // agy's own token is its FIRST argument (newer builds), so it goes first.
-  const launcherArgs = [...(args.csrfToken === undefined ? [] : ["--csrf_token", args.csrfToken]), ...forwardedArgs(args)];
+  // Newer agy always has a token, as its FIRST argument (spike-notes §10.3); --no-csrf models 1.0.x.
+  const token = args.csrfToken ?? (args.noCsrf ? undefined : mintToken());
+  const launcherArgs = [...(token === undefined ? [] : ["--csrf_token", token]), ...forwardedArgs(args)];
   const env = {
     ...io.env,
     AGY_SIM_NODE: self.node,
@@ -171,11 +196,12 @@ function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
-// Argument parsing. Errors never echo a token value.
+// Arguments. Errors name the option, never echo its value.
 
 /** Parsed `agy-bridge sim` options. */
 export interface SimArgs {
   csrfToken?: string;
+  noCsrf: boolean;
   listenFds?: { tls: number; plain: number };
   headless: boolean;
   asAgy: boolean;
@@ -184,67 +210,43 @@ export interface SimArgs {
   speed?: number;
 }
 
-/** Parses `agy-bridge sim` options; throws an `invalid_argument` AgyBridgeError naming the flag. */
+/** Parses `agy-bridge sim` options (not `--help`); throws a {@link UsageError} naming the option. */
 export function parseSimArgs(argv: readonly string[]): SimArgs {
-  const args: SimArgs = { headless: false, asAgy: false };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i] as string;
-    const eq = raw.startsWith("--") ? raw.indexOf("=") : -1;
-    const flag = eq < 0 ? raw : raw.slice(0, eq);
-    const value = (): string => {
-      if (eq >= 0) return raw.slice(eq + 1);
-      const next = argv[i + 1];
-      if (next === undefined) throw new AgyBridgeError("invalid_argument", `${flag} needs a value`);
-      i += 1;
-      return next;
-    };
-    switch (flag) {
-      case "--csrf_token":
-      case "--csrf-token": {
-        const token = value();
-        if (token === "") throw new AgyBridgeError("invalid_argument", `${flag} must not be empty`);
-        args.csrfToken = token;
-        break;
-      }
-      case "--listen-fds":
-        args.listenFds = parseFds(value());
-        break;
-      case "--headless":
-        args.headless = true;
-        break;
-      case "--as-agy":
-        args.asAgy = true;
-        break;
-      case "--scenarios":
-        args.scenariosDir = value();
-        break;
-      case "--interaction-timeout":
-        args.interactionTimeoutMs = parseNumber(flag, value(), (n) => Number.isInteger(n) && n > 0);
-        break;
-      case "--speed":
-        args.speed = parseNumber(flag, value(), (n) => n >= 0);
-        break;
-      default:
-        throw new AgyBridgeError("invalid_argument", `unknown option ${JSON.stringify(flag)}; run \`agy-bridge sim --help\``);
-    }
+  return simArgs(parseCommandArgs("sim", argv, SIM_OPTIONS).values);
+}
+
+function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
+  const args: SimArgs = { noCsrf: values["no-csrf"] === true, headless: values.headless === true, asAgy: values["as-agy"] === true };
+  if (values.csrf_token !== undefined && values["csrf-token"] !== undefined) {
+    throw new UsageError("give the CSRF token once, as --csrf_token or --csrf-token");
   }
+  const token = values.csrf_token ?? values["csrf-token"];
+  if (token === "") throw new UsageError("the CSRF token must not be empty");
+  if (token !== undefined && args.noCsrf) throw new UsageError("--no-csrf and a CSRF token cannot be combined");
+  if (token !== undefined) args.csrfToken = token;
+  if (values["listen-fds"] !== undefined) args.listenFds = parseFds(values["listen-fds"]);
+  if (values.scenarios !== undefined) args.scenariosDir = values.scenarios;
+  if (values["interaction-timeout"] !== undefined) {
+    args.interactionTimeoutMs = parseNumber("--interaction-timeout", "a positive whole number of milliseconds", values["interaction-timeout"], (n) => Number.isInteger(n) && n > 0);
+  }
+  if (values.speed !== undefined) args.speed = parseNumber("--speed", "a number >= 0", values.speed, (n) => n >= 0);
   if (args.asAgy && args.listenFds !== undefined) {
-    throw new AgyBridgeError("invalid_argument", "--as-agy and --listen-fds cannot be combined (the launcher passes the fds)");
+    throw new UsageError("--as-agy and --listen-fds cannot be combined (the launcher passes the fds)");
   }
   return args;
 }
 
 function parseFds(text: string): { tls: number; plain: number } {
-  const parts = text.split(",").map(Number);
+  const parts = text.split(",").map((part) => (/^\d+$/.test(part) ? Number(part) : Number.NaN));
   const [tls, plain] = parts;
-  if (parts.length !== 2 || !parts.every((n) => Number.isInteger(n) && n >= 0) || tls === undefined || plain === undefined) {
-    throw new AgyBridgeError("invalid_argument", `--listen-fds wants two file descriptors "TLS,PLAIN", got ${JSON.stringify(text)}`);
+  if (parts.length !== 2 || tls === undefined || plain === undefined || !Number.isSafeInteger(tls) || !Number.isSafeInteger(plain)) {
+    throw new UsageError('--listen-fds wants two file descriptors, "TLS,PLAIN"');
   }
   return { tls, plain };
 }
 
-function parseNumber(flag: string, text: string, ok: (n: number) => boolean): number {
+function parseNumber(flag: string, wanted: string, text: string, ok: (n: number) => boolean): number {
   const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || !ok(n)) throw new AgyBridgeError("invalid_argument", `${flag} got an invalid number ${JSON.stringify(text)}`);
+  if (text.trim() === "" || !Number.isFinite(n) || !ok(n)) throw new UsageError(`${flag} wants ${wanted}`);
   return n;
 }

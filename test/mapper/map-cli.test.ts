@@ -1,7 +1,7 @@
 /** `agy-bridge map`, driven in-process through main() with fake streams. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync as readSource, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -94,10 +94,78 @@ describe("agy-bridge map", () => {
     expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  it("rejects an array element that is not a step by its position", async () => {
-    const { code, stdout, stderr } = await cli(["map", "-", "--conversation", "c"], '[{"type":"CORTEX_STEP_TYPE_CHECKPOINT"}, 7]');
+  it("maps the other steps when one entry is not a step, reporting it as a diagnostic", async () => {
+    const { readFileSync } = await import("node:fs");
+    const good = readFileSync(join(FIXTURES, "user_input.json"), "utf8");
+    const { code, stdout, stderr } = await cli(["map", "-", "--conversation", "c"], `[7, ${good}]`);
+    expect([code, stderr]).toEqual([0, ""]);
+    const events = lines(stdout);
+    expect(events[0]).toMatchObject({ type: "diagnostic", code: "invalid_step" });
+    expect(events.some((e) => e["type"] === "user_message")).toBe(true);
+  });
+
+  it("rejects a list that holds no step objects at all, writing nothing", async () => {
+    const { code, stdout, stderr } = await cli(["map", "-", "--conversation", "c"], '{"steps": [1, "two", null]}');
     expect([code, stdout]).toEqual([1, ""]);
-    expect(stderr).toBe("agy-bridge map: position 1: expected a step object\n");
+    expect(stderr).toBe('agy-bridge map: position 0: "steps" holds no step objects\n');
+  });
+
+  it("takes --conversation=--help as the conversation id, not as a request for help", async () => {
+    const step = '{"type":"CORTEX_STEP_TYPE_USER_INPUT","status":"CORTEX_STEP_STATUS_DONE","userInput":{"items":[{"text":"hi"}]}}';
+    const { code, stdout } = await cli(["map", "-", "--conversation=--help"], step);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain("Usage:");
+    expect(new Set(lines(stdout).map((e) => e["conversationId"]))).toEqual(new Set(["--help"]));
+  });
+
+  it("streams a large output through a slow stdout, waiting for it to drain, in order and complete", async () => {
+    const { readFileSync } = await import("node:fs");
+    const snapshot = JSON.parse(readFileSync(join(FIXTURES, "snapshot_two_turns.json"), "utf8")) as { steps: unknown[] };
+    const big = { steps: Array.from({ length: 400 }, () => snapshot.steps).flat() };
+    const text = JSON.stringify(big);
+    const fast = await cli(["map", "-"], text);
+    let written = "";
+    let writes = 0;
+    let waitedForDrain = false;
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(chunk, _encoding, done) {
+        written += String(chunk);
+        writes++;
+        setImmediate(done);
+      },
+    });
+    slow.on("drain", () => (waitedForDrain = true));
+    const stdin = new PassThrough();
+    stdin.end(text);
+    const code = await main({ argv: ["map", "-"], env: {}, stdin, stdout: slow, stderr: sink().stream, signal: new AbortController().signal });
+    expect(code).toBe(0);
+    expect(written).toBe(fast.stdout);
+    expect(writes).toBeGreaterThan(1);
+    expect(waitedForDrain).toBe(true);
+  });
+
+  it("stops quietly when the reader goes away (EPIPE) and fails with a sentence on any other write error", async () => {
+    const { readFileSync } = await import("node:fs");
+    const snapshot = JSON.parse(readFileSync(join(FIXTURES, "snapshot_two_turns.json"), "utf8")) as { steps: unknown[] };
+    const text = JSON.stringify({ steps: Array.from({ length: 400 }, () => snapshot.steps).flat() });
+    for (const [code, expected] of [["EPIPE", 0], ["ENOSPC", 1]] as const) {
+      let writes = 0;
+      const failing = new Writable({
+        highWaterMark: 1024,
+        write(_chunk, _encoding, done) {
+          writes++;
+          done(Object.assign(new Error(`write ${code}`), { code }));
+        },
+      });
+      const stdin = new PassThrough();
+      stdin.end(text);
+      const err = sink();
+      const exit = await main({ argv: ["map", "-"], env: {}, stdin, stdout: failing, stderr: err.stream, signal: new AbortController().signal });
+      expect(exit).toBe(expected);
+      expect(writes).toBe(1);
+      expect(err.text()).toBe(code === "EPIPE" ? "" : `agy-bridge map: cannot write the events: write ${code}\n`);
+    }
   });
 
   it("rejects input without a conversation id unless --conversation is given", async () => {
@@ -114,5 +182,27 @@ describe("agy-bridge map", () => {
     expect([missing.code, missing.stdout]).toEqual([1, ""]);
     expect(missing.stderr).toMatch(/^agy-bridge map: cannot read .*nope\.json/);
     expect((await cli(["map", "--frobnicate"])).code).toBe(2);
+  });
+
+  it("loads only what mapping needs: no zod, simulator, server, rpc or discovery module", () => {
+    const src = resolve(import.meta.dirname, "../../src");
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readSource(file, "utf8");
+      // Runtime imports only: `import type …` and `export type …` vanish when compiled.
+      for (const match of text.matchAll(/^(?:import|export)\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gms)) {
+        const target = match[1] as string;
+        if (target.startsWith(".")) visit(resolve(dirname(file), target.replace(/\.js$/, ".ts")));
+        else packages.add(target);
+      }
+    };
+    visit(join(src, "cli/map-command.ts"));
+    const modules = [...seen].map((f) => relative(src, f));
+    expect(modules).toContain("mapper/trajectory-tracker.ts");
+    expect([...packages].filter((p) => !p.startsWith("node:"))).toEqual([]);
+    expect(modules.filter((m) => /^(sim|server|rpc|discovery|session|tmux)\//.test(m))).toEqual([]);
   });
 });

@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { createPrivateTmux } from "../support/tmux-server.js";
 import { ownedLoopbackListeners } from "../support/proc-listeners.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -19,16 +19,17 @@ const BIN = resolve(ROOT, "src/cli/bin.ts");
 const HEARTBEAT = "/exa.language_server_pb.LanguageServerService/Heartbeat";
 const TOKEN = "sim-token-5f2c";
 
-let tmux: PrivateTmux;
+const GONE = { timeout: 10_000, interval: 50 };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// Only the launcher's build cache is shared: built once, read by every test.
 let cacheDir: string;
 
 beforeAll(() => {
-  tmux = createPrivateTmux();
   cacheDir = mkdtempSync(join(tmpdir(), "agy-as-agy-"));
 });
 
-afterAll(async () => {
-  await tmux.kill();
+afterAll(() => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
@@ -68,6 +69,75 @@ function agyInSubtree(root: number): number | undefined {
   return undefined;
 }
 
+function environ(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+/** agy's idle child (`node -e …`, no listeners), waited for: before its exec it still shows the launcher's cmdline. */
+async function idleChildOf(agyPid: number): Promise<number> {
+  let idle: number | undefined;
+  await expect.poll(() => (idle = children(agyPid).find((pid) => cmdline(pid)[1] === "-e")), GONE).toBeTypeOf("number");
+  return idle as number;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+interface HeadlessInfo {
+  conversationId: string;
+  tlsUrl: string;
+  plainUrl: string;
+  pid: number;
+  agyPid: number;
+  csrfTokenPresent: boolean;
+}
+
+/** `agy-bridge sim --as-agy --headless …` as a real process; stopped with SIGTERM when the test ends. */
+async function startHeadless(extra: string[]): Promise<{ info: HeadlessInfo; stop(): Promise<number | null>; output(): string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "sim", "--as-agy", "--headless", ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, AGY_BRIDGE_CACHE_DIR: cacheDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exit = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exit;
+  });
+  const line = await new Promise<string>((resolveLine, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no JSON line within 30 s; stdout: ${stdout}; stderr: ${stderr}`)), 30_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (stdout.includes("\n")) {
+        clearTimeout(timer);
+        resolveLine(stdout.split("\n")[0] as string);
+      }
+    });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before its JSON line: ${stderr}`));
+    });
+  });
+  return {
+    info: JSON.parse(line) as HeadlessInfo,
+    output: () => stdout + stderr,
+    async stop() {
+      child.kill("SIGTERM");
+      return exit;
+    },
+  };
+}
+
 function tlsHeartbeat(port: number, token?: string): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const req = request(
@@ -100,68 +170,86 @@ async function plainHeartbeat(port: number, token?: string): Promise<number> {
 }
 
 describe("agy-bridge sim --as-agy", () => {
-  it("runs in a tmux pane as a …/bin/agy process that owns two loopback listeners answering Heartbeat, TLS below plain", async () => {
-    await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", "--csrf_token", TOKEN, "--speed", "0"], {
+  it("runs in a tmux pane as a …/bin/agy process with a minted first-argument token and two loopback listeners, TLS below plain", async () => {
+    const tmux = createPrivateTmux();
+    onTestFinished(() => tmux.kill());
+    await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", "--speed", "0"], {
       cwd: ROOT,
       env: { AGY_BRIDGE_CACHE_DIR: cacheDir },
     });
     const screen = await tmux.waitForScreen("agy", (s) => s.includes("? for shortcuts"), "the fake TUI", 20_000);
-    expect(screen).not.toContain(TOKEN);
 
     const panePid = Number((await tmux.run(["display-message", "-p", "-t", "agy", "#{pane_pid}"])).trim());
     const agyPid = agyInSubtree(panePid);
-    expect(agyPid).toBeDefined();
+    expect(agyPid).toBeTypeOf("number");
     const argv = cmdline(agyPid as number);
     expect(argv[0]).toMatch(/\/bin\/agy$/);
-    expect(argv.slice(1, 3)).toEqual(["--csrf_token", TOKEN]);
+    expect(argv[1]).toBe("--csrf_token");
+    const token = argv[2] as string;
+    expect(token).toMatch(UUID);
+    expect(screen).not.toContain(token);
 
     const ports = ownedLoopbackListeners(agyPid as number);
     expect(ports).toHaveLength(2);
     const [tlsPort, plainPort] = ports as [number, number];
-    expect(await tlsHeartbeat(tlsPort, TOKEN)).toBe(200);
-    expect(await plainHeartbeat(plainPort, TOKEN)).toBe(200);
+    expect(await tlsHeartbeat(tlsPort, token)).toBe(200);
+    expect(await plainHeartbeat(plainPort, token)).toBe(200);
     expect(await tlsHeartbeat(tlsPort)).toBe(401);
     expect(await plainHeartbeat(plainPort)).toBe(401);
 
-    // The simulator is a process agy spawned: its environment carries the spike-notes §10.3 variables.
-    const [simPid] = children(agyPid as number);
-    const environ = readFileSync(`/proc/${simPid}/environ`, "utf8").split("\0");
-    expect(environ).toContain(`ANTIGRAVITY_CSRF_TOKEN=${TOKEN}`);
-    expect(environ).toContain(`ANTIGRAVITY_LS_ADDRESS=localhost:${plainPort}`);
-    expect(environ).toContain("ANTIGRAVITY_LS_VERSION=cli-sim");
+    // A process agy spawned that is not the server: its environment carries the spike-notes §10.3 variables.
+    const idle = await idleChildOf(agyPid as number);
+    const env = environ(idle);
+    expect(env.get("ANTIGRAVITY_CSRF_TOKEN")).toBe(token);
+    expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toBe(`localhost:${plainPort}`);
+    expect(env.get("ANTIGRAVITY_LS_VERSION")).toBe("cli-sim");
+    expect(ownedLoopbackListeners(idle)).toEqual([]);
 
-    // C-c on an empty draft quits the TUI; launcher and CLI exit with it.
+    // C-c on an empty draft quits the TUI; launcher, idle child and CLI exit with it.
     await tmux.sendKeys("agy", "C-c");
-    await expect.poll(() => cmdline(agyPid as number).length).toBe(0);
+    await expect.poll(() => cmdline(agyPid as number).length, GONE).toBe(0);
+    await expect.poll(() => alive(idle), GONE).toBe(false);
   });
 
-  it("prints one JSON line headless with the launcher's pid, never the token, and stops on SIGTERM", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", BIN, "sim", "--as-agy", "--headless", "--csrf-token", TOKEN], {
-      cwd: ROOT,
-      env: { ...process.env, AGY_BRIDGE_CACHE_DIR: cacheDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const line = await new Promise<string>((resolvePromise, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-        if (stdout.includes("\n")) resolvePromise(stdout.split("\n")[0] as string);
-      });
-      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    const info = JSON.parse(line) as { conversationId: string; tlsUrl: string; plainUrl: string; pid: number; agyPid: number };
-    expect(Object.keys(info).sort()).toEqual(["agyPid", "conversationId", "pid", "plainUrl", "tlsUrl"]);
+  it("prints one JSON line headless with the launcher's pid and csrfTokenPresent, never the token, and stops on SIGTERM", async () => {
+    const sim = await startHeadless(["--csrf-token", TOKEN]);
+    const { info } = sim;
+    expect(Object.keys(info).sort()).toEqual(["agyPid", "conversationId", "csrfTokenPresent", "pid", "plainUrl", "tlsUrl"]);
+    expect(info.csrfTokenPresent).toBe(true);
     expect(cmdline(info.agyPid)[0]).toMatch(/\/bin\/agy$/);
+    expect(cmdline(info.agyPid).slice(1, 3)).toEqual(["--csrf_token", TOKEN]);
     const plainPort = Number(new URL(info.plainUrl).port);
     expect(ownedLoopbackListeners(info.agyPid)).toContain(plainPort);
     expect(await plainHeartbeat(plainPort, TOKEN)).toBe(200);
+    const idle = await idleChildOf(info.agyPid);
 
-    child.kill("SIGTERM");
-    const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
-    expect(code).toBe(0);
-    expect(stdout + stderr).not.toContain(TOKEN);
-    await expect.poll(() => cmdline(info.agyPid).length).toBe(0);
+    expect(await sim.stop()).toBe(0);
+    expect(sim.output()).not.toContain(TOKEN);
+    await expect.poll(() => cmdline(info.agyPid).length, GONE).toBe(0);
+    await expect.poll(() => alive(idle), GONE).toBe(false);
+  });
+
+  it("mints a different token for each run and keeps it out of the JSON line", async () => {
+    const [first, second] = await Promise.all([startHeadless([]), startHeadless([])]);
+    const tokens = [first, second].map((sim) => cmdline(sim.info.agyPid)[2] as string);
+    for (const token of tokens) expect(token).toMatch(UUID);
+    expect(tokens[0]).not.toBe(tokens[1]);
+    expect(first.info.csrfTokenPresent).toBe(true);
+    const plainPort = Number(new URL(first.info.plainUrl).port);
+    expect(await plainHeartbeat(plainPort)).toBe(401);
+    expect(await plainHeartbeat(plainPort, tokens[0])).toBe(200);
+    expect(first.output()).not.toContain(tokens[0] as string);
+  });
+
+  it("models an old agy with --no-csrf: no token anywhere and no header check", async () => {
+    const sim = await startHeadless(["--no-csrf"]);
+    const { info } = sim;
+    expect(info.csrfTokenPresent).toBe(false);
+    expect(cmdline(info.agyPid)).not.toContain("--csrf_token");
+    const plainPort = Number(new URL(info.plainUrl).port);
+    expect(await plainHeartbeat(plainPort)).toBe(200);
+    const env = environ(await idleChildOf(info.agyPid));
+    expect(env.has("ANTIGRAVITY_CSRF_TOKEN")).toBe(false);
+    expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toBe(`localhost:${plainPort}`);
   });
 });

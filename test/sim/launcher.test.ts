@@ -5,7 +5,7 @@
  * "CSRF token": first-argument token and the ANTIGRAVITY_* environment).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,11 +39,18 @@ function startLauncher(args: string[]): Promise<ChildProcess> {
   started.push(child);
   return new Promise((resolvePromise, reject) => {
     let out = "";
+    const timer = setTimeout(() => reject(new Error(`the stub under the launcher never said ready within 20 s; stdout: ${JSON.stringify(out)}`)), 20_000);
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8");
-      if (out.includes("ready\n")) resolvePromise(child);
+      if (out.includes("ready\n")) {
+        clearTimeout(timer);
+        resolvePromise(child);
+      }
     });
-    child.once("exit", (code) => reject(new Error(`launcher exited early with ${code}`)));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`launcher exited early with ${code}`));
+    });
   });
 }
 
@@ -61,6 +68,63 @@ function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((r) => child.once("exit", (code) => r(code)));
 }
+
+function cmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function environ(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((candidate) => {
+      try {
+        const stat = readFileSync(`/proc/${candidate}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * The launcher's child that is not the simulator stub: the idle node process
+ * (`node -e …`). Waits for it, since between fork and exec it still shows
+ * the launcher's command line.
+ */
+async function idleChild(launcherPid: number): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  let seen: string[][] = [];
+  while (Date.now() < deadline) {
+    const children = childrenOf(launcherPid);
+    const found = children.filter((pid) => cmdline(pid)[1] === "-e");
+    if (found.length === 1) return found[0] as number;
+    seen = children.map(cmdline);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected one idle child of ${launcherPid}; its children were ${JSON.stringify(seen)}`);
+}
+
+/** A zombie still has a /proc entry; a live process has a state other than Z. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const GONE = { timeout: 10_000, interval: 50 };
 
 describe("agy launcher", () => {
   it("builds once per source and reuses the cached binary at …/bin/agy", async () => {
@@ -87,7 +151,7 @@ describe("agy launcher", () => {
     expect(cmdline).toEqual([launcher, "--csrf_token", "T0K", "--headless"]);
     const ports = ownedLoopbackListeners(pid);
     expect(ports).toHaveLength(2);
-    const [lower, higher] = ports as [number, number];
+    const [, higher] = ports as [number, number];
     const answers = await Promise.all(ports.map(ask));
     // The lower port is the TLS listener's fd 3 (agy 1.0.10 order, spike-notes §1.1).
     expect(answers.map((a) => a.fd)).toEqual([3, 4]);
@@ -100,7 +164,6 @@ describe("agy launcher", () => {
         AGY_SIM_LAUNCHER_PID: String(pid),
       },
     });
-    expect(lower).toBeLessThan(higher);
     child.kill("SIGTERM");
     // The child's own status (42 on SIGTERM) comes back through the launcher.
     expect(await exited(child)).toBe(42);
@@ -113,5 +176,42 @@ describe("agy launcher", () => {
     expect(answer.env.ANTIGRAVITY_CSRF_TOKEN).toBeNull();
     child.kill("SIGINT");
     expect(await exited(child)).toBe(130);
+  });
+
+  it("keeps an idle child that carries agy's spawned-process environment but none of the listeners (spike-notes §10.3)", async () => {
+    const child = await startLauncher(["--csrf_token", "T0K", "--headless"]);
+    const pid = child.pid as number;
+    const idle = await idleChild(pid);
+    const [, plainPort] = ownedLoopbackListeners(pid) as [number, number];
+    const env = environ(idle);
+    expect([env.get("ANTIGRAVITY_CSRF_TOKEN"), env.get("ANTIGRAVITY_LS_ADDRESS"), env.get("ANTIGRAVITY_LS_VERSION")]).toEqual([
+      "T0K",
+      `localhost:${plainPort}`,
+      "cli-sim",
+    ]);
+    expect(env.has("AGY_SIM_ARGV")).toBe(false);
+    expect(cmdline(idle).join(" ")).not.toContain("bin/agy");
+    expect(ownedLoopbackListeners(idle)).toEqual([]);
+    expect(alive(idle)).toBe(true);
+    child.kill("SIGTERM");
+    await exited(child);
+    await expect.poll(() => alive(idle), GONE).toBe(false);
+  });
+
+  it("gives the idle child no token when there is no first-argument token", async () => {
+    const child = await startLauncher(["--headless"]);
+    const env = environ(await idleChild(child.pid as number));
+    expect(env.has("ANTIGRAVITY_CSRF_TOKEN")).toBe(false);
+    expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toMatch(/^localhost:\d+$/);
+    child.kill("SIGTERM");
+    await exited(child);
+  });
+
+  it("takes the idle child down with it when the launcher itself is killed", async () => {
+    const child = await startLauncher(["--headless"]);
+    const idle = await idleChild(child.pid as number);
+    child.kill("SIGKILL");
+    await exited(child);
+    await expect.poll(() => alive(idle), GONE).toBe(false);
   });
 });

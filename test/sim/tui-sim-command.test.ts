@@ -30,7 +30,7 @@ describe("agy-bridge sim", () => {
   it("rejects an unknown option with exit 2 and a one-line reason", async () => {
     const run = io(["sim", "--bogus"]);
     expect(await main(run.cliIo)).toBe(2);
-    expect(run.err()).toBe('agy-bridge sim: unknown option "--bogus"; run `agy-bridge sim --help`\n');
+    expect(run.err()).toBe("agy-bridge sim: unknown option --bogus; run `agy-bridge sim --help`\n");
   });
 
   it("parses both token spellings, fds and numbers", () => {
@@ -41,10 +41,36 @@ describe("agy-bridge sim", () => {
       interactionTimeoutMs: 500,
       headless: true,
       asAgy: false,
+      noCsrf: false,
     });
+    expect(parseSimArgs([`--csrf_token=${TOKEN}`, "--as-agy"])).toMatchObject({ csrfToken: TOKEN, asAgy: true });
+    expect(parseSimArgs(["--as-agy", "--no-csrf"])).toMatchObject({ asAgy: true, noCsrf: true });
+    expect(parseSimArgs(["--as-agy", "--no-csrf"]).csrfToken).toBeUndefined();
     expect(() => parseSimArgs(["--listen-fds", "3"])).toThrow(/two file descriptors/);
-    expect(() => parseSimArgs(["--speed", "fast"])).toThrow(/invalid number/);
+    expect(() => parseSimArgs(["--listen-fds", "3,x"])).toThrow(/two file descriptors/);
+    expect(() => parseSimArgs(["--speed", "fast"])).toThrow(/--speed wants a number/);
+    expect(() => parseSimArgs(["--interaction-timeout", "1.5"])).toThrow(/--interaction-timeout wants/);
     expect(() => parseSimArgs(["--as-agy", "--listen-fds", "3,4"])).toThrow(/cannot be combined/);
+  });
+
+  it("answers contradictory or empty token options with exit 2, never echoing a value", async () => {
+    for (const argv of [
+      ["sim", "--as-agy", "--no-csrf", "--csrf_token", TOKEN],
+      ["sim", "--csrf_token", TOKEN, "--csrf-token", TOKEN],
+      ["sim", "--csrf-token="],
+      ["sim", "--speed", TOKEN],
+      ["sim", "--listen-fds", TOKEN],
+      ["sim", "--csrf-tokn", TOKEN],
+    ]) {
+      const run = io(argv);
+      expect(await main(run.cliIo)).toBe(2);
+      expect(run.err()).toMatch(/^agy-bridge sim: [^\n]+\n$/);
+      expect(run.out() + run.err()).not.toContain(TOKEN);
+    }
+  });
+
+  it("takes --csrf_token=--help as a token, not as a request for help", () => {
+    expect(parseSimArgs(["--csrf_token=--help"]).csrfToken).toBe("--help");
   });
 
   it("prints one JSON line headless, without the token, and stops when the signal aborts", async () => {
@@ -52,9 +78,9 @@ describe("agy-bridge sim", () => {
     const run = io(["--headless", "--csrf_token", TOKEN, "--speed", "0"], controller.signal);
     const command = createSimCommand({ self: () => ({ node: "/usr/bin/node", args: ["bin.js"], pid: 4242 }) });
     const exit = command.run(run.cliIo);
-    await expect.poll(() => run.out().includes("\n")).toBe(true);
+    await expect.poll(() => run.out().includes("\n"), { timeout: 10_000, interval: 20 }).toBe(true);
     const info = JSON.parse(run.out()) as Record<string, unknown>;
-    expect(info).toMatchObject({ pid: 4242, tlsUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/), plainUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(info).toMatchObject({ pid: 4242, csrfTokenPresent: true, tlsUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/), plainUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(typeof info.conversationId).toBe("string");
     const res = await fetch(`${info.plainUrl as string}/exa.language_server_pb.LanguageServerService/Heartbeat`, {
       method: "POST",

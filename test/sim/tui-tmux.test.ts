@@ -6,13 +6,14 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakePortCall } from "../support/fake-tui-port.js";
 import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
 import type { TuiView } from "../../src/sim/tui/tui-port.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ENTRY = join(ROOT, "test/support/tui-fake-entry.ts");
+const POLL = { timeout: 10_000, interval: 50 };
 
 let tmux: PrivateTmux;
 let dir: string;
@@ -41,7 +42,7 @@ async function openPane(): Promise<Pane> {
   const target = `tui${sessionCount}`;
   const portFile = join(dir, `${target}.port`);
   await tmux.newSession(target, [process.execPath, "--import", "tsx", ENTRY, portFile], { cwd: ROOT, columns: 90, rows: 30 });
-  await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts"), "the idle footer");
+  await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts"), "the idle footer", 20_000);
   const control = readFileSync(portFile, "utf8");
   const base = `http://127.0.0.1:${control}`;
   const pane: Pane = {
@@ -82,6 +83,9 @@ describe("fake TUI in a tmux pane", () => {
   beforeEach(async () => {
     pane = await openPane();
   });
+  afterEach(async () => {
+    await tmux.run(["kill-session", "-t", pane.target]).catch(() => undefined);
+  });
 
   it("shows the composer between two rules with the prompt glyph and the idle footer (spike-notes §6.2)", async () => {
     const screen = await pane.screen();
@@ -118,6 +122,9 @@ describe("fake TUI in a tmux pane", () => {
     await tmux.sendKeys(pane.target, "C-k");
     await pane.waitFor((s) => composerRegion(s)[0] === ">", "an empty composer");
     await tmux.sendKeys(pane.target, "Enter");
+    // Keys are read in order: once a later key shows, the Enter has been handled.
+    await tmux.sendKeys(pane.target, "-l", "z");
+    await pane.waitFor((s) => composerRegion(s)[0] === "> z", "a key typed after the Enter");
     expect(await pane.calls()).toEqual([]);
   });
 
@@ -125,13 +132,13 @@ describe("fake TUI in a tmux pane", () => {
     await pane.setView({ running: true, transcript: [{ role: "user", text: "go" }] });
     await pane.waitFor((s) => s.includes("esc to cancel"), "the running footer");
     await tmux.sendKeys(pane.target, "Escape");
-    await expect.poll(() => pane.calls()).toEqual([{ call: "cancel" }]);
+    await expect.poll(() => pane.calls(), POLL).toEqual([{ call: "cancel" }]);
   });
 
   it("turns a typed /clear into a clear of the conversation (spike-notes §4.10)", async () => {
     await tmux.sendKeys(pane.target, "-l", "/clear");
     await tmux.sendKeys(pane.target, "Enter");
-    await expect.poll(() => pane.calls()).toEqual([{ call: "clear" }]);
+    await expect.poll(() => pane.calls(), POLL).toEqual([{ call: "clear" }]);
   });
 
   it("answers a permission prompt with 1 Enter through the port (spike-notes §5.6)", async () => {

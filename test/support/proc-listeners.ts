@@ -5,10 +5,17 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
+/** The ports, ascending, of the IPv4 loopback listeners `pid` holds as fds. */
 export function ownedLoopbackListeners(pid: number): number[] {
   const inodes = new Set(
     readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return []; // closed between the listing and the read
+      }
+      const match = /^socket:\[(\d+)\]$/.exec(target);
       return match === null ? [] : [match[1]];
     }),
   );

@@ -1,12 +1,18 @@
 /**
- * A private tmux server for tests (`tmux -L <unique>`), always killed by the
- * test's afterAll. Commands are spawned with argv, never through a shell.
+ * A private tmux server for tests (`tmux -L agyb-<unique>`), always killed by
+ * the test's afterAll, which also removes its socket file (tmux leaves it
+ * behind in `$TMUX_TMPDIR/tmux-<uid>/`). Commands are spawned with argv,
+ * never through a shell.
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 
 export interface PrivateTmux {
   readonly socketName: string;
+  /** Where tmux puts this server's socket (`$TMUX_TMPDIR` or /tmp, then `tmux-<uid>/<name>`). */
+  readonly socketPath: string;
   run(args: readonly string[]): Promise<string>;
   /** Starts a detached session `name` running argv directly (no shell). */
   newSession(name: string, argv: readonly string[], options?: { columns?: number; rows?: number; cwd?: string; env?: Record<string, string> }): Promise<void>;
@@ -16,11 +22,14 @@ export interface PrivateTmux {
   sendKeys(target: string, ...keys: string[]): Promise<void>;
   /** Types `text` as a bracketed paste, like a driver (load-buffer from stdin + paste-buffer -p -r -d). */
   paste(target: string, text: string): Promise<void>;
+  /** Kills the server and removes its socket file. */
   kill(): Promise<void>;
 }
 
 export function createPrivateTmux(): PrivateTmux {
-  const socketName = `agy-bridge-test-${randomUUID().slice(0, 8)}`;
+  const socketName = `agyb-${randomUUID().slice(0, 8)}`;
+  // tmux's own rule: $TMUX_TMPDIR when set and non-empty, else /tmp.
+  const socketPath = join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, socketName);
   const env = { ...process.env };
   delete env.TMUX;
   const exec = (args: readonly string[], stdin?: string): Promise<string> =>
@@ -33,6 +42,7 @@ export function createPrivateTmux(): PrivateTmux {
     });
   const tmux: PrivateTmux = {
     socketName,
+    socketPath,
     run: (args) => exec(args),
     async newSession(name, argv, options = {}) {
       const envArgs = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
@@ -45,6 +55,9 @@ export function createPrivateTmux(): PrivateTmux {
       ]);
       // Keep a dead pane visible so a crash shows in the failure message.
       await exec(["set-option", "-t", name, "remain-on-exit", "on"]);
+      // Killing the last session must not end the server: a new-session racing
+      // with a server on its way out fails with "server exited unexpectedly".
+      await exec(["set-option", "-g", "exit-empty", "off"]);
     },
     capture: (target) => exec(["capture-pane", "-p", "-t", target]),
     async waitForScreen(target, predicate, what, timeoutMs = 10_000) {
@@ -66,7 +79,9 @@ export function createPrivateTmux(): PrivateTmux {
       await exec(["paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", target]);
     },
     async kill() {
+      // Fails when no server runs (never started, or already gone): the socket file may still be there.
       await exec(["kill-server"]).catch(() => undefined);
+      rmSync(socketPath, { force: true });
     },
   };
   return tmux;

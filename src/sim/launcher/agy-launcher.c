@@ -7,12 +7,17 @@
  *     appear as socket inodes in /proc/<its pid>/fd;
  *   - it fork+execs node (the simulator) with those listeners as fds 3 (TLS)
  *     and 4 (plain HTTP), and the spawned-process environment newer agy gives
- *     its children (ANTIGRAVITY_CSRF_TOKEN / _LS_ADDRESS / _LS_VERSION).
+ *     its children (ANTIGRAVITY_CSRF_TOKEN / _LS_ADDRESS / _LS_VERSION);
+ *   - like agy, which starts shells and tools, it keeps one more child that
+ *     is not the server: an idle node process with that environment and no
+ *     listener, so discovery can read the token from a child's environ.
  *
  * The child's command line comes from the environment, never a shell:
  *   AGY_SIM_NODE  absolute path of node
  *   AGY_SIM_ARGV  newline-separated arguments placed before this launcher's own
  * Signals SIGINT/SIGTERM/SIGHUP are forwarded; the exit status is the child's.
+ * The idle child is ended when the simulator ends, and follows the launcher
+ * if the launcher itself is killed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,6 +37,37 @@
 #endif
 
 static volatile pid_t child_pid = -1;
+
+/* Exits when its parent goes away, even where PR_SET_PDEATHSIG does not exist. */
+static const char IDLE_SCRIPT[] =
+    "const parent = process.ppid;"
+    "setInterval(() => { if (process.ppid !== parent) process.exit(0); }, 500);"
+    "process.on('SIGTERM', () => process.exit(0));";
+
+/* The idle child: stdio on /dev/null, none of our listeners, our spawned-process environment. */
+static pid_t start_idle_child(const char *node, int tls_fd, int plain_fd) {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+  if (getppid() != parent) _exit(0);
+  int devnull = open("/dev/null", O_RDWR);
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    if (devnull > 2) close(devnull);
+  }
+  close(tls_fd);
+  close(plain_fd);
+  unsetenv("AGY_SIM_NODE");
+  unsetenv("AGY_SIM_ARGV");
+  char *idle_argv[] = {(char *)node, "-e", (char *)IDLE_SCRIPT, NULL};
+  execv(node, idle_argv);
+  _exit(127);
+}
 
 static void forward(int sig) {
   if (child_pid > 0) kill(child_pid, sig);
@@ -109,9 +145,16 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
 
+  pid_t idle_pid = start_idle_child(node, tls_fd, plain_fd);
+  if (idle_pid < 0) {
+    perror("agy (simulated): fork");
+    return 1;
+  }
+
   pid_t pid = fork();
   if (pid < 0) {
     perror("agy (simulated): fork");
+    kill(idle_pid, SIGTERM);
     return 1;
   }
   if (pid == 0) {
@@ -135,8 +178,12 @@ int main(int argc, char **argv) {
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       perror("agy (simulated): waitpid");
+      kill(idle_pid, SIGTERM);
       return 1;
     }
+  }
+  kill(idle_pid, SIGTERM);
+  while (waitpid(idle_pid, NULL, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

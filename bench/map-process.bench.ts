@@ -1,0 +1,153 @@
+/**
+ * `agy-bridge map` as a whole process: the built CLI (`dist/cli/bin.js`)
+ * mapping a 10,000-step `GetCascadeTrajectorySteps` answer built from the
+ * agy 1.0.10 captures (the same way as rpc-snapshot.bench.ts), against a bare
+ * Node process that `JSON.parse`s the same file and writes one line per step.
+ * Goal: <= 1.5x. Whole processes, so start-up, module loading, reading,
+ * validation, mapping, serialising and writing all count.
+ *
+ * Each round runs both processes (order alternating); the table shows the
+ * best run of each, the figure least disturbed by other load on the machine.
+ * dist/ is rebuilt first when any file under src/ is newer than it.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+
+const STEP_COUNT = 10_000;
+const ROUNDS = 9;
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const capturesDir = join(root, "fixtures", "captures", "agy-1.0.10");
+const cliBin = join(root, "dist", "cli", "bin.js");
+
+const BASELINE_SCRIPT = `import { readFileSync } from "node:fs";
+const doc = JSON.parse(readFileSync(process.argv[2], "utf8"));
+let out = "";
+for (const [i, s] of doc.steps.entries()) out += JSON.stringify({ stepIndex: i, type: s.type, status: s.status }) + "\\n";
+process.stdout.write(out);
+`;
+
+interface CapturedStep {
+  metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } };
+  [key: string]: unknown;
+}
+
+/** Cycles through the captures, giving each copy its own step index. */
+function buildSnapshot(): string {
+  const captures = readdirSync(capturesDir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => {
+      const { _fixtureProvenance: _, ...step } = JSON.parse(readFileSync(join(capturesDir, f), "utf8")) as CapturedStep;
+      return step;
+    });
+  const steps = Array.from({ length: STEP_COUNT }, (_, index) => {
+    const step = structuredClone(captures[index % captures.length]) as CapturedStep;
+    const info = step.metadata?.sourceTrajectoryStepInfo;
+    // Proto-JSON omits a zero stepIndex, as agy does.
+    if (info !== undefined) {
+      if (index === 0) delete info.stepIndex;
+      else info.stepIndex = index;
+    }
+    return step;
+  });
+  return JSON.stringify({ steps });
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ when it is missing or older than src/ (type errors elsewhere do not stop tsc emitting). */
+function ensureBuilt(): void {
+  let built = 0;
+  try {
+    built = statSync(cliBin).mtimeMs;
+  } catch {
+    // Not built yet.
+  }
+  if (built >= newestMtime(join(root, "src"))) return;
+  spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json")], {
+    cwd: root,
+    stdio: "ignore",
+  });
+  statSync(cliBin); // throws when the build produced no CLI
+}
+
+/**
+ * Runs one process to completion; resolves with its wall time and, when
+ * `count` is set, how many lines it wrote. Timed runs write to /dev/null, so
+ * the time is the process's own, not this reader's.
+ */
+function timeProcess(args: readonly string[], count: boolean): Promise<{ ms: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ["ignore", count ? "pipe" : "ignore", "pipe"] });
+    let lines = 0;
+    let stderr = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++;
+    });
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      const ms = performance.now() - start;
+      if (code !== 0) reject(new Error(`${args.join(" ")} exited ${code}: ${stderr.slice(0, 500)}`));
+      else resolve({ ms, lines });
+    });
+  });
+}
+
+function best(times: number[]): Sample {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { medianMs: sorted[0] ?? Number.NaN, p90Ms: sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))] ?? Number.NaN, runs: sorted.length };
+}
+
+const suite: BenchSuite = {
+  title: `agy-bridge map as a process (${STEP_COUNT} steps; "median ms" column = best of ${ROUNDS} runs)`,
+  async run() {
+    ensureBuilt();
+    const dir = mkdtempSync(join(tmpdir(), "agy-bridge-map-bench-"));
+    try {
+      const snapshot = join(dir, "snapshot.json");
+      const baselineScript = join(dir, "baseline.mjs");
+      const text = buildSnapshot();
+      writeFileSync(snapshot, text);
+      writeFileSync(baselineScript, BASELINE_SCRIPT);
+      const megabytes = (Buffer.byteLength(text) / 1024 / 1024).toFixed(1);
+      const cases: Array<{ name: string; args: string[]; times: number[] }> = [
+        { name: `node: JSON.parse ${megabytes} MB + one line per step`, args: [baselineScript, snapshot], times: [] },
+        { name: "node dist/cli/bin.js map FILE", args: [cliBin, "map", snapshot], times: [] },
+      ];
+      // One unmeasured run each, read back to check both really did the work.
+      for (const c of cases) {
+        const { lines } = await timeProcess(c.args, true);
+        if (lines < STEP_COUNT) throw new Error(`${c.name} wrote ${lines} lines for ${STEP_COUNT} steps`);
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < cases.length; k++) {
+          const c = cases[(k + round) % cases.length];
+          if (c === undefined) continue;
+          c.times.push((await timeProcess(c.args, false)).ms);
+        }
+      }
+      const [base, map] = cases.map((c) => ({ name: c.name, sample: best(c.times) }));
+      if (base === undefined || map === undefined) throw new Error("a case was not measured");
+      const row: BenchRow = { name: map.name, sample: map.sample, baseline: base, goal: "<= 1.5x node JSON.parse process" };
+      return [{ ...row, met: (ratio(row) ?? Infinity) <= 1.5 }];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default suite;
