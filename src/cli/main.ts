@@ -16,7 +16,16 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "demo", summary: "a supervised session against the simulator (the Quick start)", load: async () => (await import("./demo-command.js")).demoCommand },
   { name: "map", summary: "map agy steps or stream frames to NDJSON events", load: async () => (await import("./map-command.js")).mapCommand },
+  { name: "sessions", summary: "list the agy language servers on this machine and their conversations", load: async () => (await import("./sessions-command.js")).sessionsCommand },
+  { name: "doctor", summary: "explain how discovery finds agy's language server, and what failed", load: async () => (await import("./doctor-command.js")).doctorCommand },
+  { name: "watch", summary: "follow a conversation as events (NDJSON with --json)", load: async () => (await import("./watch-command.js")).watchCommand },
+  { name: "approve", summary: "allow a pending permission over RPC", load: async () => (await import("./approve-command.js")).approveCommand },
+  { name: "deny", summary: "refuse a pending permission (or decline a question) over RPC", load: async () => (await import("./deny-command.js")).denyCommand },
+  { name: "answer", summary: "answer a pending question over RPC", load: async () => (await import("./answer-command.js")).answerCommand },
+  { name: "interrupt", summary: "stop the agent's current work (cancel, or deny a waiting prompt)", load: async () => (await import("./interrupt-command.js")).interruptCommand },
   { name: "sim", summary: "run the simulated agy (language server + TUI)", load: async () => (await import("./sim-command.js")).simCommand },
+  { name: "send", summary: "type a user turn into agy's TUI through tmux", load: async () => (await import("./send-command.js")).sendCommand },
+  { name: "serve", summary: "serve every agy session over HTTP + SSE, with an approval page", load: async () => (await import("./serve-command.js")).serveCommand },
 ];
 
 function topHelp(): string {
@@ -37,9 +46,14 @@ function topHelp(): string {
 
 export async function main(io: CliIo): Promise<number> {
   const [name, ...rest] = io.argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    // No command is a usage error: the help goes where diagnostics go.
+    io.stderr.write(topHelp());
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(topHelp());
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (entry === undefined) {

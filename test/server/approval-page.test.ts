@@ -4,9 +4,6 @@
  * simulator running as agy, and answers a question with an option.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
@@ -15,23 +12,19 @@ const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => 
 
 let world: ServeWorld | undefined;
 let browser: Browser | undefined;
-let profile: string | undefined;
 afterEach(async () => {
   await browser?.close();
   await world?.close();
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
   world = undefined;
   browser = undefined;
-  profile = undefined;
 });
 
 async function openPage(w: ServeWorld) {
   if (CHROMIUM === undefined) throw new Error("Chromium is not installed: `apt-get install chromium` (.ci/run does this)");
-  profile = await mkdtemp(join(tmpdir(), "agyb-chromium-"));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`],
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const requested: string[] = [];

@@ -1,0 +1,58 @@
+/**
+ * `agy-bridge interrupt`: stop the agent's current work.
+ */
+import { CONNECTION_HELP, CONNECTION_OPTIONS } from "./args.js";
+import { defineCommand } from "./command.js";
+import type { AgySessionApi } from "../session/index.js";
+import { attachFromArgs, emptyOption, failureText, PANE_HELP, PANE_OPTION } from "./session-connect.js";
+
+const HELP = `Usage: agy-bridge interrupt [--conversation ID] [--url URL] [--json]
+
+Stops what the agent is doing: CancelCascadeSteps while it works; while a
+step waits on the user (where a cancel does nothing), a deny of every waiting
+step instead. Nothing happens when the conversation is idle.
+
+Options:
+  --json              print the result as one JSON line: {"result":"cancelled"|"denied"|"idle", "stepIndices"?}
+${CONNECTION_HELP}
+${PANE_HELP}
+  -h, --help          show this help
+
+Exit 0 when the conversation was interrupted or already idle; 1 with one
+sentence on a failure; 2 on a usage error.
+`;
+
+export const interruptCommand = defineCommand({
+  name: "interrupt",
+  summary: "stop the agent's current work (cancel, or deny a waiting prompt)",
+  help: HELP,
+  options: { ...CONNECTION_OPTIONS, ...PANE_OPTION, json: { type: "boolean" } },
+  async run(io, { values }) {
+    const empty = emptyOption(values, ["url", "csrf-token", "conversation", "pane"]);
+    if (empty !== undefined) {
+      io.stderr.write(`agy-bridge interrupt: --${empty} needs a non-empty value; run \`agy-bridge interrupt --help\`\n`);
+      return 2;
+    }
+    let session: AgySessionApi | undefined;
+    try {
+      session = await attachFromArgs(io, values, { follow: false });
+      const result = await session.interrupt();
+      if (values.json === true) io.stdout.write(`${JSON.stringify(result)}\n`);
+      else {
+        const text =
+          result.result === "cancelled"
+            ? "cancelled the running work"
+            : result.result === "denied"
+              ? `denied the waiting step${result.stepIndices.length === 1 ? "" : "s"} ${result.stepIndices.join(", ")}`
+              : "the conversation is idle; nothing to interrupt";
+        io.stderr.write(`agy-bridge interrupt: ${text}\n`);
+      }
+      return 0;
+    } catch (error) {
+      io.stderr.write(`${failureText("interrupt", error)}\n`);
+      return 1;
+    } finally {
+      await session?.close();
+    }
+  },
+});

@@ -1,0 +1,347 @@
+/**
+ * `AgySession.attach`: binds to an attended agy conversation (through
+ * discovery unless a URL is given) and supervises it — events, turns typed
+ * through tmux, answers over RPC, interrupts.
+ */
+import { AgyBridgeError } from "../errors.js";
+import { asObject, asString } from "../protocol/json.js";
+import { RUN_STATUS } from "../protocol/wire-names.js";
+import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
+import type { MapperEvent } from "../mapper/index.js";
+import type { PaneRef, ServerBinding } from "../discovery/types.js";
+import type { TurnDeliveryResult } from "../tmux/types.js";
+import { createConversationReader, type ConversationReader } from "./conversation-reader.js";
+import { deliverVerdict, findInteraction, readPending, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
+import { activityOf, isChildConversation } from "./rotation.js";
+import { defaultLocate, defaultTurnDriver } from "./session-effects.js";
+import { SessionEvents } from "./session-events.js";
+import type {
+  AgySession as AgySessionApi,
+  AnswerOptions,
+  AnswerResult,
+  ApproveOptions,
+  AttachOptions,
+  ClientFactory,
+  DenyOptions,
+  EventsOptions,
+  InterruptResult,
+  Locate,
+  PendingSummary,
+  TurnDriver,
+} from "./types.js";
+
+const DEFAULTS = {
+  probeIntervalMs: 40,
+  pollIntervalMs: 250,
+  idleCheckIntervalMs: 3000,
+  consumerBuffer: 10_000,
+  pollAfterFailures: 2,
+  relocateAfterFailures: 3,
+} as const;
+
+/** How long after typing a turn the reader probes even before the stream shows it. */
+const TURN_EXPECT_MS = 10_000;
+/** How long `verifyStarted` waits for the new USER_INPUT step. */
+const VERIFY_TURN_MS = 5_000;
+
+/** An attached agy conversation (see {@link AgySession.attach}). */
+export type AgySession = AgySessionApi;
+
+/** Attaches to a conversation. */
+export const AgySession = {
+  /**
+   * Finds the server (discovery unless `url` is given), reads the
+   * conversation and starts following it (unless `follow` is false).
+   */
+  async attach(options: AttachOptions = {}): Promise<AgySessionApi> {
+    const session = new Session(options);
+    try {
+      await session.bind();
+      if (options.follow !== false) await session.follow();
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
+  },
+};
+
+class Session implements AgySessionApi {
+  readonly #o: AttachOptions;
+  readonly #locate: Locate;
+  readonly #clientFactory: ClientFactory;
+  readonly #pane: PaneRef | undefined;
+  readonly #closed = new AbortController();
+  readonly #events: SessionEvents;
+  #turnDriver: TurnDriver | undefined;
+  #binding!: ServerBinding;
+  #client: AgyRpcClient | undefined;
+  #conversationId!: string;
+  #reader: ConversationReader | undefined;
+  #readerStart: Promise<MapperEvent[]> | undefined;
+  readonly #captured = new Map<string, CapturedInteraction>();
+  readonly #settled = new Map<string, AnswerResult>();
+  readonly #inFlight = new Map<string, Promise<AnswerResult>>();
+
+  constructor(options: AttachOptions) {
+    this.#o = options;
+    this.#locate = options.locate ?? defaultLocate;
+    this.#clientFactory = options.clientFactory ?? createAgyRpcClient;
+    this.#pane = options.pane;
+    this.#turnDriver = options.turnDriver;
+    this.#events = new SessionEvents({
+      capacity: options.consumerBuffer ?? DEFAULTS.consumerBuffer,
+      conversationId: () => this.conversationId,
+      pending: () => this.#reader?.tracker.pendingInteractions() ?? [],
+    });
+    options.signal?.addEventListener("abort", () => void this.close(), { once: true });
+  }
+
+  get conversationId(): string {
+    return this.#reader?.conversationId ?? this.#conversationId;
+  }
+
+  get url(): string {
+    return this.#binding.url;
+  }
+
+  get how(): string {
+    return this.#binding.how;
+  }
+
+  get #rpc(): AgyRpcClient {
+    if (this.#client === undefined) throw new AgyBridgeError("internal", "The session is not bound to a server yet.");
+    return this.#client;
+  }
+
+  async bind(): Promise<void> {
+    const o = this.#o;
+    this.#binding =
+      o.url !== undefined
+        ? { url: o.url, ...(o.csrfToken === undefined ? {} : { csrfToken: o.csrfToken }), how: "given URL" }
+        : await this.#locate({
+            ...(o.conversationId === undefined ? {} : { conversationId: o.conversationId }),
+            ...(o.pane === undefined ? {} : { pane: o.pane }),
+            ...(o.csrfToken === undefined ? {} : { csrfToken: o.csrfToken }),
+            ...(o.signal === undefined ? {} : { signal: o.signal }),
+          });
+    this.#client = this.#makeClient(this.#binding);
+    this.#conversationId = o.conversationId ?? this.#binding.conversationId ?? (await this.#onlyConversation());
+  }
+
+  #makeClient(binding: ServerBinding): AgyRpcClient {
+    return this.#clientFactory({ baseUrl: binding.url, ...(binding.csrfToken === undefined ? {} : { csrfToken: binding.csrfToken }) });
+  }
+
+  /** Without an id: the server's single root conversation, else its most recently active one. */
+  async #onlyConversation(): Promise<string> {
+    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
+    const roots = Object.entries(answer.trajectorySummaries ?? {}).filter(([id, s]) => !isChildConversation(id, s));
+    if (roots.length === 0) {
+      throw new AgyBridgeError("discovery", `The server at ${this.#binding.url} hosts no conversation; start one in agy or pass --conversation.`);
+    }
+    roots.sort((a, b) => (activityOf(b[1]) ?? 0) - (activityOf(a[1]) ?? 0));
+    return roots[0]![0];
+  }
+
+  /** Finds the server again; true when the session now talks to a different one. */
+  async #relocate(): Promise<boolean> {
+    if (this.#o.url !== undefined && this.#o.locate === undefined) return false;
+    try {
+      const binding = await this.#locate({
+        conversationId: this.conversationId,
+        ...(this.#pane === undefined ? {} : { pane: this.#pane }),
+        signal: this.#closed.signal,
+      });
+      if (binding.url === this.#binding.url && binding.csrfToken === this.#binding.csrfToken) return false;
+      const old = this.#client;
+      this.#binding = binding;
+      this.#client = this.#makeClient(binding);
+      void old?.close();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Reads the conversation and starts following it. */
+  async follow(): Promise<void> {
+    await this.#ensureReader();
+  }
+
+  #ensureReader(): Promise<MapperEvent[]> {
+    if (this.#readerStart !== undefined) return this.#readerStart;
+    const o = this.#o;
+    const reader = createConversationReader({
+      conversationId: this.#conversationId,
+      client: () => this.#rpc,
+      relocate: () => this.#relocate(),
+      publish: (events) => {
+        for (const event of events) this.#remember(event);
+        this.#events.publish(events);
+      },
+      mode: o.mode ?? "stream",
+      probe: o.probe ?? "tail",
+      probeIntervalMs: o.probeIntervalMs ?? DEFAULTS.probeIntervalMs,
+      pollIntervalMs: o.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      idleCheckIntervalMs: o.idleCheckIntervalMs ?? DEFAULTS.idleCheckIntervalMs,
+      pollAfterFailures: o.pollAfterFailures ?? DEFAULTS.pollAfterFailures,
+      relocateAfterFailures: o.relocateAfterFailures ?? DEFAULTS.relocateAfterFailures,
+    });
+    this.#reader = reader;
+    this.#readerStart = reader.start().then((history) => {
+      for (const event of history) this.#remember(event);
+      return history;
+    });
+    return this.#readerStart;
+  }
+
+  #remember(event: MapperEvent): void {
+    if (event.type !== "interaction_requested") return;
+    this.#captured.set(event.interactionId, {
+      interactionId: event.interactionId,
+      conversationId: event.conversationId,
+      trajectoryId: event.trajectoryId,
+      stepIndex: event.stepIndex,
+      kind: event.request.kind,
+    });
+  }
+
+  events(options: EventsOptions = {}): AsyncIterable<MapperEvent> {
+    const signal = anySignal(options.signal, this.#closed.signal);
+    return this.#events.subscribe(options, signal, this.#ensureReader());
+  }
+
+  #delivery(): DeliveryContext {
+    const pane = this.#pane;
+    return {
+      client: () => this.#rpc,
+      signal: this.#closed.signal,
+      ...(pane === undefined ? {} : { pressKeys: async (keys) => (await this.#driver()).pressPromptKeys(pane, keys) }),
+    };
+  }
+
+  async #driver(): Promise<TurnDriver> {
+    this.#turnDriver ??= await defaultTurnDriver();
+    return this.#turnDriver;
+  }
+
+  approve(interactionId: string, options: ApproveOptions = {}): Promise<AnswerResult> {
+    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) });
+  }
+
+  async deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
+    const captured = await this.#capturedFor(interactionId);
+    if (captured === undefined) return { result: "not_found" };
+    const verdict: Verdict =
+      captured.kind === "permission"
+        ? { kind: "permission", allow: false, ...(options.instruction === undefined ? {} : { instruction: options.instruction }) }
+        : { kind: "question", decline: true };
+    return this.#answer(interactionId, verdict);
+  }
+
+  answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
+    return this.#answer(interactionId, {
+      kind: "question",
+      optionIds: [...options.optionIds],
+      ...(options.writeIn === undefined ? {} : { writeIn: options.writeIn }),
+    });
+  }
+
+  async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
+    const known = this.#captured.get(interactionId);
+    if (known !== undefined) return known;
+    const found = await findInteraction(this.#delivery(), this.conversationId, interactionId);
+    if (found !== undefined) this.#captured.set(interactionId, found);
+    return found;
+  }
+
+  /** One delivery per interaction: a second call waits for the first and reports `already_resolved`. */
+  #answer(interactionId: string, verdict: Verdict): Promise<AnswerResult> {
+    const settled = this.#settled.get(interactionId);
+    if (settled !== undefined) return Promise.resolve(alreadyResolved(settled));
+    const running = this.#inFlight.get(interactionId);
+    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict));
+    const attempt = (async (): Promise<AnswerResult> => {
+      const captured = await this.#capturedFor(interactionId);
+      if (captured === undefined) return { result: "not_found" };
+      const result = await deliverVerdict(this.#delivery(), captured, verdict);
+      if (result.result === "delivered" || result.result === "already_resolved") this.#settled.set(interactionId, result);
+      return result;
+    })();
+    this.#inFlight.set(interactionId, attempt);
+    void attempt.finally(() => this.#inFlight.delete(interactionId)).catch(() => undefined);
+    return attempt;
+  }
+
+  /** A fresh read from the frontier: below it every step has settled, so none waits. */
+  pending(): Promise<PendingSummary[]> {
+    const reader = this.#reader;
+    const from = reader !== undefined && reader.conversationId === this.conversationId ? reader.frontier : 0;
+    return readPending(this.#delivery(), this.conversationId, from);
+  }
+
+  async interrupt(): Promise<InterruptResult> {
+    const waiting = await this.pending();
+    if (waiting.length > 0) {
+      // CancelCascadeSteps does nothing to a parked gate; a deny unblocks it (spike-notes §3.6, §5.8).
+      const denied: number[] = [];
+      for (const p of waiting) {
+        const result = await this.deny(p.interactionId);
+        if (result.result === "delivered") denied.push(result.stepIndex);
+      }
+      return { result: "denied", stepIndices: denied };
+    }
+    const id = this.conversationId;
+    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
+    if (asObject(answer.trajectorySummaries?.[id])?.["status"] === RUN_STATUS.IDLE) return { result: "idle" };
+    await this.#rpc.cancelCascadeSteps({ conversationId: id }, { signal: this.#closed.signal });
+    return { result: "cancelled" };
+  }
+
+  async sendTurn(text: string, options: { signal?: AbortSignal } = {}): Promise<TurnDeliveryResult> {
+    const pane = this.#pane;
+    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane; attach with a pane to type turns.");
+    const driver = await this.#driver();
+    const id = this.conversationId;
+    const before = await this.#userInputMark(id);
+    this.#reader?.expectTurn(TURN_EXPECT_MS);
+    return driver.deliverTurn(pane, text, {
+      signal: anySignal(options.signal, this.#closed.signal),
+      hasWaitingStep: async () => (await this.pending()).length > 0,
+      verifyStarted: async (signal) => {
+        const deadline = Date.now() + VERIFY_TURN_MS;
+        while (!signal.aborted && Date.now() < deadline) {
+          if ((await this.#userInputMark(id)) !== before) return true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return false;
+      },
+    });
+  }
+
+  /** Changes when a new USER_INPUT lands: agy's `lastUserInputTime` / index for the conversation. */
+  async #userInputMark(id: string): Promise<string> {
+    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
+    const s = asObject(answer.trajectorySummaries?.[id]);
+    return `${asString(s?.["lastUserInputTime"]) ?? ""}|${String(s?.["lastUserInputStepIndex"] ?? "")}`;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed.signal.aborted) return;
+    this.#closed.abort();
+    this.#reader?.stop();
+    this.#events.close();
+    await this.#client?.close();
+  }
+}
+
+function alreadyResolved(result: AnswerResult): AnswerResult {
+  if (result.result === "delivered" || result.result === "already_resolved") return { result: "already_resolved", stepIndex: result.stepIndex };
+  return result;
+}
+
+function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length === 1 ? present[0]! : AbortSignal.any(present);
+}

@@ -1,0 +1,374 @@
+/**
+ * Follows one agy conversation and turns it into mapper events, each
+ * transition once: the stream first, a reconcile from the frontier on every
+ * (re)connect, polling while the stream is down, a cheap probe for gates that
+ * park without a frame, and the run-status backstop. It also follows `/clear`
+ * rotation and asks the session to re-locate a server that went away.
+ *
+ * Why the probe: agy streams a step's move to WAITING once, but sends nothing
+ * while a gate is parked, and the second gate of a chained command has been
+ * seen to park with no frame at all (spike-notes §5.2). So while a turn runs
+ * and the stream is quiet, one `GetAllCascadeTrajectories` (its
+ * `waitingSteps`) or one `stepOffset` page of the tail is read every probe
+ * interval; either costs the same at 10 or 10,000 steps of history.
+ */
+import { AgyBridgeError, RpcError } from "../errors.js";
+import { asIndex, asObject, isObject } from "../protocol/json.js";
+import { RUN_STATUS } from "../protocol/wire-names.js";
+import type { ModelCatalog } from "../protocol/wire-schemas.js";
+import type { AgyRpcClient } from "../rpc/client.js";
+import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
+import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
+import { displayNameFor } from "./model-names.js";
+import { rotationTarget, type Summaries } from "./rotation.js";
+import { isIdle, withoutRunStatus } from "./run-status.js";
+import { pageStart, StepFrontier } from "./step-frontier.js";
+import type { ProbeKind, ReadMode } from "./types.js";
+
+/** Probe interval while a gate we already surfaced is parked. */
+const PARKED_PROBE_MS = 250;
+
+export interface ReaderOptions {
+  conversationId: string;
+  client(): AgyRpcClient;
+  /** Finds the server again (new ports, new token); resolves false when it cannot. */
+  relocate(): Promise<boolean>;
+  publish(events: MapperEvent[]): void;
+  mode: ReadMode;
+  probe: ProbeKind;
+  probeIntervalMs: number;
+  pollIntervalMs: number;
+  idleCheckIntervalMs: number;
+  pollAfterFailures: number;
+  relocateAfterFailures: number;
+  now?: () => number;
+}
+
+export interface ConversationReader {
+  readonly conversationId: string;
+  readonly tracker: TrajectoryTracker;
+  /** The first step that may still change (every step below it has settled). */
+  readonly frontier: number;
+  /** Reads the conversation once (from the frontier) and starts following it. */
+  start(): Promise<MapperEvent[]>;
+  /** A turn is being typed: probe even before the stream shows it. */
+  expectTurn(ms: number): void;
+  /** Reads from the frontier now (coalesced with a read in flight). */
+  reconcile(): Promise<void>;
+  stop(): void;
+}
+
+export function createConversationReader(options: ReaderOptions): ConversationReader {
+  return new Reader(options);
+}
+
+class Reader implements ConversationReader {
+  readonly #o: ReaderOptions;
+  readonly #now: () => number;
+  readonly #stop = new AbortController();
+  #conversationId: string;
+  #tracker: TrajectoryTracker;
+  #frontier = new StepFrontier();
+  #connection = new AbortController();
+  #streamUp = false;
+  #streamFailures = 0;
+  #transportFailures = 0;
+  #lastFrameAt = 0;
+  #lastProbeAt = 0;
+  #lastPollAt = 0;
+  #lastIdleCheckAt = 0;
+  #idleReadings = 0;
+  #expectTurnUntil = 0;
+  #reading: Promise<void> | undefined;
+  #readAgain = false;
+  #ticking = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #catalog: ModelCatalog | undefined;
+  #rotationSkip = new Set<string>();
+  #confirming = false;
+
+  constructor(options: ReaderOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#conversationId = options.conversationId;
+    this.#tracker = createTrajectoryTracker({ conversationId: this.#conversationId });
+  }
+
+  get conversationId(): string {
+    return this.#conversationId;
+  }
+
+  get tracker(): TrajectoryTracker {
+    return this.#tracker;
+  }
+
+  get frontier(): number {
+    return this.#frontier.frontier;
+  }
+
+  async start(): Promise<MapperEvent[]> {
+    this.#catalog = await this.#o
+      .client()
+      .getAvailableModels({}, { signal: this.#stop.signal, timeoutMs: 2000 })
+      .catch(() => undefined);
+    const history = this.#enrich(await this.#readFrontier(this.#conversationId));
+    if (this.#o.mode === "stream") void this.#streamLoop();
+    const tick = Math.max(5, Math.min(this.#o.probeIntervalMs, this.#o.pollIntervalMs));
+    this.#timer = setInterval(() => void this.#tick(), tick);
+    return history;
+  }
+
+  expectTurn(ms: number): void {
+    this.#expectTurnUntil = Math.max(this.#expectTurnUntil, this.#now() + ms);
+  }
+
+  stop(): void {
+    this.#stop.abort();
+    this.#connection.abort();
+    clearInterval(this.#timer);
+  }
+
+  reconcile(): Promise<void> {
+    if (this.#reading !== undefined) {
+      this.#readAgain = true;
+      return this.#reading;
+    }
+    this.#reading = (async () => {
+      try {
+        do {
+          this.#readAgain = false;
+          const id = this.#conversationId;
+          const events = await this.#readFrontier(id);
+          if (id === this.#conversationId) this.#emit(events);
+        } while (this.#readAgain && !this.#stop.signal.aborted);
+      } finally {
+        this.#reading = undefined;
+      }
+    })();
+    return this.#reading;
+  }
+
+  /** One `stepOffset` page from the first step that may still change. */
+  async #readFrontier(id: string): Promise<MapperEvent[]> {
+    const frontier = this.#frontier;
+    const tracker = this.#tracker;
+    const from = frontier.frontier;
+    const { steps } = await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id, stepOffset: from }, { signal: this.#stop.signal }));
+    if (id !== this.#conversationId) return [];
+    const start = pageStart(steps, from);
+    frontier.observePage(steps, start);
+    return tracker.applySnapshot({ steps, stepOffset: start });
+  }
+
+  async #call<T>(fn: (client: AgyRpcClient) => Promise<T>): Promise<T> {
+    try {
+      const out = await fn(this.#o.client());
+      this.#transportFailures = 0;
+      return out;
+    } catch (error) {
+      if (isServerGone(error)) this.#serverFailed();
+      throw error;
+    }
+  }
+
+  #serverFailed(): void {
+    this.#transportFailures++;
+    if (this.#transportFailures < this.#o.relocateAfterFailures) return;
+    this.#transportFailures = 0;
+    void this.#o.relocate().then((moved) => {
+      if (!moved || this.#stop.signal.aborted) return;
+      // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
+      this.#connection.abort();
+      this.#tracker.markReconnected();
+      void this.reconcile().catch(() => undefined);
+    });
+  }
+
+  /** Said once per outage: the stream is down and polling covers it. */
+  #connectionLost(why: string): void {
+    this.#o.publish([
+      {
+        type: "diagnostic",
+        conversationId: this.#conversationId,
+        code: "connection_lost",
+        message: `The stream from agy failed ${this.#streamFailures} times (${why.replace(/[.\s]+$/, "")}); polling every ${this.#o.pollIntervalMs} ms until it is back.`,
+      },
+    ]);
+  }
+
+  #emit(events: MapperEvent[]): void {
+    if (events.length > 0) this.#o.publish(this.#enrich(events));
+  }
+
+  /** Adds display names to `model_changed` where agy's catalog has one. */
+  #enrich(events: MapperEvent[]): MapperEvent[] {
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      if (event.type !== "model_changed") continue;
+      const displayName = displayNameFor(this.#catalog, event.model);
+      if (displayName !== undefined) events[i] = { ...event, displayName };
+    }
+    return events;
+  }
+
+  async #streamLoop(): Promise<void> {
+    while (!this.#stop.signal.aborted) {
+      const connection = new AbortController();
+      this.#connection = connection;
+      const id = this.#conversationId;
+      const onStop = () => connection.abort();
+      this.#stop.signal.addEventListener("abort", onStop, { once: true });
+      try {
+        for await (const event of watchAgentStateUpdates(this.#o.client(), {
+          conversationId: id,
+          signal: connection.signal,
+          backoff: { initialMs: 100, maxMs: 2000 },
+        })) {
+          if (id !== this.#conversationId) break;
+          if (event.type === "connected") {
+            this.#streamUp = true;
+            this.#emit(this.#tracker.markReconnected());
+            await this.reconcile().catch(() => undefined);
+          } else if (event.type === "update") {
+            this.#lastFrameAt = this.#now();
+            this.#streamFailures = 0;
+            this.#transportFailures = 0;
+            const update = this.#frontier.fresher(event.update);
+            this.#frontier.observeUpdate(update);
+            // A frame's run status may be older than a snapshot already applied (the
+            // replay frame of a new stream says IDLE while a turn we saw has begun),
+            // so an IDLE frame only triggers a fresh reading.
+            const { update: steps, idle } = withoutRunStatus(update);
+            this.#emit(this.#tracker.applyStreamUpdate(steps));
+            if (idle && this.#tracker.turnActive) void this.#confirmIdle();
+          } else {
+            this.#streamUp = false;
+            if (event.reason === undefined) continue; // agy may end a stream cleanly after a turn
+            this.#streamFailures++;
+            if (this.#streamFailures === this.#o.pollAfterFailures) this.#connectionLost(event.reason.message);
+            if (isServerGone(event.reason) || event.retryInMs === undefined) this.#serverFailed();
+            if (event.retryInMs === undefined) break;
+          }
+        }
+      } catch {
+        // The watcher ends only on abort; anything else is retried below.
+      } finally {
+        this.#stop.signal.removeEventListener("abort", onStop);
+        this.#streamUp = false;
+      }
+      if (!this.#stop.signal.aborted && !connection.signal.aborted) await delay(250, this.#stop.signal);
+    }
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#ticking || this.#stop.signal.aborted) return;
+    this.#ticking = true;
+    try {
+      const now = this.#now();
+      const polling = this.#o.mode === "poll" || (!this.#streamUp && this.#streamFailures >= this.#o.pollAfterFailures);
+      if (polling && now - this.#lastPollAt >= this.#o.pollIntervalMs) {
+        this.#lastPollAt = now;
+        await this.reconcile();
+      }
+      const busy = this.#tracker.turnActive || now < this.#expectTurnUntil;
+      // A known parked gate keeps the stream quiet by design; its answer brings frames back.
+      const interval = this.#tracker.pendingInteractions().length > 0 ? Math.max(this.#o.probeIntervalMs, PARKED_PROBE_MS) : this.#o.probeIntervalMs;
+      const quiet = now - this.#lastFrameAt >= interval;
+      if (busy && quiet && now - this.#lastProbeAt >= interval) {
+        this.#lastProbeAt = now;
+        await this.#probe();
+      }
+      if (now - this.#lastIdleCheckAt >= this.#o.idleCheckIntervalMs) {
+        this.#lastIdleCheckAt = now;
+        await this.#idleCheck();
+      }
+    } catch {
+      // A failed read is retried on the next tick; server loss is counted in #call.
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  /** Finds a gate parked without a frame; on a hit, reads the changed steps. */
+  async #probe(): Promise<void> {
+    if (this.#o.probe === "tail") {
+      await this.reconcile();
+      return;
+    }
+    const id = this.#conversationId;
+    const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
+    const summary = asObject(answer.trajectorySummaries?.[id]);
+    const waiting = Array.isArray(summary?.["waitingSteps"]) ? (summary["waitingSteps"] as unknown[]) : [];
+    const known = new Set(this.#tracker.pendingInteractions().map((p) => p.stepIndex));
+    const hit = waiting.some((entry) => isObject(entry) && !known.has(asIndex(entry["stepIndex"]) ?? 0));
+    if (hit) await this.reconcile();
+  }
+
+  /** A second, fresh reading after a frame said IDLE: the turn closes only if agy agrees now. */
+  async #confirmIdle(): Promise<void> {
+    if (this.#confirming) return;
+    this.#confirming = true;
+    try {
+      const id = this.#conversationId;
+      await this.reconcile();
+      if (!this.#tracker.turnActive) return;
+      const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
+      if (id !== this.#conversationId || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
+      this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
+    } catch {
+      // The backstop reads again on its own schedule.
+    } finally {
+      this.#confirming = false;
+    }
+  }
+
+  /**
+   * The run-status backstop (two IDLE + fully idle readings in a row, spike-notes
+   * §4.7) and `/clear` rotation (§4.10), both from one `GetAllCascadeTrajectories`.
+   */
+  async #idleCheck(): Promise<void> {
+    const id = this.#conversationId;
+    const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
+    if (id !== this.#conversationId) return;
+    const summaries = (answer.trajectorySummaries ?? {}) as Summaries;
+    this.#idleReadings = isIdle(asObject(summaries[id])) ? this.#idleReadings + 1 : 0;
+    if (this.#idleReadings >= 2 && this.#tracker.turnActive) {
+      // A reconcile first, so a turn that closed on the wire closes by its own step.
+      await this.reconcile();
+      this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
+    }
+    const next = rotationTarget(id, summaries, this.#rotationSkip);
+    if (next !== undefined) this.#rotate(next);
+  }
+
+  #rotate(next: string): void {
+    const previous = this.#conversationId;
+    this.#rotationSkip.add(previous);
+    this.#conversationId = next;
+    this.#tracker = createTrajectoryTracker({ conversationId: next });
+    this.#frontier = new StepFrontier();
+    this.#idleReadings = 0;
+    this.#o.publish([{ type: "conversation_rotated", conversationId: next, previousConversationId: previous }]);
+    this.#connection.abort();
+    void this.reconcile().catch(() => undefined);
+  }
+}
+
+/** The server is unreachable or refuses our token: worth finding it again. */
+function isServerGone(error: unknown): boolean {
+  if (!(error instanceof AgyBridgeError)) return false;
+  if (error.code === "transport") return true;
+  return error instanceof RpcError && error.isUnauthenticated;
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

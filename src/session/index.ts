@@ -1,0 +1,24 @@
+/**
+ * The session runner: attach to an attended agy conversation and supervise
+ * it from code — follow it as events, type turns, answer prompts, interrupt.
+ */
+export { AgySession } from "./agy-session.js";
+export type {
+  AgySession as AgySessionApi,
+  AnswerOptions,
+  AnswerResult,
+  ApproveOptions,
+  AttachOptions,
+  ClientFactory,
+  DenyOptions,
+  EventsOptions,
+  InterruptResult,
+  Locate,
+  PendingSummary,
+  ProbeKind,
+  ReadMode,
+  TurnDriver,
+} from "./types.js";
+export { answerPayload, promptKeysFor, type Verdict } from "./interaction-delivery.js";
+export { rotationTarget, isChildConversation } from "./rotation.js";
+export { displayNameFor } from "./model-names.js";

@@ -1,0 +1,251 @@
+/**
+ * Delivers an answer to the step it belongs to, re-read at delivery time
+ * (spike-notes §5.2, §5.3): the captured step if it is still WAITING; if agy
+ * timed it out, its retry (the newest WAITING step of the same kind at a
+ * higher index); never a step of another kind, never a step that is not
+ * WAITING. "input not registered" re-reads and retargets a strictly higher
+ * index, or reports `timed_out`. One delivery per interaction, also under
+ * concurrent calls.
+ */
+import { AgyBridgeError, RpcError } from "../errors.js";
+import { asObject, asString, isObject } from "../protocol/json.js";
+import { STEP_STATUS, STEP_TYPE_PREFIX } from "../protocol/wire-names.js";
+import type { Step } from "../protocol/wire-schemas.js";
+import type { AgyRpcClient } from "../rpc/client.js";
+import type { HandleInteractionInput, PermissionAnswer, QuestionAnswer } from "../rpc/requests.js";
+import { interactionAnswer, interactionIdFor, type InteractionDecision } from "../mapper/index.js";
+import { interactionRequest } from "../mapper/interaction-spec.js";
+import type { InteractionRequest } from "../mapper/index.js";
+import type { PromptKeys } from "../tmux/types.js";
+import { ownIndex, pageStart } from "./step-frontier.js";
+import type { AnswerResult, PendingSummary } from "./types.js";
+
+export type InteractionKind = InteractionRequest["kind"];
+
+/** Where an interaction was first seen. */
+export interface CapturedInteraction {
+  interactionId: string;
+  conversationId: string;
+  trajectoryId: string;
+  stepIndex: number;
+  kind: InteractionKind;
+}
+
+/** The answer, independent of which step receives it. */
+export type Verdict =
+  | { kind: "permission"; allow: boolean; scope?: string; instruction?: string }
+  | { kind: "question"; decline: true }
+  | { kind: "question"; decline?: false; optionIds: string[]; writeIn?: string };
+
+export interface DeliveryContext {
+  client(): AgyRpcClient;
+  /** Called after a delivery, best effort (closes the TUI's own prompt). */
+  pressKeys?(keys: PromptKeys): Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** At most this many retargets after "input not registered" (spike-notes §5.2). */
+const MAX_ATTEMPTS = 5;
+
+/** What a step asks of the user, or undefined when it asks nothing. */
+export function requestOf(step: unknown): InteractionRequest | undefined {
+  if (!isObject(step) || !isObject(step["requestedInteraction"])) return undefined;
+  return interactionRequest(step, () => undefined);
+}
+
+export function kindOf(step: unknown): InteractionKind | undefined {
+  return requestOf(step)?.kind;
+}
+
+export function trajectoryOf(step: unknown): string | undefined {
+  return asString(asObject(asObject(asObject(step)?.["metadata"])?.["sourceTrajectoryStepInfo"])?.["trajectoryId"]) || undefined;
+}
+
+function isWaiting(step: unknown): boolean {
+  return isObject(step) && step["status"] === STEP_STATUS.WAITING;
+}
+
+/** Steps by index, read from `from` with `stepOffset` (flat in the history length). */
+async function readFrom(ctx: DeliveryContext, conversationId: string, from: number): Promise<Map<number, Step>> {
+  const { steps } = await ctx.client().getCascadeTrajectorySteps({ conversationId, stepOffset: from }, { signal: ctx.signal });
+  const start = pageStart(steps, from);
+  const out = new Map<number, Step>();
+  steps.forEach((step, i) => {
+    const index = ownIndex(step) ?? start + i;
+    if (index >= from) out.set(index, step);
+  });
+  return out;
+}
+
+/** Finds an interaction id no event announced to us: a scan of the whole conversation. */
+export async function findInteraction(
+  ctx: DeliveryContext,
+  conversationId: string,
+  interactionId: string,
+): Promise<CapturedInteraction | undefined> {
+  const steps = await readFrom(ctx, conversationId, 0);
+  for (const [stepIndex, step] of steps) {
+    const kind = kindOf(step);
+    const trajectoryId = trajectoryOf(step);
+    if (kind === undefined || trajectoryId === undefined) continue;
+    if (interactionIdFor(conversationId, trajectoryId, stepIndex) === interactionId) {
+      return { interactionId, conversationId, trajectoryId, stepIndex, kind };
+    }
+  }
+  return undefined;
+}
+
+type Target = { stepIndex: number; trajectoryId: string; step: Step } | { none: AnswerResult };
+
+/** The captured step if WAITING; if it timed out, the newest same-kind WAITING step above `floor`. */
+function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, floor: number): Target {
+  const own = steps.get(captured.stepIndex);
+  if (own !== undefined && isWaiting(own) && floor <= captured.stepIndex && kindOf(own) === captured.kind) {
+    return { stepIndex: captured.stepIndex, trajectoryId: trajectoryOf(own) ?? captured.trajectoryId, step: own };
+  }
+  if (own === undefined) return { none: { result: "not_found" } };
+  // Left WAITING by an answer (here, in the TUI, or another caller): the verdict belongs to nobody else.
+  if (own["status"] !== STEP_STATUS.ERROR) return { none: { result: "already_resolved", stepIndex: captured.stepIndex } };
+  let best: { stepIndex: number; step: Step } | undefined;
+  for (const [index, step] of steps) {
+    if (index <= captured.stepIndex || index < floor) continue;
+    if (!isWaiting(step) || kindOf(step) !== captured.kind) continue;
+    if (best === undefined || index > best.stepIndex) best = { stepIndex: index, step };
+  }
+  if (best === undefined) return { none: { result: "timed_out", stepIndex: captured.stepIndex } };
+  return { stepIndex: best.stepIndex, trajectoryId: trajectoryOf(best.step) ?? captured.trajectoryId, step: best.step };
+}
+
+/**
+ * The wire answer for `verdict` on `step`, built by the mapper's
+ * `interactionAnswer` (question texts are sent back verbatim; the first
+ * question gets the choice, later ones none).
+ */
+export function answerPayload(
+  conversationId: string,
+  target: { stepIndex: number; trajectoryId: string; step: Step },
+  verdict: Verdict,
+): HandleInteractionInput {
+  const request = requestOf(target.step);
+  if (request === undefined) {
+    throw new AgyBridgeError("internal", `Step ${target.stepIndex} no longer says what it asks; re-read the conversation and answer again.`);
+  }
+  const decision: InteractionDecision =
+    verdict.kind === "permission"
+      ? {
+          allow: verdict.allow,
+          ...(verdict.scope === undefined ? {} : { scope: verdict.scope }),
+          ...(!verdict.allow && verdict.instruction !== undefined ? { userDenyInstruction: verdict.instruction } : {}),
+        }
+      : verdict.decline === true || request.kind !== "question"
+        ? { responses: [] }
+        : {
+            responses: request.questions.map((_, i) =>
+              i === 0
+                ? { selectedOptionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeInResponse: verdict.writeIn }) }
+                : { selectedOptionIds: [] },
+            ),
+          };
+  const interaction = interactionAnswer({ trajectoryId: target.trajectoryId, stepIndex: target.stepIndex, request }, decision);
+  const base = { conversationId, trajectoryId: target.trajectoryId, stepIndex: target.stepIndex };
+  if (isObject(interaction["permission"])) return { ...base, permission: interaction["permission"] as unknown as PermissionAnswer };
+  if (isObject(interaction["askQuestion"])) return { ...base, askQuestion: interaction["askQuestion"] as unknown as QuestionAnswer };
+  const variant = Object.keys(interaction).find((key) => key !== "trajectoryId" && key !== "stepIndex") ?? "unknown";
+  throw new AgyBridgeError(
+    "invalid_argument",
+    `Step ${target.stepIndex} waits on a ${variant} gate, which this client cannot send over RPC yet; answer it in the agy TUI.`,
+  );
+}
+
+/** The TUI keys that close agy's own prompt after an RPC answer (spike-notes §5.6). */
+export function promptKeysFor(verdict: Verdict): PromptKeys {
+  if (verdict.kind === "permission") return { kind: "permission", allow: verdict.allow };
+  if (verdict.decline === true) return { kind: "dismiss" };
+  return { kind: "question", optionIds: [...verdict.optionIds], ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) };
+}
+
+/** Checks a verdict against the request it answers; throws `invalid_argument` with what to do. */
+export function checkVerdict(request: InteractionRequest | undefined, verdict: Verdict, interactionId: string): void {
+  if (request === undefined) return;
+  if (request.kind === "other") {
+    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} is a ${request.variant || "kind of"} gate agy-bridge cannot answer; answer it in the agy TUI.`);
+  }
+  if (request.kind !== verdict.kind) {
+    const use = request.kind === "permission" ? "approve or deny" : "answer (or deny to decline)";
+    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} is a ${request.kind}; use ${use}.`);
+  }
+  if (request.kind === "question" && verdict.kind === "question" && verdict.decline !== true) {
+    const first = request.questions[0];
+    const known = new Set(first?.options.map((o) => o.id) ?? []);
+    const unknown = verdict.optionIds.filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `Option ${unknown.join(", ")} is not offered by interaction ${interactionId}; choose from ${[...known].join(", ") || "none"}.`,
+      );
+    }
+    if (verdict.optionIds.length === 0 && (verdict.writeIn ?? "") === "") {
+      throw new AgyBridgeError("invalid_argument", `Answer interaction ${interactionId} with at least one option id or a write-in.`);
+    }
+    if (first !== undefined && !first.multiSelect && verdict.optionIds.length > 1) {
+      throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} takes one option, not ${verdict.optionIds.length}.`);
+    }
+  }
+}
+
+/** Re-reads, picks the target, posts the answer; loops on "input not registered". */
+export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInteraction, verdict: Verdict): Promise<AnswerResult> {
+  let floor = 0;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const steps = await readFrom(ctx, captured.conversationId, captured.stepIndex);
+    const target = chooseTarget(captured, steps, floor);
+    if ("none" in target) return target.none;
+    if (attempt === 0) checkVerdict(requestOf(target.step), verdict, captured.interactionId);
+    const payload = answerPayload(captured.conversationId, target, verdict);
+    try {
+      await ctx.client().handleCascadeUserInteraction(payload, { signal: ctx.signal });
+    } catch (error) {
+      if (error instanceof RpcError && error.isInputNotRegistered) {
+        // The step timed out under us: only a strictly higher retry may take the verdict.
+        floor = target.stepIndex + 1;
+        const again = await readFrom(ctx, captured.conversationId, captured.stepIndex);
+        const retry = [...again].some(([i, s]) => i >= floor && isWaiting(s) && kindOf(s) === captured.kind);
+        if (!retry) return { result: "timed_out", stepIndex: target.stepIndex };
+        continue;
+      }
+      throw error;
+    }
+    if (ctx.pressKeys !== undefined) await ctx.pressKeys(promptKeysFor(verdict)).catch(() => undefined);
+    return { result: "delivered", stepIndex: target.stepIndex };
+  }
+  return { result: "timed_out", stepIndex: captured.stepIndex };
+}
+
+/**
+ * The interactions WAITING now, from one page read at `from` (every step
+ * below the frontier has settled, so none of them waits).
+ */
+export async function readPending(ctx: DeliveryContext, conversationId: string, from: number): Promise<PendingSummary[]> {
+  const steps = await readFrom(ctx, conversationId, from);
+  const out: PendingSummary[] = [];
+  for (const [stepIndex, step] of steps) {
+    if (!isWaiting(step)) continue;
+    const request = requestOf(step);
+    const trajectoryId = trajectoryOf(step);
+    if (request === undefined || trajectoryId === undefined) continue;
+    out.push({
+      interactionId: interactionIdFor(conversationId, trajectoryId, stepIndex),
+      kind: request.kind,
+      stepIndex,
+      trajectoryId,
+      stepType: typeSuffixOf(step),
+      summary: request.kind === "permission" ? request.target : request.kind === "question" ? (request.questions[0]?.question ?? "") : request.variant,
+    });
+  }
+  return out;
+}
+
+function typeSuffixOf(step: Step): string {
+  const type = asString(step["type"]) ?? "";
+  return type.startsWith(STEP_TYPE_PREFIX) ? type.slice(STEP_TYPE_PREFIX.length) : type;
+}

@@ -1,0 +1,116 @@
+/**
+ * The session's side of `events()`: who gets which events when. The first
+ * consumer starts with the conversation as read at attach (or the
+ * interactions open then) plus everything published before it subscribed;
+ * later consumers start at the present with the open interactions. The
+ * fanout keeps each consumer's queue bounded.
+ */
+import type { MapperEvent, PendingInteraction } from "../mapper/index.js";
+import { createEventFanout, type EventFanout } from "./event-fanout.js";
+import type { EventsOptions } from "./types.js";
+
+export interface SessionEventsOptions {
+  capacity: number;
+  /** The conversation followed now. */
+  conversationId(): string;
+  /** The interactions open now (the tracker's). */
+  pending(): PendingInteraction[];
+}
+
+export class SessionEvents {
+  readonly #o: SessionEventsOptions;
+  readonly #fanout: EventFanout;
+  #first = true;
+  /** Events published while nobody listened yet: the first consumer gets them. */
+  #early: MapperEvent[] = [];
+  #earlyLost = 0;
+
+  constructor(options: SessionEventsOptions) {
+    this.#o = options;
+    this.#fanout = createEventFanout({
+      capacity: options.capacity,
+      resync: () => this.#open(),
+      lost: (count) =>
+        this.#lost(`This consumer fell ${count} events behind and they were dropped; the open interactions follow, re-read the conversation for the rest.`),
+    });
+  }
+
+  publish(events: MapperEvent[]): void {
+    if (this.#fanout.consumers === 0 && this.#first) {
+      const room = Math.max(0, this.#o.capacity - this.#early.length);
+      for (const event of events.slice(0, room)) this.#early.push(event);
+      this.#earlyLost += Math.max(0, events.length - room);
+      return;
+    }
+    this.#fanout.publish(events);
+  }
+
+  /** A consumer; `history` resolves with the events of the read at attach. */
+  subscribe(options: EventsOptions, signal: AbortSignal, history: Promise<MapperEvent[]>): AsyncIterable<MapperEvent> {
+    const first = this.#first;
+    this.#first = false;
+    // Subscribed now, not at the first next(): events from here on are kept for this consumer.
+    const live = this.#fanout.subscribe(signal, !first)[Symbol.asyncIterator]();
+    const takeEarly = () => {
+      const early = this.#early;
+      const lost = this.#earlyLost;
+      this.#early = [];
+      this.#earlyLost = 0;
+      return { early, lost };
+    };
+    const lostEarly = (count: number) => this.#lost(`${count} events arrived before anyone listened and were dropped; re-read the conversation for them.`);
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          const read = await history;
+          if (first) {
+            if (options.history !== false) yield* read;
+            else yield* openAt(read);
+            const { early, lost } = takeEarly();
+            if (lost > 0) yield lostEarly(lost);
+            yield* early;
+          }
+          for (;;) {
+            const next = await live.next();
+            if (next.done === true) return;
+            yield next.value;
+          }
+        } finally {
+          await live.return?.();
+        }
+      },
+    };
+  }
+
+  close(): void {
+    this.#fanout.close();
+  }
+
+  #open(): MapperEvent[] {
+    const conversationId = this.#o.conversationId();
+    return this.#o.pending().map((p) => ({
+      type: "interaction_requested",
+      conversationId,
+      trajectoryId: p.trajectoryId,
+      stepIndex: p.stepIndex,
+      interactionId: p.interactionId,
+      stepType: p.stepType,
+      callId: p.callId,
+      request: p.request,
+    }));
+  }
+
+  #lost(message: string): MapperEvent {
+    return { type: "diagnostic", conversationId: this.#o.conversationId(), code: "events_dropped", message };
+  }
+}
+
+/** The interactions still open at the end of `history`. */
+function openAt(history: MapperEvent[]): MapperEvent[] {
+  const open = new Map<string, MapperEvent>();
+  for (const event of history) {
+    if (event.type === "interaction_requested") open.set(event.interactionId, event);
+    else if (event.type === "interaction_resolved") open.delete(event.interactionId);
+  }
+  return [...open.values()];
+}

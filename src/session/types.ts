@@ -1,0 +1,155 @@
+/**
+ * The session runner's contract: how a session is attached, what its effects
+ * are (discovery, tmux, RPC client) and the typed results of its actions.
+ */
+import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
+import type { DeliverTurnOptions, PromptKeys, TurnDeliveryResult } from "../tmux/types.js";
+import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
+import type { MapperEvent } from "../mapper/index.js";
+
+/** Finds the language server for a query (discovery's `findServer`). */
+export type Locate = (query: ServerQuery) => Promise<ServerBinding>;
+
+/** Types turns and prompt keys into agy's TUI (the tmux driver). */
+export interface TurnDriver {
+  deliverTurn(target: PaneRef, text: string, options: DeliverTurnOptions): Promise<TurnDeliveryResult>;
+  pressPromptKeys(target: PaneRef, keys: PromptKeys): Promise<void>;
+}
+
+/** Makes an RPC client for a located server. */
+export type ClientFactory = (options: AgyRpcClientOptions) => AgyRpcClient;
+
+/** How the session reads the conversation: the stream (with fallbacks), or polling only. */
+export type ReadMode = "stream" | "poll";
+
+/** Which cheap call finds a gate that parked without a stream frame. */
+export type ProbeKind = "summaries" | "tail";
+
+export interface AttachOptions {
+  /** The conversation to follow; default: the one discovery binds (the server's only or most recent). */
+  conversationId?: string;
+  /** The tmux pane running agy: needed for `sendTurn` and to close the TUI's prompt after an answer. */
+  pane?: PaneRef;
+  /** The language server's URL: skips discovery (it must be loopback). */
+  url?: string;
+  csrfToken?: string;
+  /** Default `findServer` from discovery. */
+  locate?: Locate;
+  /** Default the tmux driver. */
+  turnDriver?: TurnDriver;
+  /** Default `createAgyRpcClient`. */
+  clientFactory?: ClientFactory;
+  /** Default "stream". */
+  mode?: ReadMode;
+  /**
+   * Default "tail": one `stepOffset` page from the first unsettled step, flat
+   * in the history length (bench/session.bench.ts); "summaries" reads
+   * `GetAllCascadeTrajectories.waitingSteps` and reconciles on a hit.
+   */
+  probe?: ProbeKind;
+  /** How often a running turn that has been quiet this long is probed for a parked gate (ms); default 40. */
+  probeIntervalMs?: number;
+  /** Poll interval when the stream is down or `mode` is "poll" (ms); default 250. */
+  pollIntervalMs?: number;
+  /** Run-status / rotation check while no turn runs (ms); default 3000 (spike-notes §4.7, §4.10). */
+  idleCheckIntervalMs?: number;
+  /** Events a consumer may fall behind by before it is resynchronised; default 10,000. */
+  consumerBuffer?: number;
+  /** Stream disconnects in a row (without a frame) before polling covers the gap; default 2. */
+  pollAfterFailures?: number;
+  /** Transport failures in a row before the server is located again; default 3. */
+  relocateAfterFailures?: number;
+  /**
+   * Start following at attach (default true): the conversation so far is read
+   * then, and events from that moment on are kept for the first consumer.
+   * false defers reading to the first `events()` call (one-shot answers).
+   */
+  follow?: boolean;
+  /** Ends every reader and pending call. */
+  signal?: AbortSignal;
+}
+
+/** The typed outcome of approve / deny / answer. */
+export type AnswerResult =
+  /** The answer reached agy for the WAITING step at `stepIndex` (the captured step or its timeout retry). */
+  | { result: "delivered"; stepIndex: number }
+  /** The step had already left WAITING by an answer (here, in the TUI, or by another caller); nothing was sent. */
+  | { result: "already_resolved"; stepIndex: number }
+  /** agy timed the prompt out and no retry of it is waiting; nothing was delivered. */
+  | { result: "timed_out"; stepIndex: number }
+  /** No interaction with that id exists in this conversation. */
+  | { result: "not_found" };
+
+/** The outcome of `interrupt()`. */
+export type InterruptResult =
+  | { result: "cancelled" }
+  | { result: "denied"; stepIndices: number[] }
+  | { result: "idle" };
+
+export interface ApproveOptions {
+  /** A permission scope name, e.g. `PERMISSION_SCOPE_CONVERSATION` (newer builds). */
+  scope?: string;
+  /** Accepted for symmetry; agy's permission answer carries no approve instruction. */
+  instruction?: string;
+}
+
+export interface DenyOptions {
+  /** An instruction for the model, sent with the deny (newer builds). */
+  instruction?: string;
+}
+
+export interface AnswerOptions {
+  /** Option ids (`"1".."N"`) for the first question. */
+  optionIds: string[];
+  /** Free text for the first question. */
+  writeIn?: string;
+}
+
+/** An interaction waiting on the user, as the session sees it now. */
+export interface PendingSummary {
+  interactionId: string;
+  /** `other`: a gate only a person can answer, in the agy TUI. */
+  kind: "permission" | "question" | "other";
+  stepIndex: number;
+  trajectoryId: string;
+  stepType: string;
+  /** The command line, or the first question's text. */
+  summary: string;
+}
+
+export interface EventsOptions {
+  signal?: AbortSignal;
+  /**
+   * The first consumer starts with the conversation as read at attach
+   * (default true); false starts it at that moment, with the interactions
+   * open then. Later consumers start at the present, with the open
+   * interactions.
+   */
+  history?: boolean;
+}
+
+/** An attached agy conversation: follow it, type into it, answer it, interrupt it. */
+export interface AgySession {
+  /** The conversation followed now (changes after a `/clear` rotation). */
+  readonly conversationId: string;
+  /** The server's URL now (changes when it is re-located). */
+  readonly url: string;
+  /** How discovery bound it, in a few words. */
+  readonly how: string;
+  /**
+   * Mapper events: each transition once, across stream, reconnects, probes and
+   * polls. Several consumers may iterate at once; a slow one gets a
+   * `diagnostic` and a resync instead of blocking the others.
+   */
+  events(options?: EventsOptions): AsyncIterable<MapperEvent>;
+  /** Types a turn into the pane; refused while a step is WAITING. */
+  sendTurn(text: string, options?: { signal?: AbortSignal }): Promise<TurnDeliveryResult>;
+  approve(interactionId: string, options?: ApproveOptions): Promise<AnswerResult>;
+  deny(interactionId: string, options?: DenyOptions): Promise<AnswerResult>;
+  answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult>;
+  /** Interactions WAITING right now (a fresh read). */
+  pending(): Promise<PendingSummary[]>;
+  /** Cancels running work, or denies what is WAITING. */
+  interrupt(): Promise<InterruptResult>;
+  close(): Promise<void>;
+}
