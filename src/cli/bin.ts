@@ -2,8 +2,19 @@
 import { main } from "./main.js";
 
 const controller = new AbortController();
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.once(sig, () => controller.abort(new Error(`received ${sig}`)));
+// The first signal asks the command to stop and clean up. Ctrl-C reaches every
+// process of the foreground group and a runner such as tsx relays it again, so
+// a repeat within two seconds is the same request; a later one means "now".
+let firstSignalAt: number | undefined;
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(sig, () => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      controller.abort(new Error(`received ${sig}`));
+    } else if (Date.now() - firstSignalAt > 2000) {
+      process.exit(130);
+    }
+  });
 }
 
 main({
