@@ -30,6 +30,22 @@ export interface PermissionAnswer {
   userDenyInstruction?: string;
 }
 
+/** Confirms or refuses a `runCommand` gate (agy's schema, spike-notes §11). */
+export interface RunCommandAnswer {
+  confirm: boolean;
+  /** The command line the gate proposed; one IDE build wanted it echoed back (spike-notes §10.7). */
+  proposedCommandLine?: string;
+  /** The command line to run; one IDE build wanted it echoed back (spike-notes §10.7). */
+  submittedCommandLine?: string;
+}
+
+/** Allows or refuses a `filePermission` gate (agy's schema, spike-notes §11). */
+export interface FilePermissionAnswer {
+  allow: boolean;
+  /** A scope name, sent as given (the schema names the field, not its values). */
+  scope?: string;
+}
+
 export interface QuestionResponse {
   /** The question text, verbatim. */
   question: string;
@@ -45,9 +61,20 @@ export interface QuestionAnswer {
   cancelled?: boolean;
 }
 
-export type HandleInteractionInput =
-  | (InteractionTarget & { permission: PermissionAnswer; askQuestion?: never })
-  | (InteractionTarget & { askQuestion: QuestionAnswer; permission?: never });
+/** The answer variants of `interaction`, a proto oneof: exactly one is sent. */
+interface InteractionAnswers {
+  permission: PermissionAnswer;
+  askQuestion: QuestionAnswer;
+  runCommand: RunCommandAnswer;
+  filePermission: FilePermissionAnswer;
+}
+
+type OnlyAnswer<K extends keyof InteractionAnswers> = { [P in K]: InteractionAnswers[P] } & {
+  [P in Exclude<keyof InteractionAnswers, K>]?: never;
+};
+
+export type HandleInteractionInput = InteractionTarget &
+  (OnlyAnswer<"permission"> | OnlyAnswer<"askQuestion"> | OnlyAnswer<"runCommand"> | OnlyAnswer<"filePermission">);
 
 export function handleInteractionRequest(input: HandleInteractionInput): JsonBody {
   // stepIndex 0 is sent as 0 on purpose: proto-JSON parsers accept an explicit
@@ -59,6 +86,14 @@ export function handleInteractionRequest(input: HandleInteractionInput): JsonBod
       scope: input.permission.scope,
       userDenyInstruction: input.permission.userDenyInstruction,
     });
+  } else if (input.runCommand !== undefined) {
+    interaction["runCommand"] = compact({
+      confirm: input.runCommand.confirm,
+      proposedCommandLine: input.runCommand.proposedCommandLine,
+      submittedCommandLine: input.runCommand.submittedCommandLine,
+    });
+  } else if (input.filePermission !== undefined) {
+    interaction["filePermission"] = compact({ allow: input.filePermission.allow, scope: input.filePermission.scope });
   } else {
     interaction["askQuestion"] = compact({
       responses: input.askQuestion.responses.map((r) =>

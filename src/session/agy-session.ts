@@ -11,7 +11,7 @@ import type { MapperEvent } from "../mapper/index.js";
 import type { PaneRef, ServerBinding } from "../discovery/types.js";
 import type { TurnDeliveryResult } from "../tmux/types.js";
 import { createConversationReader, type ConversationReader } from "./conversation-reader.js";
-import { deliverVerdict, findInteraction, readPending, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
+import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
 import { activityOf, isChildConversation } from "./rotation.js";
 import { defaultLocate, defaultTurnDriver } from "./session-effects.js";
 import { SessionEvents } from "./session-events.js";
@@ -204,6 +204,7 @@ class Session implements AgySessionApi {
       trajectoryId: event.trajectoryId,
       stepIndex: event.stepIndex,
       kind: event.request.kind,
+      variant: variantOf(event.request),
     });
   }
 

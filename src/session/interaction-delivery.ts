@@ -1,10 +1,11 @@
 /**
  * Delivers an answer to the step it belongs to, re-read at delivery time
  * (spike-notes §5.2, §5.3): the captured step if it is still WAITING; if agy
- * timed it out, its retry (the newest WAITING step of the same kind at a
- * higher index); never a step of another kind, never a step that is not
- * WAITING. "input not registered" re-reads and retargets a strictly higher
- * index, or reports `timed_out`. One delivery per interaction, also under
+ * timed it out, its retry (the newest WAITING step of the same kind and
+ * variant at a higher index); never a step of another kind or variant (a
+ * `filePermission` verdict never lands on a `runCommand` gate), never a step
+ * that is not WAITING. "input not registered" re-reads and retargets a
+ * strictly higher index, or reports `timed_out`. One delivery per interaction, also under
  * concurrent calls.
  */
 import { AgyBridgeError, RpcError } from "../errors.js";
@@ -12,7 +13,7 @@ import { asObject, asString, isObject } from "../protocol/json.js";
 import { STEP_STATUS, STEP_TYPE_PREFIX } from "../protocol/wire-names.js";
 import type { Step } from "../protocol/wire-schemas.js";
 import type { AgyRpcClient } from "../rpc/client.js";
-import type { HandleInteractionInput, PermissionAnswer, QuestionAnswer } from "../rpc/requests.js";
+import type { FilePermissionAnswer, HandleInteractionInput, PermissionAnswer, QuestionAnswer, RunCommandAnswer } from "../rpc/requests.js";
 import { interactionAnswer, interactionIdFor, type InteractionDecision } from "../mapper/index.js";
 import { interactionRequest } from "../mapper/interaction-spec.js";
 import type { InteractionRequest } from "../mapper/index.js";
@@ -29,6 +30,8 @@ export interface CapturedInteraction {
   trajectoryId: string;
   stepIndex: number;
   kind: InteractionKind;
+  /** The `requestedInteraction` variant (see `variantOf`); absent, any variant of `kind` matches. */
+  variant?: string;
 }
 
 /** The answer, independent of which step receives it. */
@@ -55,6 +58,19 @@ export function requestOf(step: unknown): InteractionRequest | undefined {
 
 export function kindOf(step: unknown): InteractionKind | undefined {
   return requestOf(step)?.kind;
+}
+
+/** The wire variant a request is answered in: `permission`, `runCommand`, `filePermission`, `askQuestion`, or the other gate's name. */
+export function variantOf(request: InteractionRequest): string {
+  if (request.kind === "permission") return request.variant ?? "permission";
+  return request.kind === "question" ? "askQuestion" : request.variant;
+}
+
+/** True when `step` asks for the same kind and variant of answer as `captured`. */
+function sameGate(step: unknown, captured: CapturedInteraction): boolean {
+  const request = requestOf(step);
+  if (request === undefined || request.kind !== captured.kind) return false;
+  return captured.variant === undefined || variantOf(request) === captured.variant;
 }
 
 export function trajectoryOf(step: unknown): string | undefined {
@@ -89,7 +105,8 @@ export async function findInteraction(
     const trajectoryId = trajectoryOf(step);
     if (kind === undefined || trajectoryId === undefined) continue;
     if (interactionIdFor(conversationId, trajectoryId, stepIndex) === interactionId) {
-      return { interactionId, conversationId, trajectoryId, stepIndex, kind };
+      const request = requestOf(step);
+      return { interactionId, conversationId, trajectoryId, stepIndex, kind, ...(request === undefined ? {} : { variant: variantOf(request) }) };
     }
   }
   return undefined;
@@ -97,10 +114,10 @@ export async function findInteraction(
 
 type Target = { stepIndex: number; trajectoryId: string; step: Step } | { none: AnswerResult };
 
-/** The captured step if WAITING; if it timed out, the newest same-kind WAITING step above `floor`. */
+/** The captured step if WAITING; if it timed out, the newest same-kind, same-variant WAITING step above `floor`. */
 function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, floor: number): Target {
   const own = steps.get(captured.stepIndex);
-  if (own !== undefined && isWaiting(own) && floor <= captured.stepIndex && kindOf(own) === captured.kind) {
+  if (own !== undefined && isWaiting(own) && floor <= captured.stepIndex && sameGate(own, captured)) {
     return { stepIndex: captured.stepIndex, trajectoryId: trajectoryOf(own) ?? captured.trajectoryId, step: own };
   }
   if (own === undefined) return { none: { result: "not_found" } };
@@ -109,7 +126,7 @@ function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, f
   let best: { stepIndex: number; step: Step } | undefined;
   for (const [index, step] of steps) {
     if (index <= captured.stepIndex || index < floor) continue;
-    if (!isWaiting(step) || kindOf(step) !== captured.kind) continue;
+    if (!isWaiting(step) || !sameGate(step, captured)) continue;
     if (best === undefined || index > best.stepIndex) best = { stepIndex: index, step };
   }
   if (best === undefined) return { none: { result: "timed_out", stepIndex: captured.stepIndex } };
@@ -119,7 +136,9 @@ function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, f
 /**
  * The wire answer for `verdict` on `step`, built by the mapper's
  * `interactionAnswer` (question texts are sent back verbatim; the first
- * question gets the choice, later ones none).
+ * question gets the choice, later ones none). A `runCommand` answer also
+ * echoes the proposed command line as proposed and submitted, which one IDE
+ * build required (spike-notes §10.7, §12).
  */
 export function answerPayload(
   conversationId: string,
@@ -150,6 +169,14 @@ export function answerPayload(
   const base = { conversationId, trajectoryId: target.trajectoryId, stepIndex: target.stepIndex };
   if (isObject(interaction["permission"])) return { ...base, permission: interaction["permission"] as unknown as PermissionAnswer };
   if (isObject(interaction["askQuestion"])) return { ...base, askQuestion: interaction["askQuestion"] as unknown as QuestionAnswer };
+  if (isObject(interaction["filePermission"])) {
+    return { ...base, filePermission: interaction["filePermission"] as unknown as FilePermissionAnswer };
+  }
+  if (isObject(interaction["runCommand"])) {
+    const answer = interaction["runCommand"] as unknown as RunCommandAnswer;
+    const line = request.kind === "permission" ? request.target : "";
+    return { ...base, runCommand: line === "" ? answer : { ...answer, proposedCommandLine: line, submittedCommandLine: line } };
+  }
   const variant = Object.keys(interaction).find((key) => key !== "trajectoryId" && key !== "stepIndex") ?? "unknown";
   throw new AgyBridgeError(
     "invalid_argument",
@@ -168,11 +195,24 @@ export function promptKeysFor(verdict: Verdict): PromptKeys {
 export function checkVerdict(request: InteractionRequest | undefined, verdict: Verdict, interactionId: string): void {
   if (request === undefined) return;
   if (request.kind === "other") {
-    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} is a ${request.variant || "kind of"} gate agy-bridge cannot answer; answer it in the agy TUI.`);
+    const what = request.variant === "" ? "a gate of no known kind" : `the ${request.variant} gate`;
+    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI.`);
   }
   if (request.kind !== verdict.kind) {
     const use = request.kind === "permission" ? "approve or deny" : "answer (or deny to decline)";
     throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} is a ${request.kind}; use ${use}.`);
+  }
+  if (request.kind === "permission" && verdict.kind === "permission") {
+    // agy's schema gives these variants no field for them: refuse rather than drop the caller's words.
+    if (request.variant === "runCommand" && verdict.scope !== undefined) {
+      throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} is a runCommand gate, which takes no scope; approve it without one.`);
+    }
+    if (request.variant !== undefined && !verdict.allow && verdict.instruction !== undefined) {
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `Interaction ${interactionId} is a ${request.variant} gate, which takes no instruction for the model; deny it without one.`,
+      );
+    }
   }
   if (request.kind === "question" && verdict.kind === "question" && verdict.decline !== true) {
     const first = request.questions[0];
@@ -209,7 +249,7 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
         // The step timed out under us: only a strictly higher retry may take the verdict.
         floor = target.stepIndex + 1;
         const again = await readFrom(ctx, captured.conversationId, captured.stepIndex);
-        const retry = [...again].some(([i, s]) => i >= floor && isWaiting(s) && kindOf(s) === captured.kind);
+        const retry = [...again].some(([i, s]) => i >= floor && isWaiting(s) && sameGate(s, captured));
         if (!retry) return { result: "timed_out", stepIndex: target.stepIndex };
         continue;
       }

@@ -110,18 +110,6 @@ group("answering interactions", () => {
     }
   });
 
-  it("refuses a file-permission gate it cannot send over RPC, sending nothing", async () => {
-    const world = await startWorld();
-    try {
-      world.sim.engine.tuiPort().submitTurn("Read my shell profile");
-      const gate = await world.waitFor(isRequested, "the file permission gate");
-      await expect(world.session.approve(gate.interactionId)).rejects.toThrow(/answer it in the agy TUI/);
-      expect(world.sim.engine.conversation(world.session.conversationId)!.waitingIndices()).toEqual([gate.stepIndex]);
-    } finally {
-      await world.close();
-    }
-  });
-
   it("reports not_found for an id no step of the conversation has", async () => {
     const world = await startWorld();
     try {
