@@ -11,17 +11,17 @@
  * dist/ is rebuilt first when any file under src/ is newer than it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { buildCaptureSnapshot } from "./capture-snapshot.js";
 
 const STEP_COUNT = 10_000;
 const ROUNDS = 9;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const capturesDir = join(root, "fixtures", "captures", "agy-1.0.10");
 const cliBin = join(root, "dist", "cli", "bin.js");
 
 const BASELINE_SCRIPT = `import { readFileSync } from "node:fs";
@@ -31,31 +31,8 @@ for (const [i, s] of doc.steps.entries()) out += JSON.stringify({ stepIndex: i, 
 process.stdout.write(out);
 `;
 
-interface CapturedStep {
-  metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } };
-  [key: string]: unknown;
-}
-
-/** Cycles through the captures, giving each copy its own step index. */
 function buildSnapshot(): string {
-  const captures = readdirSync(capturesDir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => {
-      const { _fixtureProvenance: _, ...step } = JSON.parse(readFileSync(join(capturesDir, f), "utf8")) as CapturedStep;
-      return step;
-    });
-  const steps = Array.from({ length: STEP_COUNT }, (_, index) => {
-    const step = structuredClone(captures[index % captures.length]) as CapturedStep;
-    const info = step.metadata?.sourceTrajectoryStepInfo;
-    // Proto-JSON omits a zero stepIndex, as agy does.
-    if (info !== undefined) {
-      if (index === 0) delete info.stepIndex;
-      else info.stepIndex = index;
-    }
-    return step;
-  });
-  return JSON.stringify({ steps });
+  return buildCaptureSnapshot(STEP_COUNT);
 }
 
 function newestMtime(dir: string): number {

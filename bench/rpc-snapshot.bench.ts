@@ -8,9 +8,6 @@
  * high-level client with `google.protobuf.Struct` descriptors): JSON into a
  * Struct message and back out to plain values, before the same validation.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { fromJsonString, toJson } from "@bufbuild/protobuf";
 import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { createAgyRpcClient } from "../src/rpc/client.js";
@@ -23,36 +20,12 @@ import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { buildCaptureSnapshot } from "./capture-snapshot.js";
 
 const STEP_COUNT = 10_000;
-const here = dirname(fileURLToPath(import.meta.url));
-const capturesDir = join(here, "..", "fixtures", "captures", "agy-1.0.10");
 
-interface CapturedStep {
-  metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } };
-  [key: string]: unknown;
-}
-
-/** Cycles through the captures, giving each copy its own step index. */
 function buildSnapshot(): Buffer {
-  const captures = readdirSync(capturesDir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => {
-      const { _fixtureProvenance: _, ...step } = JSON.parse(readFileSync(join(capturesDir, f), "utf8")) as CapturedStep;
-      return step;
-    });
-  const steps = Array.from({ length: STEP_COUNT }, (_, index) => {
-    const step = structuredClone(captures[index % captures.length]) as CapturedStep;
-    const info = step.metadata?.sourceTrajectoryStepInfo;
-    // Proto-JSON omits a zero stepIndex, as agy does.
-    if (info !== undefined) {
-      if (index === 0) delete info.stepIndex;
-      else info.stepIndex = index;
-    }
-    return step;
-  });
-  return Buffer.from(JSON.stringify({ steps }));
+  return Buffer.from(buildCaptureSnapshot(STEP_COUNT));
 }
 
 // Each timed run starts from a collected heap, so no case pays for the garbage
