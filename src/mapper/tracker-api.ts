@@ -1,6 +1,6 @@
 /**
  * The trajectory tracker's public surface (implemented in
- * `trajectory-tracker.ts`).
+ * `trajectory-tracker.ts` and the parts it delegates to).
  */
 import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { InteractionRequest, MapperEvent } from "./events.js";

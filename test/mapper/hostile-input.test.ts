@@ -224,6 +224,46 @@ describe("an interaction whose step is re-sent without a type", () => {
   });
 });
 
+describe("a step whose own stepIndex disagrees with its position", () => {
+  const gate = (stepIndex: unknown) => ({
+    type: "CORTEX_STEP_TYPE_RUN_COMMAND",
+    status: "CORTEX_STEP_STATUS_WAITING",
+    metadata: { sourceTrajectoryStepInfo: { trajectoryId: TID, cascadeId: CID, stepIndex } },
+    requestedInteraction: { permission: { resource: { action: "command", target: "ls" } } },
+  });
+  const user = (stepIndex: number) => ({
+    type: "CORTEX_STEP_TYPE_USER_INPUT",
+    status: "CORTEX_STEP_STATUS_DONE",
+    metadata: { executionId: "exec-1", sourceTrajectoryStepInfo: { trajectoryId: TID, cascadeId: CID, stepIndex } },
+    userInput: { userResponse: "next question" },
+  });
+  const gateFrame = (index: number, stepIndex: unknown) =>
+    ({ conversationId: CID, trajectoryId: TID, mainTrajectoryUpdate: { stepsUpdate: { indices: [index], steps: [gate(stepIndex)] } } }) as StreamUpdate;
+  /** The fuzz invariant: every pending interaction's step, as step() returns it, is still WAITING. */
+  const pendingStatuses = (t: ReturnType<typeof tracker>) =>
+    t.pendingInteractions().map((p) => [p.stepIndex, t.step(p.trajectoryId, p.stepIndex)?.status]);
+
+  it("keys the gate by the frame's index, so a step settling at its own claimed index leaves it waiting", () => {
+    const t = tracker();
+    const first = valid(t.applyStreamUpdate(gateFrame(5, "7")));
+    expect(kinds(first)).toEqual(["diagnostic:index_mismatch", "interaction_requested", "status"]);
+    expect(first.map((e) => "stepIndex" in e && e.stepIndex)).toEqual([5, 5, 5]);
+    valid(t.applySnapshot({ steps: [user(7)], stepOffset: 7 }));
+    expect(pendingStatuses(t)).toEqual([[5, "CORTEX_STEP_STATUS_WAITING"]]);
+    expect(t.step(TID, 7)?.type).toBe("CORTEX_STEP_TYPE_USER_INPUT");
+  });
+
+  it("closes a gate, as cancelled, when a USER_INPUT takes its index", () => {
+    const t = tracker();
+    const requested = valid(t.applyStreamUpdate(gateFrame(7, 7)));
+    const interactionId = requested.find((e) => e.type === "interaction_requested")?.interactionId;
+    const events = valid(t.applySnapshot({ steps: [user(7)], stepOffset: 7 }));
+    expect(kinds(events)).toEqual(["interaction_resolved", "status", "user_message"]);
+    expect(events[0]).toMatchObject({ interactionId, stepIndex: 7, outcome: "cancelled", stepStatus: "DONE" });
+    expect(pendingStatuses(t)).toEqual([]);
+  });
+});
+
 describe("any JSON at all", () => {
   it("never throws and emits only schema-valid, serialisable events", () => {
     const base = [fixture("user_input.json"), fixture("run_command_waiting.json"), fixture("run_command_done.json"), fixture("planner_response_text.json")];

@@ -249,12 +249,14 @@ describe("bad input", () => {
     expect(t.totalLength).toBe(10);
   });
 
-  it("uses the step's own index when it disagrees with the frame, and says so once", () => {
+  it("uses the frame's index when the step's own index disagrees, and says so once", () => {
     const t = tracker();
     const events = run([frame([5], [generating(3, "abc")]), frame([5], [generating(3, "abcd")])], t);
-    expect(events.map((e) => (e.type === "diagnostic" ? e.code : `${e.type}@${"stepIndex" in e ? e.stepIndex : "-"}`))).toEqual([
-      "index_mismatch", "message_delta@3", "message_delta@3",
+    expect(events.map((e) => `${e.type === "diagnostic" ? e.code : e.type}@${"stepIndex" in e ? e.stepIndex : "-"}`)).toEqual([
+      "index_mismatch@5", "message_delta@5", "message_delta@5",
     ]);
+    expect(t.step(TID, 5)).toMatchObject({ plannerResponse: { modifiedResponse: "abcd" } });
+    expect(t.step(TID, 3)).toBeUndefined();
   });
 
   it("does not surface a WAITING step without a trajectory id, and says why", () => {

@@ -1,0 +1,86 @@
+/**
+ * A PLANNER_RESPONSE step: its deltas while GENERATING, and when it settles
+ * the committed `message` (or failure marker), the running `usage` totals and
+ * the turn's closing edge (docs/events.md, `message`, `usage`, `status`).
+ */
+import { STOP_REASON } from "../protocol/wire-names.js";
+import type { EventOf } from "./events.js";
+import type { EventSink } from "./event-sink.js";
+import { failureDetail } from "./failure-detail.js";
+import { messageIdFor } from "./ids.js";
+import type { LiveStep } from "./live-step.js";
+import { commitDeltas, generatingDeltas } from "./planner-deltas.js";
+import { asObject, asString, metadata, plannerText, typedBody, type JsonObject } from "./step-access.js";
+import type { TurnState } from "./turn-state.js";
+import { addUsage, newUsageTotals } from "./usage-totals.js";
+
+/** Stop reasons of a complete answer; any other is carried on the `message`. */
+const NORMAL_STOPS = new Set<string>([STOP_REASON.UNSPECIFIED, STOP_REASON.STOP_PATTERN]);
+
+/** The planner steps of one tracker, with its usage totals. */
+export class PlannerEvents {
+  #usage = newUsageTotals();
+
+  constructor(
+    readonly sink: EventSink,
+    readonly turn: TurnState,
+  ) {}
+
+  /** A GENERATING version of a planner with a known index. */
+  generating(raw: JsonObject, state: LiveStep, trajectoryId: string, stepIndex: number): void {
+    generatingDeltas(this.sink, typedBody(raw), state, trajectoryId, stepIndex);
+  }
+
+  /** The first settled version of a planner; `state` is its live state when it was seen before. */
+  settled(raw: JsonObject, state: LiveStep | undefined, status: string, trajectoryId: string, stepIndex: number): void {
+    const sink = this.sink;
+    const body = typedBody(raw);
+    const text = plannerText(body);
+    const messageId = messageIdFor(trajectoryId, stepIndex);
+    commitDeltas(sink, body, text, state, status, trajectoryId, stepIndex, messageId);
+    const conversationId = sink.conversationId;
+    const where = { trajectoryId, stepIndex };
+    const stop = asString(body?.["stopReason"]);
+    const stopReason = stop !== undefined && stop !== "" && !NORMAL_STOPS.has(stop) ? stop : undefined;
+    if (status === "ERROR") {
+      const detail = failureDetail(raw, body);
+      const marker = `[agy-bridge: the model did not complete this turn (status ERROR)${detail === undefined ? "" : `: ${detail}`}]`;
+      const failed: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text: marker, failed: true };
+      if (stopReason !== undefined) failed.stopReason = stopReason;
+      sink.push(failed);
+      this.turn.end("failed", "turn_failed", where);
+      return;
+    }
+    if (status !== "DONE") return;
+    if (text.trim() !== "") {
+      const message: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false };
+      if (stopReason !== undefined) message.stopReason = stopReason;
+      sink.push(message);
+    }
+    this.#usageFrom(raw, where);
+    const toolCalls = body?.["toolCalls"];
+    const dispatches = Array.isArray(toolCalls) && toolCalls.length > 0;
+    if (text.trim() !== "" && !dispatches) this.turn.end("idle", "turn_completed", where);
+  }
+
+  #usageFrom(raw: JsonObject, where: { trajectoryId: string; stepIndex: number }): void {
+    const usage = asObject(metadata(raw)?.["modelUsage"]);
+    if (usage === undefined) return;
+    const sink = this.sink;
+    const totals = this.#usage;
+    addUsage(totals, usage, (message) => sink.diagnostic("invalid_number", `Step ${where.stepIndex}: ${message}`, where));
+    const model = asString(usage["model"]);
+    const event: EventOf<"usage"> = {
+      type: "usage",
+      conversationId: sink.conversationId,
+      trajectoryId: where.trajectoryId,
+      stepIndex: where.stepIndex,
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      thinkingOutputTokens: totals.thinkingOutputTokens,
+      cacheReadTokens: totals.cacheReadTokens,
+    };
+    if (model !== undefined && model !== "") event.model = model;
+    sink.push(event);
+  }
+}
