@@ -115,7 +115,7 @@ async function probeListener(pid: number, candidate: CandidateListener, token: s
   const listener: DiscoveredListener = { ...base, transport, heartbeatOk: beat.ok };
   if (beat.httpStatus !== undefined) listener.httpStatus = beat.httpStatus;
   if (beat.ok) return { listener, client, step: step("ok", `port ${port} speaks ${transport === "tls" ? "TLS" : "plain HTTP"} and answers Heartbeat`) };
-  listener.error = beat.error;
+  if (beat.error !== undefined) listener.error = beat.error;
   return { listener, step: step("fail", `port ${port} (${transport === "tls" ? "TLS" : "plain HTTP"}): ${beat.error}`, beat.hint) };
 }
 

@@ -65,14 +65,14 @@ export interface AgyRpcClientOptions {
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Whole-call deadline in ms, overriding the method's class default; 0 = none. */
   timeoutMs?: number;
 }
 
 export interface StreamCallOptions extends CallOptions {
   /** Called once the server accepted the stream (2xx headers), before any frame. */
-  onOpen?: () => void;
+  onOpen?: (() => void) | undefined;
 }
 
 export type StreamAgentStateUpdatesInput = Omit<build.StreamInput, "subscriberId"> & { subscriberId?: string };

@@ -31,7 +31,7 @@ export interface AttachOptions {
   /** The tmux pane running agy: needed for `sendTurn` and to close the TUI's prompt after an answer. */
   pane?: PaneRef;
   /** The language server's URL: skips discovery (it must be loopback). */
-  url?: string;
+  url?: string | undefined;
   csrfToken?: string;
   /** Default `findServer` from discovery. */
   locate?: Locate;

@@ -10,7 +10,7 @@ export interface TmuxExecOptions {
   /** Written to the command's stdin, then stdin is closed (`load-buffer -`). */
   stdin?: string;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface TmuxExecResult {

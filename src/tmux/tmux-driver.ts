@@ -41,7 +41,7 @@ export interface PaneInfo {
 }
 
 export interface CommandOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface TmuxDriver {

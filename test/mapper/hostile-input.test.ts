@@ -84,7 +84,7 @@ describe("invalid step indices", () => {
       mainTrajectoryUpdate: { stepsUpdate: { indices: [-1, null, "9007199254740993", 4], steps: [noIndex("a"), noIndex("b"), noIndex("c"), noIndex("d")] } },
     };
     const t = tracker();
-    const events = valid(t.applyStreamUpdate(update as StreamUpdate));
+    const events = valid(t.applyStreamUpdate(update as unknown as StreamUpdate));
     expect(kinds(events)).toEqual(["diagnostic:invalid_index", "diagnostic:invalid_index", "diagnostic:invalid_index", "message"]);
     expect(events[3]).toMatchObject({ stepIndex: 4, text: "d" });
     expect(valid(t.applySteps([noIndex("zero")]))).toEqual([expect.objectContaining({ type: "message", stepIndex: 0, text: "zero" })]);

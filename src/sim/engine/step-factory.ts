@@ -152,9 +152,9 @@ export function modelUsage(model: string, shape: UsageShape): JsonObject {
 export interface ErrorDetailSpec {
   /** The sentence shown to the user (`userErrorMessage`). */
   message: string;
-  shortError?: string;
-  modelErrorMessage?: string;
-  fullError?: string;
+  shortError?: string | undefined;
+  modelErrorMessage?: string | undefined;
+  fullError?: string | undefined;
 }
 
 /** `step.error` / `errorMessage.error` as agy's schema defines it (zero values omitted). */

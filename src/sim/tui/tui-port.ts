@@ -41,7 +41,7 @@ export interface TuiView {
   /** Settled entries plus the growing text of a GENERATING planner, in order. */
   transcript: TuiTranscriptEntry[];
   /** What the conversation waits on right now; undefined when nothing is WAITING. */
-  pending?: TuiPending;
+  pending?: TuiPending | undefined;
 }
 
 export type TuiAnswer =
