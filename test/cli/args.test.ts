@@ -1,8 +1,8 @@
 /** The shared argument contract (src/cli/args.ts, defineCommand): parser rules and exit codes. */
-import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { connectionArgs, CONNECTION_OPTIONS, parseCommandArgs, UsageError, type ParseArgsOptionsConfig } from "../../src/cli/args.js";
-import { defineCommand, type CliIo } from "../../src/cli/command.js";
+import { defineCommand } from "../../src/cli/command.js";
+import { runCommand } from "../support/cli-io.js";
 
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
@@ -27,17 +27,6 @@ function usageMessage(argv: string[]): string {
   throw new Error(`expected a usage error for ${JSON.stringify(argv)}`);
 }
 
-function sink(): { stream: Writable; text: () => string } {
-  let text = "";
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
 /** Runs a command built with defineCommand and reports what it printed and what `run` received. */
 async function runProbe(argv: string[], run: (args: unknown) => Promise<number> = async () => 0) {
   const seen: unknown[] = [];
@@ -52,11 +41,8 @@ async function runProbe(argv: string[], run: (args: unknown) => Promise<number> 
       return run(args);
     },
   });
-  const out = sink();
-  const err = sink();
-  const io: CliIo = { argv, env: {}, stdin: new PassThrough(), stdout: out.stream, stderr: err.stream, signal: new AbortController().signal };
-  const code = await command.run(io);
-  return { code, stdout: out.text(), stderr: err.text(), ran: seen.length > 0, args: seen[0] };
+  const { code, stdout, stderr } = await runCommand(command, argv);
+  return { code, stdout, stderr, ran: seen.length > 0, args: seen[0] };
 }
 
 describe("parseCommandArgs", () => {

@@ -9,10 +9,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
+import { runMain } from "../support/cli-io.js";
+import { alive } from "../support/proc-tree.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -50,15 +50,6 @@ function panePids(socketPath: string): number[] {
     if (environ.split("\0").some((kv) => kv.startsWith(`TMUX=${socketPath},`))) out.push(Number(name));
   }
   return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -191,15 +182,9 @@ describe("agy-bridge demo", () => {
   }, 90_000);
 
   it("refuses an unknown option with a one-line reason and exit 2, starting nothing", async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = "";
-    let err = "";
-    stdout.on("data", (c: Buffer) => (out += c.toString()));
-    stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const code = await main({ argv: ["demo", "--bogus"], env: {}, stdin: new PassThrough(), stdout, stderr, signal: new AbortController().signal });
+    const { code, stdout, stderr } = await runMain(["demo", "--bogus"]);
     expect(code).toBe(2);
-    expect(out).toBe("");
-    expect(err).toBe("agy-bridge demo: unknown option --bogus; run `agy-bridge demo --help`\n");
+    expect(stdout).toBe("");
+    expect(stderr).toBe("agy-bridge demo: unknown option --bogus; run `agy-bridge demo --help`\n");
   });
 });

@@ -1,41 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
-import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { singlePending } from "../../src/cli/session-connect.js";
 import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
+import { runMain, startMain } from "../support/cli-io.js";
+import { firstLine } from "../support/first-line.js";
 
 const TOKEN = "c5f1e0d2b3a4968778695a4b3c2d1e0f";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-interface Run {
-  code: Promise<number>;
-  stdout(): string;
-  stderr(): string;
-  abort(): void;
-}
-
-function start(argv: readonly string[]): Run {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const controller = new AbortController();
-  const code = main({ argv, env: {}, stdin: Readable.from([]), stdout, stderr, signal: controller.signal });
-  return { code, stdout: () => out, stderr: () => err, abort: () => controller.abort() };
-}
-
-async function run(argv: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = start(argv);
-  const code = await r.code;
-  return { code, stdout: r.stdout(), stderr: r.stderr() };
-}
 
 async function until<T>(get: () => T | undefined, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -66,11 +40,11 @@ async function withSim<T>(body: (sim: SimServer, conn: string[]) => Promise<T>):
 describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   it("watches a turn as NDJSON until it ends while approve answers its gate, never printing the token", async () => {
     await withSim(async (sim, conn) => {
-      const watch = start(["watch", ...conn, "--json", "--until-idle"]);
+      const watch = startMain(["watch", ...conn, "--json", "--until-idle"]);
       await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
       sim.engine.tuiPort().submitTurn("Run pwd");
       await until(() => (watch.stdout().includes("interaction_requested") ? true : undefined), "the gate in watch's output");
-      const approve = await run(["approve", ...conn, "--json"]);
+      const approve = await runMain(["approve", ...conn, "--json"]);
       expect(approve.code).toBe(0);
       const result = JSON.parse(approve.stdout) as { result: string; interactionId: string; stepIndex: number };
       expect(result.result).toBe("delivered");
@@ -80,7 +54,7 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       expect(requested).toMatchObject({ interactionId: result.interactionId, stepIndex: result.stepIndex });
       expect(seen.some((e) => e.type === "interaction_resolved" && e.interactionId === result.interactionId)).toBe(true);
       expect(seen.at(-1)).toMatchObject({ type: "status", status: "idle" });
-      const again = await run(["approve", ...conn, "--interaction", result.interactionId, "--json"]);
+      const again = await runMain(["approve", ...conn, "--interaction", result.interactionId, "--json"]);
       expect(again.code).toBe(1);
       expect(JSON.parse(again.stdout)).toMatchObject({ result: "already_resolved" });
       for (const text of [watch.stdout(), watch.stderr(), approve.stdout, approve.stderr, again.stderr]) expect(text).not.toContain(TOKEN);
@@ -93,17 +67,17 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       const waitGate = () => until(() => conv.waitingIndices()[0], "a waiting step");
       sim.engine.tuiPort().submitTurn("Delete the build directory");
       const gate = await waitGate();
-      const deny = await run(["deny", ...conn, "--instruction", "Keep it.", "--json"]);
+      const deny = await runMain(["deny", ...conn, "--instruction", "Keep it.", "--json"]);
       expect(deny.code).toBe(0);
       expect(JSON.parse(deny.stdout)).toMatchObject({ result: "delivered", stepIndex: gate });
       await until(() => (conv.running ? undefined : true), "the denied turn's end");
 
       sim.engine.tuiPort().submitTurn("Help me start a project");
       const question = await waitGate();
-      const none = await run(["approve", ...conn]);
+      const none = await runMain(["approve", ...conn]);
       expect(none.code).toBe(1);
       expect(none.stderr).toMatch(/no permission is pending/);
-      const answer = await run(["answer", ...conn, "--option", "2", "--json"]);
+      const answer = await runMain(["answer", ...conn, "--option", "2", "--json"]);
       expect(answer.code).toBe(0);
       expect(JSON.parse(answer.stdout)).toMatchObject({ result: "delivered", stepIndex: question });
       const echoed = (conv.steps[question] as { completedInteractions?: Array<{ response: Record<string, unknown> }> }).completedInteractions;
@@ -112,7 +86,7 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
 
       sim.engine.tuiPort().submitTurn("Help me start a project");
       const second = await waitGate();
-      const writeIn = await run(["answer", ...conn, "--write-in", "Something else entirely"]);
+      const writeIn = await runMain(["answer", ...conn, "--write-in", "Something else entirely"]);
       expect(writeIn.code).toBe(0);
       expect(writeIn.stderr).toContain(`delivered to step ${second}`);
       const step = conv.steps[second] as { completedInteractions?: Array<{ response: Record<string, unknown> }> };
@@ -123,10 +97,10 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   it("interrupts a running turn and reports an idle conversation", async () => {
     await withSim(async (sim, conn) => {
       const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-      expect(JSON.parse((await run(["interrupt", ...conn, "--json"])).stdout)).toEqual({ result: "idle" });
+      expect(JSON.parse((await runMain(["interrupt", ...conn, "--json"])).stdout)).toEqual({ result: "idle" });
       sim.engine.tuiPort().submitTurn("Write a long essay about tmux");
       await until(() => (conv.running ? true : undefined), "the turn to run");
-      const interrupted = await run(["interrupt", ...conn, "--json"]);
+      const interrupted = await runMain(["interrupt", ...conn, "--json"]);
       expect(interrupted.code).toBe(0);
       expect(JSON.parse(interrupted.stdout)).toEqual({ result: "cancelled" });
       await until(() => (conv.running ? undefined : true), "the turn to stop");
@@ -135,7 +109,7 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
 
   it("stops watching on SIGINT with exit 0", async () => {
     await withSim(async (_sim, conn) => {
-      const watch = start(["watch", ...conn]);
+      const watch = startMain(["watch", ...conn]);
       await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
       watch.abort();
       expect(await watch.code).toBe(0);
@@ -144,18 +118,18 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   });
 
   it("answers usage errors with exit 2 and --help with exit 0", async () => {
-    expect((await run(["answer", "--url", "http://127.0.0.1:9"])).code).toBe(2);
-    expect((await run(["watch", "--mode", "sideways"])).code).toBe(2);
-    expect((await run(["approve", "--interaction="])).code).toBe(2);
+    expect((await runMain(["answer", "--url", "http://127.0.0.1:9"])).code).toBe(2);
+    expect((await runMain(["watch", "--mode", "sideways"])).code).toBe(2);
+    expect((await runMain(["approve", "--interaction="])).code).toBe(2);
     for (const name of ["watch", "approve", "deny", "answer", "interrupt"]) {
-      const help = await run([name, "--help"]);
+      const help = await runMain([name, "--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain(`Usage: agy-bridge ${name}`);
     }
   });
 
   it("fails with one sentence when the server cannot be reached", async () => {
-    const r = await run(["approve", "--url", "http://127.0.0.1:9", "--conversation", "x", "--interaction", "int_1"]);
+    const r = await runMain(["approve", "--url", "http://127.0.0.1:9", "--conversation", "x", "--interaction", "int_1"]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^agy-bridge approve: /);
@@ -178,16 +152,10 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const line = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("the simulator printed no line within 20 s")), 20_000);
-        createInterface({ input: child.stdout! }).once("line", (l) => {
-          clearTimeout(timer);
-          resolve(l);
-        });
-      });
+      const line = await firstLine(child.stdout!, "the simulator", 20_000);
       const info = JSON.parse(line) as { conversationId: string; plainUrl: string };
       const conn = ["--url", info.plainUrl, "--csrf-token", TOKEN, "--conversation", info.conversationId];
-      const watch = start(["watch", ...conn, "--json", "--until-idle"]);
+      const watch = startMain(["watch", ...conn, "--json", "--until-idle"]);
       await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
       const client = createAgyRpcClient({ baseUrl: info.plainUrl, csrfToken: TOKEN });
       try {

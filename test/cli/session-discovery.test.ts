@@ -7,13 +7,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { MapperEventSchema } from "../../src/mapper/index.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
+import { startMain } from "../support/cli-io.js";
+import { firstLine } from "../support/first-line.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
@@ -45,26 +44,9 @@ async function startAgy(token: string): Promise<AgyInfo> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the simulated agy printed no line within 30 s")), 30_000);
-    createInterface({ input: child.stdout! }).once("line", (l) => {
-      clearTimeout(timer);
-      resolve(l);
-    });
-  });
+  const line = await firstLine(child.stdout!, "the simulated agy", 30_000);
   const info = JSON.parse(line) as { conversationId: string; plainUrl: string };
   return { ...info, token };
-}
-
-function start(argv: readonly string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const code = main({ argv, env: {}, stdin: Readable.from([]), stdout, stderr, signal: new AbortController().signal });
-  return { code, stdout: () => out, stderr: () => err };
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
@@ -78,7 +60,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
 describe("session commands with discovery", () => {
   it("watches and approves by conversation id alone, picking the right agy of two", async () => {
     const [, b] = await Promise.all([startAgy("aaaa1111bbbb2222cccc3333dddd4444"), startAgy("eeee5555ffff6666aaaa7777bbbb8888")]);
-    const watch = start(["watch", "--conversation", b.conversationId, "--json", "--until-idle"]);
+    const watch = startMain(["watch", "--conversation", b.conversationId, "--json", "--until-idle"]);
     await until(() => watch.stderr().includes("following") || watch.stderr().includes("agy-bridge watch:"), "watch to attach");
     expect(watch.stderr()).toContain(`following ${b.conversationId}`);
     const client = createAgyRpcClient({ baseUrl: b.plainUrl, csrfToken: b.token });
@@ -91,7 +73,7 @@ describe("session commands with discovery", () => {
     } finally {
       await client.close();
     }
-    const approve = start(["approve", "--conversation", b.conversationId, "--json"]);
+    const approve = startMain(["approve", "--conversation", b.conversationId, "--json"]);
     expect(await approve.code, approve.stderr()).toBe(0);
     expect(JSON.parse(approve.stdout())).toMatchObject({ result: "delivered" });
     expect(await watch.code, watch.stderr()).toBe(0);

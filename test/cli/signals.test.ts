@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
+import { firstLine } from "../support/first-line.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -30,13 +30,7 @@ describe("signals", () => {
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (c: string) => (stderr += c));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once("exit", (code, signal) => done({ code, signal })));
-    const line = await new Promise<string>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`no start line in 30 s; stderr: ${stderr}`)), 30_000);
-      createInterface({ input: child.stdout }).once("line", (l) => {
-        clearTimeout(timer);
-        done(l);
-      });
-    });
+    const line = await firstLine(child.stdout, "serve", 30_000, () => `stderr: ${stderr}`);
     const { url } = JSON.parse(line) as { url: string };
     expect((await fetch(`${url}/`)).status).toBe(200);
     child.kill("SIGINT");

@@ -5,13 +5,11 @@
  * CSRF token anywhere in the output.
  */
 import { execFile } from "node:child_process";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDoctorCommand } from "../../src/cli/doctor-command.js";
-import { main } from "../../src/cli/main.js";
 import { createSessionsCommand } from "../../src/cli/sessions-command.js";
-import type { Command } from "../../src/cli/command.js";
 import { discoverServers, HINTS } from "../../src/discovery/index.js";
+import { runCommand, runMain } from "../support/cli-io.js";
 import { BIN, ROOT, startSimAsAgy, tempCache, type AgyProcess } from "./support/agy-process.js";
 
 const TOKEN = "tok-cli-4b7e21";
@@ -28,22 +26,11 @@ afterAll(async () => {
   cache.remove();
 });
 
-async function run(command: Command, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const code = await command.run({ argv, env: {}, stdin: new PassThrough(), stdout, stderr, signal: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
-}
-
 const scoped = (pids: number[]) => () => discoverServers({ pids, tmuxServers: [] });
 
 describe("agy-bridge sessions", () => {
   it("prints one JSON array with the server, its listeners and conversation, and csrfTokenPresent instead of the token", async () => {
-    const { code, stdout, stderr } = await run(createSessionsCommand({ discover: scoped([agy.info.agyPid]) }), ["--json"]);
+    const { code, stdout, stderr } = await runCommand(createSessionsCommand({ discover: scoped([agy.info.agyPid]) }), ["--json"]);
     expect(code).toBe(0);
     expect(stdout.endsWith("]\n")).toBe(true);
     expect(stdout.trim().split("\n")).toHaveLength(1);
@@ -65,7 +52,7 @@ describe("agy-bridge sessions", () => {
   });
 
   it("prints an aligned table with one row per conversation and no token", async () => {
-    const { code, stdout } = await run(createSessionsCommand({ discover: scoped([agy.info.agyPid]) }), []);
+    const { code, stdout } = await runCommand(createSessionsCommand({ discover: scoped([agy.info.agyPid]) }), []);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^PID\s+VERSION\s+URL\s+TOKEN\s+PANE\s+CONVERSATION\s+STATUS\s+STEPS\s+WAITING\s+LAST INPUT$/);
@@ -90,20 +77,17 @@ describe("agy-bridge sessions", () => {
   }, 60_000);
 
   it("prints [] and exits 0 when no agy runs", async () => {
-    const { code, stdout } = await run(createSessionsCommand({ discover: scoped([]) }), ["--json"]);
+    const { code, stdout } = await runCommand(createSessionsCommand({ discover: scoped([]) }), ["--json"]);
     expect(code).toBe(0);
     expect(stdout).toBe("[]\n");
   });
 
   it("is registered with the dispatcher and answers --help", async () => {
-    const stdout = new PassThrough();
-    let out = "";
-    stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    const io = { env: {}, stdin: new PassThrough(), stdout, stderr: new PassThrough(), signal: new AbortController().signal };
-    expect(await main({ ...io, argv: ["sessions", "--help"] })).toBe(0);
-    expect(await main({ ...io, argv: ["doctor", "--help"] })).toBe(0);
-    expect(out).toContain("Usage: agy-bridge sessions");
-    expect(out).toContain("Usage: agy-bridge doctor");
+    const sessions = await runMain(["sessions", "--help"]);
+    const doctor = await runMain(["doctor", "--help"]);
+    expect([sessions.code, doctor.code]).toEqual([0, 0]);
+    expect(sessions.stdout).toContain("Usage: agy-bridge sessions");
+    expect(doctor.stdout).toContain("Usage: agy-bridge doctor");
   });
 });
 
@@ -111,7 +95,7 @@ describe("agy-bridge doctor", () => {
   const noTmux = async () => ({ code: 1, stdout: "", stderr: "", failure: "ENOENT" });
 
   it("walks every step, reports Node and tmux, and exits 0 when a usable server was found, without the token", async () => {
-    const { code, stdout, stderr } = await run(createDoctorCommand({ discover: scoped([agy.info.agyPid]), nodeVersion: "v20.0.0-test" }), ["--json"]);
+    const { code, stdout, stderr } = await runCommand(createDoctorCommand({ discover: scoped([agy.info.agyPid]), nodeVersion: "v20.0.0-test" }), ["--json"]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { ok: boolean; node: string; tmux: string | null; steps: Array<{ step: string; status: string }> };
     expect(report.ok).toBe(true);
@@ -122,7 +106,7 @@ describe("agy-bridge doctor", () => {
   });
 
   it("exits 1 when nothing is usable, with the hint in the report and one sentence on stderr", async () => {
-    const { code, stdout, stderr } = await run(createDoctorCommand({ discover: scoped([]), run: noTmux }), []);
+    const { code, stdout, stderr } = await runCommand(createDoctorCommand({ discover: scoped([]), run: noTmux }), []);
     expect(code).toBe(1);
     expect(stdout).toContain(`[FAIL] processes: no agy or language_server process found in /proc`);
     expect(stdout).toContain(`hint: ${HINTS.noProcess}`);

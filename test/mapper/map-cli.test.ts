@@ -6,26 +6,13 @@ import { PassThrough, Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { MapperEventSchema } from "../../src/mapper/index.js";
+import { runMain, textSink } from "../support/cli-io.js";
 import { CAPTURES, CID, FIXTURES } from "./load.js";
-
-function sink(): { stream: Writable; text: () => string } {
-  let text = "";
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 async function cli(argv: string[], stdinText = ""): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdin = new PassThrough();
   stdin.end(stdinText);
-  const out = sink();
-  const err = sink();
-  const code = await main({ argv, env: {}, stdin, stdout: out.stream, stderr: err.stream, signal: new AbortController().signal });
-  return { code, stdout: out.text(), stderr: err.text() };
+  return runMain(argv, { stdin });
 }
 
 const lines = (stdout: string) => stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -138,7 +125,7 @@ describe("agy-bridge map", () => {
     slow.on("drain", () => (waitedForDrain = true));
     const stdin = new PassThrough();
     stdin.end(text);
-    const code = await main({ argv: ["map", "-"], env: {}, stdin, stdout: slow, stderr: sink().stream, signal: new AbortController().signal });
+    const code = await main({ argv: ["map", "-"], env: {}, stdin, stdout: slow, stderr: textSink().stream, signal: new AbortController().signal });
     expect(code).toBe(0);
     expect(written).toBe(fast.stdout);
     expect(writes).toBeGreaterThan(1);
@@ -160,7 +147,7 @@ describe("agy-bridge map", () => {
       });
       const stdin = new PassThrough();
       stdin.end(text);
-      const err = sink();
+      const err = textSink();
       const exit = await main({ argv: ["map", "-"], env: {}, stdin, stdout: failing, stderr: err.stream, signal: new AbortController().signal });
       expect(exit).toBe(expected);
       expect(writes).toBe(1);

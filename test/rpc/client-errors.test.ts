@@ -1,30 +1,21 @@
 import { createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AgyBridgeError, RpcError } from "../../src/errors.js";
-import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
+import { createAgyRpcClient } from "../../src/rpc/client.js";
 import { assertLoopbackUrl } from "../../src/rpc/loopback.js";
 import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/server/certificate.js";
 import { agyLikeHandler, dataFrame, replyJson } from "../support/connect-replies.js";
-import { startLoopbackServer, type HandlerContext, type LoopbackServer } from "../support/loopback-server.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
+import { useRespondingServer } from "../support/responding-server.js";
+import { collect, rpcFailure } from "../support/rpc-failure.js";
 
 const TOKEN = "csrf-0d1e2f-very-secret";
 
 async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const reason = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(reason).toBeInstanceOf(RpcError);
-  const error = reason as RpcError;
+  const error = await rpcFailure(promise);
   // Whatever went wrong, the token never shows.
   expect(`${error.message} ${error.serverMessage ?? ""} ${String(error.cause ?? "")}`).not.toContain(TOKEN);
   return error;
-}
-
-async function drain(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 /** Waits for `condition`, failing with `seen()` after a few seconds. */
@@ -86,26 +77,15 @@ describe("loopback guard", () => {
 });
 
 describe("unary failures", () => {
-  let server: LoopbackServer;
-  let client: AgyRpcClient;
-  let respond: (context: HandlerContext) => void | Promise<void> = () => undefined;
-
-  beforeAll(async () => {
-    server = await startLoopbackServer({ kind: "http1", handler: (context) => respond(context) });
-    client = createAgyRpcClient({ baseUrl: server.url, csrfToken: TOKEN });
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
-  });
+  const rpc = useRespondingServer(TOKEN);
 
   it("keeps a plain-text 500 body verbatim so callers can match 'input not registered'", async () => {
-    respond = ({ res }) => {
+    rpc.respond = ({ res }) => {
       res.writeHead(500, { "content-type": "text/plain" });
       res.end("input not registered for step 14");
     };
     const error = await failure(
-      client.handleCascadeUserInteraction({ conversationId: "c", trajectoryId: "t", stepIndex: 14, permission: { allow: true } }),
+      rpc.client.handleCascadeUserInteraction({ conversationId: "c", trajectoryId: "t", stepIndex: 14, permission: { allow: true } }),
     );
     expect(error.code).toBe("http_status");
     expect(error.httpStatus).toBe(500);
@@ -116,8 +96,8 @@ describe("unary failures", () => {
   });
 
   it("takes the message and code of a Connect JSON error body", async () => {
-    respond = ({ res }) => replyJson(res, { code: "unknown", message: "trajectory not found" }, 500);
-    const error = await failure(client.getConversationMetadata({ conversationId: "c" }));
+    rpc.respond = ({ res }) => replyJson(res, { code: "unknown", message: "trajectory not found" }, 500);
+    const error = await failure(rpc.client.getConversationMetadata({ conversationId: "c" }));
     expect(error.connectCode).toBe("unknown");
     expect(error.serverMessage).toBe("trajectory not found");
     expect(error.message).toContain("trajectory not found (this language server does not host that conversation)");
@@ -125,22 +105,22 @@ describe("unary failures", () => {
   });
 
   it("scrubs the token from a server message that echoes it", async () => {
-    respond = ({ res, request }) =>
+    rpc.respond = ({ res, request }) =>
       replyJson(res, { code: "unauthenticated", message: `bad token ${String(request.headers["x-codeium-csrf-token"])}` }, 401);
-    const error = await failure(client.heartbeat());
+    const error = await failure(rpc.client.heartbeat());
     expect(error.isUnauthenticated).toBe(true);
     expect(error.serverMessage).toBe("bad token [redacted]");
   });
 
   it("reports a 200 whose body is not JSON as a protocol error", async () => {
-    respond = ({ res }) => replyJson(res, "<html>", 200);
-    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }));
+    rpc.respond = ({ res }) => replyJson(res, "<html>", 200);
+    const error = await failure(rpc.client.getCascadeTrajectorySteps({ conversationId: "c" }));
     expect(error.code).toBe("protocol");
   });
 
   it("reports a steps answer of the wrong shape as a protocol error", async () => {
-    respond = ({ res }) => replyJson(res, { steps: "many" });
-    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }));
+    rpc.respond = ({ res }) => replyJson(res, { steps: "many" });
+    const error = await failure(rpc.client.getCascadeTrajectorySteps({ conversationId: "c" }));
     expect(error.code).toBe("protocol");
     expect(error.message).toMatch(/at steps/);
   });
@@ -155,14 +135,14 @@ describe("unary failures", () => {
   });
 
   it("times out a unary call that gets no answer", async () => {
-    respond = () => undefined;
-    const error = await failure(client.getCascadeTrajectorySteps({ conversationId: "c" }, { timeoutMs: 50 }));
+    rpc.respond = () => undefined;
+    const error = await failure(rpc.client.getCascadeTrajectorySteps({ conversationId: "c" }, { timeoutMs: 50 }));
     expect(error.code).toBe("timeout");
   });
 
   it("applies the per-class default deadline from the options", async () => {
-    respond = () => undefined;
-    const quick = createAgyRpcClient({ baseUrl: server.url, timeouts: { probe: 40 } });
+    rpc.respond = () => undefined;
+    const quick = createAgyRpcClient({ baseUrl: rpc.server.url, timeouts: { probe: 40 } });
     const error = await failure(quick.heartbeat());
     await quick.close();
     expect(error.code).toBe("timeout");
@@ -171,9 +151,9 @@ describe("unary failures", () => {
   it("stops a unary call when the caller aborts it", async () => {
     let arrived!: () => void;
     const reached = new Promise<void>((resolve) => (arrived = resolve));
-    respond = () => arrived();
+    rpc.respond = () => arrived();
     const controller = new AbortController();
-    const pending = client.getCascadeTrajectorySteps({ conversationId: "c" }, { signal: controller.signal });
+    const pending = rpc.client.getCascadeTrajectorySteps({ conversationId: "c" }, { signal: controller.signal });
     await reached;
     controller.abort();
     const error = await failure(pending);
@@ -181,10 +161,10 @@ describe("unary failures", () => {
   });
 
   it("refuses to start a call whose signal already fired", async () => {
-    const seen = server.requests.length;
-    const error = await failure(client.heartbeat({}, { signal: AbortSignal.abort() }));
+    const seen = rpc.server.requests.length;
+    const error = await failure(rpc.client.heartbeat({}, { signal: AbortSignal.abort() }));
     expect(error.code).toBe("aborted");
-    expect(server.requests.length).toBe(seen);
+    expect(rpc.server.requests.length).toBe(seen);
   });
 });
 
@@ -248,7 +228,7 @@ describe("stream stops", () => {
   it("applies a whole-call deadline to a stream when one is given", async () => {
     const world = await holdingServer();
     try {
-      const error = await failure(drain(world.client.streamAgentStateUpdates({ conversationId: "c" }, { timeoutMs: 50 })));
+      const error = await failure(collect(world.client.streamAgentStateUpdates({ conversationId: "c" }, { timeoutMs: 50 })));
       expect(error.code).toBe("timeout");
     } finally {
       await world.close();

@@ -4,11 +4,12 @@
  * cause chain, not even in part where some length cap cut it.
  */
 import { inspect } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RpcError } from "../../src/errors.js";
-import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
+import { describe, expect, it } from "vitest";
+import type { RpcError } from "../../src/errors.js";
 import { dataFrame, endFrame, frame, replyJson } from "../support/connect-replies.js";
-import { startLoopbackServer, type HandlerContext, type LoopbackServer } from "../support/loopback-server.js";
+import type { HandlerContext } from "../support/loopback-server.js";
+import { useRespondingServer } from "../support/responding-server.js";
+import { collect, rpcFailure } from "../support/rpc-failure.js";
 
 const TOKEN = "Qz7xK2mW9vR4bL8pN3dY6t";
 /** Any 4 characters of the token in a row count as a leak. */
@@ -39,33 +40,12 @@ function expectNoTokenPiece(error: unknown): void {
 }
 
 async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const reason = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(reason).toBeInstanceOf(RpcError);
-  expectNoTokenPiece(reason);
-  return reason as RpcError;
+  const error = await rpcFailure(promise);
+  expectNoTokenPiece(error);
+  return error;
 }
 
-async function drain(iterable: AsyncIterable<unknown>): Promise<void> {
-  for await (const _ of iterable) {
-    // Only the failure matters.
-  }
-}
-
-let server: LoopbackServer;
-let client: AgyRpcClient;
-let respond: (context: HandlerContext) => void | Promise<void> = () => undefined;
-
-beforeAll(async () => {
-  server = await startLoopbackServer({ kind: "http1", handler: (context) => respond(context) });
-  client = createAgyRpcClient({ baseUrl: server.url, csrfToken: TOKEN });
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const rpc = useRespondingServer(TOKEN);
 
 function plain(status: number, body: string) {
   return ({ res }: HandlerContext) => {
@@ -83,31 +63,31 @@ function streamOf(...frames: Buffer[]) {
 
 describe("a unary answer that echoes the token", () => {
   it("is scrubbed from a plain-text error body, keeping the rest verbatim", async () => {
-    respond = plain(500, `input not registered: ${TOKEN} rejected`);
-    const error = await failure(client.heartbeat());
+    rpc.respond = plain(500, `input not registered: ${TOKEN} rejected`);
+    const error = await failure(rpc.client.heartbeat());
     expect(error.serverMessage).toBe("input not registered: [redacted] rejected");
     expect(error.isInputNotRegistered).toBe(true);
   });
 
   it("is scrubbed from the Connect code and message of a JSON error body", async () => {
-    respond = ({ res }) => replyJson(res, { code: `bad_${TOKEN}`, message: `token ${TOKEN}` }, 401);
-    const error = await failure(client.heartbeat());
+    rpc.respond = ({ res }) => replyJson(res, { code: `bad_${TOKEN}`, message: `token ${TOKEN}` }, 401);
+    const error = await failure(rpc.client.heartbeat());
     expect(error.connectCode).toBe("bad_[redacted]");
     expect(error.serverMessage).toBe("token [redacted]");
   });
 
   for (const at of [500 - TOKEN.length + 1, 490, 496]) {
     it(`leaves no piece of a token straddling the 500-character quote (token at ${at})`, async () => {
-      respond = plain(500, `${"x".repeat(at)}${TOKEN}${"y".repeat(600)}`);
-      const error = await failure(client.heartbeat());
+      rpc.respond = plain(500, `${"x".repeat(at)}${TOKEN}${"y".repeat(600)}`);
+      const error = await failure(rpc.client.heartbeat());
       expect(error.serverMessage).toBe(`${"x".repeat(at)}[redacted]${"y".repeat(600)}`);
     });
   }
 
   for (const before of [1, 11, TOKEN.length - 1]) {
     it(`leaves no piece of a token straddling the 64 KiB error-body cap (${before} characters before it)`, async () => {
-      respond = plain(500, `${"x".repeat(64 * 1024 - before)}${TOKEN}${"y".repeat(100)}`);
-      const error = await failure(client.heartbeat());
+      rpc.respond = plain(500, `${"x".repeat(64 * 1024 - before)}${TOKEN}${"y".repeat(100)}`);
+      const error = await failure(rpc.client.heartbeat());
       expect(error.serverMessage?.endsWith("x[redacted]")).toBe(true);
     });
   }
@@ -115,15 +95,15 @@ describe("a unary answer that echoes the token", () => {
   it("is scrubbed from the cause when a 200 body is not JSON", async () => {
     // V8 quotes about ten characters of the body, cut with "...": a piece of the token, or all of it.
     for (const body of [`<html>${TOKEN}</html>`, `<${TOKEN}`, `${TOKEN}${TOKEN.slice(0, 6)}`, `{"a":1} ${TOKEN}`]) {
-      respond = plain(200, body);
-      const error = await failure(client.getConversationMetadata({ conversationId: "c" }));
+      rpc.respond = plain(200, body);
+      const error = await failure(rpc.client.getConversationMetadata({ conversationId: "c" }));
       expect(error.code).toBe("protocol");
     }
   });
 
   it("is scrubbed from a validation path when the token is a JSON key", async () => {
-    respond = ({ res }) => replyJson(res, { trajectorySummaries: { [TOKEN]: { stepCount: true } } });
-    const error = await failure(client.getAllCascadeTrajectories());
+    rpc.respond = ({ res }) => replyJson(res, { trajectorySummaries: { [TOKEN]: { stepCount: true } } });
+    const error = await failure(rpc.client.getAllCascadeTrajectories());
     expect(error.code).toBe("protocol");
     expect(error.message).toContain("trajectorySummaries.[redacted].stepCount");
   });
@@ -131,22 +111,22 @@ describe("a unary answer that echoes the token", () => {
 
 describe("a stream that echoes the token", () => {
   it("is scrubbed from a non-2xx body", async () => {
-    respond = plain(503, `busy, ${TOKEN}`);
-    const error = await failure(drain(client.streamAgentStateUpdates({ conversationId: "c" })));
+    rpc.respond = plain(503, `busy, ${TOKEN}`);
+    const error = await failure(collect(rpc.client.streamAgentStateUpdates({ conversationId: "c" })));
     expect(error.serverMessage).toBe("busy, [redacted]");
   });
 
   it("is scrubbed from the code and message of an error trailer", async () => {
-    respond = streamOf(endFrame({ error: { code: TOKEN, message: `no ${TOKEN} here` } }));
-    const error = await failure(drain(client.streamAgentStateUpdates({ conversationId: "c" })));
+    rpc.respond = streamOf(endFrame({ error: { code: TOKEN, message: `no ${TOKEN} here` } }));
+    const error = await failure(collect(rpc.client.streamAgentStateUpdates({ conversationId: "c" })));
     expect(error.code).toBe("rpc_error");
     expect(error.connectCode).toBe("[redacted]");
     expect(error.serverMessage).toBe("no [redacted] here");
   });
 
   it("is scrubbed from the cause when a data frame is not JSON", async () => {
-    respond = streamOf(dataFrame({ update: {} }), frame(0, `<html>${TOKEN}`));
-    const error = await failure(drain(client.streamAgentStateUpdates({ conversationId: "c" })));
+    rpc.respond = streamOf(dataFrame({ update: {} }), frame(0, `<html>${TOKEN}`));
+    const error = await failure(collect(rpc.client.streamAgentStateUpdates({ conversationId: "c" })));
     expect(error.code).toBe("protocol");
   });
 });

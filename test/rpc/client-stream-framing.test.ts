@@ -4,12 +4,7 @@ import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
 import { decodeStreamBody } from "../../src/rpc/response-decoding.js";
 import { dataFrame, endFrame, frame, replyChunks } from "../support/connect-replies.js";
 import { startLoopbackServer, type LoopbackServer } from "../support/loopback-server.js";
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
+import { collect } from "../support/rpc-failure.js";
 
 const TOKEN = "csrf-framing-secret-42";
 

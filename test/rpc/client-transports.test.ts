@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RpcError } from "../../src/errors.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
 import { createSelfSignedCertificate, type SelfSignedCertificate } from "../../src/sim/server/certificate.js";
 import { agyLikeHandler } from "../support/connect-replies.js";
 import { startLoopbackServer, type LoopbackServer, type ServerKind } from "../support/loopback-server.js";
+import { collect, rpcFailure } from "../support/rpc-failure.js";
 
 const TOKEN = "csrf-7f3a9c1e-secret";
 
@@ -35,21 +35,6 @@ let certificate: SelfSignedCertificate;
 beforeAll(async () => {
   certificate = await createSelfSignedCertificate();
 });
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  const reason = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(reason).toBeInstanceOf(RpcError);
-  return reason as RpcError;
-}
 
 for (const { kind, httpVersion } of combos) {
   for (const csrfToken of [undefined, TOKEN]) {
@@ -89,7 +74,7 @@ for (const { kind, httpVersion } of combos) {
         for (const sent of [undefined, "wrong-token-value"]) {
           const label = sent === undefined ? "without a token" : "with the wrong token";
           it(`reports 401 as unauthenticated on a unary call ${label}, without leaking the token`, async () => {
-            const error = await failure(client(sent).getCascadeTrajectorySteps({ conversationId: "c-1" }));
+            const error = await rpcFailure(client(sent).getCascadeTrajectorySteps({ conversationId: "c-1" }));
             expect(error.httpStatus).toBe(401);
             expect(error.isUnauthenticated).toBe(true);
             expect(error.serverMessage).toBe("missing CSRF token");
@@ -98,7 +83,7 @@ for (const { kind, httpVersion } of combos) {
           });
 
           it(`reports 401 as unauthenticated on a stream ${label}, never as a clean end`, async () => {
-            const error = await failure(collect(client(sent).streamAgentStateUpdates({ conversationId: "c-1" })));
+            const error = await rpcFailure(collect(client(sent).streamAgentStateUpdates({ conversationId: "c-1" })));
             expect(error.code).toBe("http_status");
             expect(error.isUnauthenticated).toBe(true);
             expect(error.message).not.toContain(TOKEN);

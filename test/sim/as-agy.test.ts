@@ -6,13 +6,14 @@
  * without it, ANTIGRAVITY_* in the environment of processes agy spawns).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createPrivateTmux } from "../support/tmux-server.js";
 import { ownedLoopbackListeners } from "../support/proc-listeners.js";
+import { alive, childrenOf, cmdline, environ, idleChild } from "../support/proc-tree.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -33,28 +34,6 @@ afterAll(() => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-function cmdline(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
-function children(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((child) => {
-      try {
-        const stat = readFileSync(`/proc/${child}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
-}
-
 /** Breadth-first from the pane pid to the first process whose cmdline contains bin/agy (spike-notes §2.2). */
 function agyInSubtree(root: number): number | undefined {
   const queue = [root];
@@ -64,30 +43,9 @@ function agyInSubtree(root: number): number | undefined {
     if (seen.has(pid)) continue;
     seen.add(pid);
     if (cmdline(pid).join(" ").includes("bin/agy")) return pid;
-    queue.push(...children(pid));
+    queue.push(...childrenOf(pid));
   }
   return undefined;
-}
-
-function environ(pid: number): Map<string, string> {
-  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
-}
-
-/** agy's idle child (`node -e …`, no listeners), waited for: before its exec it still shows the launcher's cmdline. */
-async function idleChildOf(agyPid: number): Promise<number> {
-  let idle: number | undefined;
-  await expect.poll(() => (idle = children(agyPid).find((pid) => cmdline(pid)[1] === "-e")), GONE).toBeTypeOf("number");
-  return idle as number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 interface HeadlessInfo {
@@ -198,7 +156,7 @@ describe("agy-bridge sim --as-agy", () => {
     expect(await plainHeartbeat(plainPort)).toBe(401);
 
     // A process agy spawned that is not the server: its environment carries the spike-notes §10.3 variables.
-    const idle = await idleChildOf(agyPid as number);
+    const idle = await idleChild(agyPid as number);
     const env = environ(idle);
     expect(env.get("ANTIGRAVITY_CSRF_TOKEN")).toBe(token);
     expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toBe(`localhost:${plainPort}`);
@@ -221,7 +179,7 @@ describe("agy-bridge sim --as-agy", () => {
     const plainPort = Number(new URL(info.plainUrl).port);
     expect(ownedLoopbackListeners(info.agyPid)).toContain(plainPort);
     expect(await plainHeartbeat(plainPort, TOKEN)).toBe(200);
-    const idle = await idleChildOf(info.agyPid);
+    const idle = await idleChild(info.agyPid);
 
     expect(await sim.stop()).toBe(0);
     expect(sim.output()).not.toContain(TOKEN);
@@ -248,7 +206,7 @@ describe("agy-bridge sim --as-agy", () => {
     expect(cmdline(info.agyPid)).not.toContain("--csrf_token");
     const plainPort = Number(new URL(info.plainUrl).port);
     expect(await plainHeartbeat(plainPort)).toBe(200);
-    const env = environ(await idleChildOf(info.agyPid));
+    const env = environ(await idleChild(info.agyPid));
     expect(env.has("ANTIGRAVITY_CSRF_TOKEN")).toBe(false);
     expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toBe(`localhost:${plainPort}`);
   });

@@ -5,13 +5,14 @@
  * "CSRF token": first-argument token and the ANTIGRAVITY_* environment).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAgyBridgeError } from "../../src/errors.js";
 import { buildAgyLauncher } from "../../src/sim/launcher/build-agy-launcher.js";
 import { ownedLoopbackListeners } from "../support/proc-listeners.js";
+import { alive, cmdline, environ, idleChild } from "../support/proc-tree.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const STUB = join(ROOT, "test/support/launcher-stub-child.ts");
@@ -69,61 +70,6 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((r) => child.once("exit", (code) => r(code)));
 }
 
-function cmdline(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
-function environ(pid: number): Map<string, string> {
-  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
-}
-
-function childrenOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((candidate) => {
-      try {
-        const stat = readFileSync(`/proc/${candidate}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
-}
-
-/**
- * The launcher's child that is not the simulator stub: the idle node process
- * (`node -e …`). Waits for it, since between fork and exec it still shows
- * the launcher's command line.
- */
-async function idleChild(launcherPid: number): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  let seen: string[][] = [];
-  while (Date.now() < deadline) {
-    const children = childrenOf(launcherPid);
-    const found = children.filter((pid) => cmdline(pid)[1] === "-e");
-    if (found.length === 1) return found[0] as number;
-    seen = children.map(cmdline);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`expected one idle child of ${launcherPid}; its children were ${JSON.stringify(seen)}`);
-}
-
-/** A zombie still has a /proc entry; a live process has a state other than Z. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 const GONE = { timeout: 10_000, interval: 50 };
 
 describe("agy launcher", () => {
@@ -147,8 +93,7 @@ describe("agy launcher", () => {
   it("looks like agy to discovery: cmdline with bin/agy and a first-argument token, two owned loopback listeners (spike-notes §2.1, §2.3)", async () => {
     const child = await startLauncher(["--csrf_token", "T0K", "--headless"]);
     const pid = child.pid as number;
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    expect(cmdline).toEqual([launcher, "--csrf_token", "T0K", "--headless"]);
+    expect(cmdline(pid)).toEqual([launcher, "--csrf_token", "T0K", "--headless"]);
     const ports = ownedLoopbackListeners(pid);
     expect(ports).toHaveLength(2);
     const [, higher] = ports as [number, number];

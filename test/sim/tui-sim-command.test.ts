@@ -1,36 +1,23 @@
 /** The `agy-bridge sim` command in-process: options, help, headless output, and that the token never shows. */
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import type { CliIo } from "../../src/cli/command.js";
 import { createSimCommand, parseSimArgs } from "../../src/cli/sim-command.js";
+import { captureIo, runCommand, runMain } from "../support/cli-io.js";
 
 const TOKEN = "never-print-me-7a1";
 
-function io(argv: string[], signal = new AbortController().signal) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const cliIo: CliIo = { argv, env: {}, stdin: new PassThrough(), stdout, stderr, signal };
-  return { cliIo, out: () => out, err: () => err };
-}
-
 describe("agy-bridge sim", () => {
   it("documents every option in --help", async () => {
-    const run = io(["sim", "--help"]);
-    expect(await main(run.cliIo)).toBe(0);
+    const run = await runMain(["sim", "--help"]);
+    expect(run.code).toBe(0);
     for (const flag of ["--csrf_token", "--csrf-token", "--listen-fds", "--headless", "--scenarios", "--interaction-timeout", "--speed", "--as-agy"]) {
-      expect(run.out()).toContain(flag);
+      expect(run.stdout).toContain(flag);
     }
   });
 
   it("rejects an unknown option with exit 2 and a one-line reason", async () => {
-    const run = io(["sim", "--bogus"]);
-    expect(await main(run.cliIo)).toBe(2);
-    expect(run.err()).toBe("agy-bridge sim: unknown option --bogus; run `agy-bridge sim --help`\n");
+    const run = await runMain(["sim", "--bogus"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("agy-bridge sim: unknown option --bogus; run `agy-bridge sim --help`\n");
   });
 
   it("parses both token spellings, fds and numbers", () => {
@@ -62,10 +49,10 @@ describe("agy-bridge sim", () => {
       ["sim", "--listen-fds", TOKEN],
       ["sim", "--csrf-tokn", TOKEN],
     ]) {
-      const run = io(argv);
-      expect(await main(run.cliIo)).toBe(2);
-      expect(run.err()).toMatch(/^agy-bridge sim: [^\n]+\n$/);
-      expect(run.out() + run.err()).not.toContain(TOKEN);
+      const run = await runMain(argv);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^agy-bridge sim: [^\n]+\n$/);
+      expect(run.stdout + run.stderr).not.toContain(TOKEN);
     }
   });
 
@@ -74,12 +61,11 @@ describe("agy-bridge sim", () => {
   });
 
   it("prints one JSON line headless, without the token, and stops when the signal aborts", async () => {
-    const controller = new AbortController();
-    const run = io(["--headless", "--csrf_token", TOKEN, "--speed", "0"], controller.signal);
+    const run = captureIo(["--headless", "--csrf_token", TOKEN, "--speed", "0"]);
     const command = createSimCommand({ self: () => ({ node: "/usr/bin/node", args: ["bin.js"], pid: 4242 }) });
-    const exit = command.run(run.cliIo);
-    await expect.poll(() => run.out().includes("\n"), { timeout: 10_000, interval: 20 }).toBe(true);
-    const info = JSON.parse(run.out()) as Record<string, unknown>;
+    const exit = command.run(run.io);
+    await expect.poll(() => run.stdout().includes("\n"), { timeout: 10_000, interval: 20 }).toBe(true);
+    const info = JSON.parse(run.stdout()) as Record<string, unknown>;
     expect(info).toMatchObject({ pid: 4242, csrfTokenPresent: true, tlsUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/), plainUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(typeof info.conversationId).toBe("string");
     const res = await fetch(`${info.plainUrl as string}/exa.language_server_pb.LanguageServerService/Heartbeat`, {
@@ -88,14 +74,14 @@ describe("agy-bridge sim", () => {
       body: "{}",
     });
     expect(res.status).toBe(401);
-    controller.abort();
+    run.abort();
     expect(await exit).toBe(0);
-    expect(run.out() + run.err()).not.toContain(TOKEN);
+    expect(run.stdout() + run.stderr()).not.toContain(TOKEN);
   });
 
   it("fails with exit 1 and a reason when the scenarios directory does not exist", async () => {
-    const run = io(["--headless", "--scenarios", "/nonexistent/agy-scenarios"]);
-    expect(await createSimCommand().run(run.cliIo)).toBe(1);
-    expect(run.err()).toMatch(/^agy-bridge sim: .+\n$/);
+    const run = await runCommand(createSimCommand(), ["--headless", "--scenarios", "/nonexistent/agy-scenarios"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^agy-bridge sim: .+\n$/);
   });
 });

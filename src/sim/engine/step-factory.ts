@@ -59,6 +59,24 @@ function transitions(status: string, stamp: string): JsonObject {
   return { statusTransitions: [{ updatedStatus: status, timestamp: stamp }] };
 }
 
+/**
+ * The metadata of a step the system writes whole (CONVERSATION_HISTORY,
+ * ERROR_MESSAGE, CHECKPOINT): created, started and completed at once, its
+ * first recorded status `firstStatus`, `modelUsage` after `source` when given.
+ */
+function systemStepMetadata(place: StepPlace, firstStatus: string, usage?: JsonObject): JsonObject {
+  return {
+    createdAt: place.stamp,
+    startedAt: place.stamp,
+    completedAt: place.stamp,
+    source: SOURCE.SYSTEM,
+    ...(usage === undefined ? {} : { modelUsage: usage }),
+    executionId: place.executionId,
+    sourceTrajectoryStepInfo: stepInfo(place),
+    internalMetadata: transitions(firstStatus, place.stamp),
+  };
+}
+
 /** Appends a status transition and sets the status (poll-only `internalMetadata`). */
 export function moveStep(step: WireStep, status: string, stamp: string): void {
   step.status = status;
@@ -104,15 +122,7 @@ export function conversationHistoryStep(place: StepPlace): WireStep {
   return {
     type: STEP_TYPE.CONVERSATION_HISTORY,
     status: STEP_STATUS.DONE,
-    metadata: {
-      createdAt: place.stamp,
-      startedAt: place.stamp,
-      completedAt: place.stamp,
-      source: SOURCE.SYSTEM,
-      executionId: place.executionId,
-      sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),
-    },
+    metadata: systemStepMetadata(place, STEP_STATUS.PENDING),
     conversationHistory: {},
   };
 }
@@ -175,15 +185,7 @@ export function errorMessageStep(place: StepPlace, detail: ErrorDetailSpec, shou
   return {
     type: STEP_TYPE.ERROR_MESSAGE,
     status: STEP_STATUS.DONE,
-    metadata: {
-      createdAt: place.stamp,
-      startedAt: place.stamp,
-      completedAt: place.stamp,
-      source: SOURCE.SYSTEM,
-      executionId: place.executionId,
-      sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions(STEP_STATUS.DONE, place.stamp),
-    },
+    metadata: systemStepMetadata(place, STEP_STATUS.DONE),
     errorMessage: { error: errorDetails(detail), ...(shouldShowUser ? { shouldShowUser: true } : {}) },
   };
 }
@@ -286,16 +288,7 @@ export function checkpointStep(place: StepPlace, userIntent: string, userRequest
   return {
     type: STEP_TYPE.CHECKPOINT,
     status: STEP_STATUS.DONE,
-    metadata: {
-      createdAt: place.stamp,
-      startedAt: place.stamp,
-      completedAt: place.stamp,
-      source: SOURCE.SYSTEM,
-      modelUsage: modelUsage(SUMMARISER_MODEL, { responseChars: userIntent.length, summariser: true }),
-      executionId: place.executionId,
-      sourceTrajectoryStepInfo: stepInfo(place),
-      internalMetadata: transitions(STEP_STATUS.PENDING, place.stamp),
-    },
+    metadata: systemStepMetadata(place, STEP_STATUS.PENDING, modelUsage(SUMMARISER_MODEL, { responseChars: userIntent.length, summariser: true })),
     checkpoint: {
       intentOnly: true,
       includedStepIndexEnd: place.stepIndex,

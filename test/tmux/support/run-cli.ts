@@ -3,8 +3,8 @@
  * child process when the environment itself is under test (PATH without tmux).
  */
 import { execFile } from "node:child_process";
-import { PassThrough, Readable } from "node:stream";
-import { main } from "../../../src/cli/main.js";
+import { Readable } from "node:stream";
+import { runMain } from "../../support/cli-io.js";
 import { BIN, ROOT } from "./tmux-world.js";
 
 export interface CliRun {
@@ -14,16 +14,9 @@ export interface CliRun {
 }
 
 export async function runCli(argv: readonly string[], stdin = ""): Promise<CliRun> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
   const env = { ...process.env };
   delete env.TMUX;
-  const code = await main({ argv, env, stdin: Readable.from([Buffer.from(stdin, "utf8")]), stdout, stderr, signal: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
+  return runMain(argv, { env, stdin: Readable.from([Buffer.from(stdin, "utf8")]) });
 }
 
 export function runCliProcess(argv: readonly string[], env: Record<string, string>): Promise<CliRun> {
