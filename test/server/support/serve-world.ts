@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { firstLine } from "../../support/first-line.js";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -75,15 +75,9 @@ export async function startServeWorld(): Promise<ServeWorld> {
     serve.stderr?.setEncoding("utf8");
     serve.stderr?.on("data", (chunk: string) => (stderr += chunk));
     const child = serve;
-    const first = await new Promise<string>((resolveLine, reject) => {
-      const lines = createInterface({ input: child.stdout! });
-      const timer = setTimeout(() => reject(new Error(`serve printed no start line in 30 s; stderr: ${stderr}`)), 30_000);
-      lines.once("line", (line) => {
-        clearTimeout(timer);
-        resolveLine(line);
-      });
-      child.once("exit", (code) => reject(new Error(`serve exited with ${code}; stderr: ${stderr}`)));
-    });
+    const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`serve exited with ${code}; stderr: ${stderr}`))));
+    exited.catch(() => undefined); // it also ends when the test closes the world
+    const first = await Promise.race([firstLine(child.stdout!, "agy-bridge serve", 30_000, () => `stderr: ${stderr}`), exited]);
     const { url, tokenFile } = JSON.parse(first) as { url: string; tokenFile: string };
     const token = (await readFile(tokenFile, "utf8")).trim();
     const api = (path: string, init: RequestInit = {}) => {
