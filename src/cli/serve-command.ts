@@ -74,7 +74,7 @@ export const serveCommand = defineCommand({
       return 2;
     }
     if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
-      io.stderr.write(`agy-bridge serve: ${listen.host} is not a loopback address; pass --allow-remote to serve beyond this machine (anyone with the token could approve commands)\n`);
+      io.stderr.write("agy-bridge serve: --listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who can reach the server with the token could approve commands\n");
       return 2;
     }
     if (listen.host !== "localhost" && isIP(listen.host) === 0 && values["allow-remote"] !== true) {
@@ -102,11 +102,19 @@ export const serveCommand = defineCommand({
       return 1;
     }
 
+    let page: string;
+    try {
+      page = await loadApprovalPage();
+    } catch (error) {
+      io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
+      return 1;
+    }
+    // The server each conversation was last seen on: attach needs its URL and
+    // token, and a refresh that misses a busy server keeps what it knew.
     const servers = new Map<string, DiscoveredServer>();
     const hub = createSessionHub({
       async list(signal) {
         const found = await discoverServers({ signal, tmuxServers: [tmux] });
-        servers.clear();
         const out: SessionDescriptor[] = [];
         for (const server of found.servers) {
           if (server.url === undefined) continue;
@@ -121,6 +129,8 @@ export const serveCommand = defineCommand({
         }
         return out;
       },
+      // A busy agy can miss a probe deadline: its sessions stay while it runs.
+      retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
       async attach(descriptor, signal) {
         const server = servers.get(descriptor.conversationId);
         if (server?.url === undefined) throw new Error("its server is gone");
@@ -136,7 +146,7 @@ export const serveCommand = defineCommand({
     const api = createApiServer({
       hub,
       token: token.token,
-      page: await loadApprovalPage(),
+      page,
       openapi: buildOpenApiDocument(version),
       onInternalError: (error) => io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
       ...(values.cors === undefined ? {} : { cors: values.cors }),
@@ -195,6 +205,15 @@ function supervised(session: AgySessionApi): SupervisedSession {
     interrupt: () => session.interrupt(),
     close: () => session.close(),
   };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 async function packageVersion(): Promise<string> {

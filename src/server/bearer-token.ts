@@ -4,7 +4,7 @@
  * 0700 directory. The token is compared in constant time and never logged.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { AgyBridgeError } from "../errors.js";
 
@@ -44,6 +44,11 @@ export async function loadBearerToken(options: {
     }
   }
   if (text !== undefined) {
+    // Like ssh with a private key: a token others can read is no secret.
+    const mode = (await stat(options.tokenFile)).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new AgyBridgeError("invalid_argument", `the token file ${options.tokenFile} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${options.tokenFile}\` or delete it to have a new one generated`);
+    }
     const token = text.trim();
     if (token.length < MIN_TOKEN_LENGTH) {
       throw new AgyBridgeError("invalid_argument", `the token file ${options.tokenFile} holds no usable token; delete it to have a new one generated`);

@@ -29,23 +29,27 @@ export function sseFrame(id: number, type: string, json: string): string {
   return `id: ${id}\nevent: ${type}\ndata: ${json}\n\n`;
 }
 
-export function createEventLog(): EventLog {
+/**
+ * A log whose first id is `afterId + 1`: a conversation attached again keeps
+ * counting upward, so an id a client holds never names a different event.
+ */
+export function createEventLog(afterId = 0): EventLog {
   const entries: LoggedEvent[] = [];
   const listeners = new Set<LogListener>();
   return {
     get lastId() {
-      return entries.length;
+      return afterId + entries.length;
     },
     append(event) {
-      const id = entries.length + 1;
+      const id = afterId + entries.length + 1;
       const entry = { id, event, frame: sseFrame(id, event.type, JSON.stringify(event)) };
       entries.push(entry);
       for (const listener of listeners) listener(entry);
       return entry;
     },
-    since(afterId) {
-      // Ids are positions + 1, so the slice is exact and costs only what is returned.
-      return entries.slice(Math.max(0, Math.min(afterId, entries.length)));
+    since(after) {
+      // Ids are consecutive, so the slice is exact and costs only what is returned.
+      return entries.slice(Math.max(0, Math.min(after - afterId, entries.length)));
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -69,12 +69,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return sendPage(res, options.page);
     }
     if (path[0] !== "v1") throw new HttpProblem(404, "Not Found", "no such route; the API lives under /v1 (see /v1/openapi.json)");
-    const address = req.socket.remoteAddress ?? "unknown";
-    if (limiter.blocked(address)) {
-      res.setHeader("retry-after", "60");
-      throw new HttpProblem(429, "Too Many Requests", "too many failed authentications from this address; wait a minute and check the token");
-    }
     if (!authorized(req.headers.authorization)) {
+      // Every local process shares 127.0.0.1, so a noisy neighbour must not lock
+      // the real token out: only wrong tokens are limited (a 256-bit token is
+      // not guessable; the limit keeps a flood of guesses cheap and visible).
+      const address = req.socket.remoteAddress ?? "unknown";
+      if (limiter.blocked(address)) {
+        res.setHeader("retry-after", "60");
+        throw new HttpProblem(429, "Too Many Requests", "too many failed authentications from this address; wait a minute and check the token");
+      }
       limiter.fail(address);
       res.setHeader("www-authenticate", 'Bearer realm="agy-bridge"');
       throw new HttpProblem(401, "Unauthorized", "send Authorization: Bearer <token>; the token is in the file `agy-bridge serve` printed, or AGY_BRIDGE_TOKEN");
@@ -87,7 +90,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (collection !== "sessions") throw notFound();
     if (id === undefined) {
       if (method !== "GET") throw methodNotAllowed();
-      return sendJson(res, 200, { sessions: options.hub.list().map((s) => s.summary()) });
+      const sessions = options.hub.list().map((s) => s.summary());
+      // A stable order, so "the first session" means the same one between calls.
+      sessions.sort((a, b) => (a.pid ?? 0) - (b.pid ?? 0) || a.conversationId.localeCompare(b.conversationId));
+      return sendJson(res, 200, { sessions });
     }
     const session = options.hub.get(id);
     if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${id}; GET /v1/sessions lists them`);

@@ -47,6 +47,12 @@ export interface HubSession {
 
 export interface SessionHubOptions {
   list(signal: AbortSignal): Promise<SessionDescriptor[]>;
+  /**
+   * Keeps a session a refresh did not list (its server was busy and a probe
+   * timed out) while this says it is still there, e.g. its agy process lives.
+   * Default: a session not listed is dropped.
+   */
+  retain?: (descriptor: SessionDescriptor) => boolean;
   attach(descriptor: SessionDescriptor, signal: AbortSignal): Promise<SupervisedSession>;
   /** Told about failures to list, attach or pump, one sentence each (no secrets). */
   onProblem?: (message: string) => void;
@@ -65,10 +71,13 @@ export interface SessionHub {
 interface Entry extends HubSession {
   session: SupervisedSession;
   abort: AbortController;
+  descriptor: SessionDescriptor;
 }
 
 export function createSessionHub(options: SessionHubOptions): SessionHub {
   const entries = new Map<string, Entry>();
+  // Ids stay unique per conversation for the hub's life, even across a re-attach.
+  const lastIds = new Map<string, number>();
   const listeners = new Set<() => void>();
   const lifetime = new AbortController();
   let running: Promise<void> | undefined;
@@ -80,13 +89,14 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
     const entry = entries.get(id);
     if (entry === undefined) return;
     entries.delete(id);
+    lastIds.set(id, entry.log.lastId);
     entry.abort.abort();
     entry.session.close().catch(() => undefined);
     changed();
   }
 
   function add(descriptor: SessionDescriptor, session: SupervisedSession): void {
-    const entry = createEntry(descriptor, session, lifetime.signal);
+    const entry = createEntry(descriptor, session, lifetime.signal, lastIds.get(descriptor.conversationId) ?? 0);
     entries.set(descriptor.conversationId, entry);
     changed();
     void pump(entry).then(
@@ -106,7 +116,9 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
       return;
     }
     const seen = new Set(found.map((d) => d.conversationId));
-    for (const id of [...entries.keys()]) if (!seen.has(id)) remove(id);
+    for (const [id, entry] of [...entries]) {
+      if (!seen.has(id) && options.retain?.(entry.descriptor) !== true) remove(id);
+    }
     await Promise.all(
       found
         .filter((d) => !entries.has(d.conversationId))
@@ -147,8 +159,8 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   };
 }
 
-function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, parent: AbortSignal): Entry {
-  const log = createEventLog();
+function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, parent: AbortSignal, afterId: number): Entry {
+  const log = createEventLog(afterId);
   const pending = new Map<string, InteractionRequested>();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
@@ -166,6 +178,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     log,
     session,
     abort,
+    descriptor,
     status: () => status,
     pending: () => [...pending.values()],
     summary() {

@@ -35,8 +35,17 @@ describe("the bearer token", () => {
   it("refuses an empty token file with a sentence that never shows its content", async () => {
     dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
     const tokenFile = join(dir, "token");
-    await writeFile(tokenFile, "abc\n");
+    await writeFile(tokenFile, "abc\n", { mode: 0o600 });
     await expect(loadBearerToken({ env: {}, tokenFile })).rejects.toThrow(/holds no usable token; delete it/);
+  });
+
+  it("refuses a token file other users can read, naming the fix", async () => {
+    dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
+    const tokenFile = join(dir, "token");
+    await writeFile(tokenFile, "file-token-file-token-file-token\n", { mode: 0o644 });
+    const failure = loadBearerToken({ env: {}, tokenFile });
+    await expect(failure).rejects.toThrow(/can be read by other users \(mode 644\); run `chmod 600/);
+    await expect(failure).rejects.not.toThrow(/file-token/);
   });
 
   it("lives under XDG_CONFIG_HOME when set, else ~/.config", () => {

@@ -11,8 +11,8 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function start(options: Parameters<typeof startApiHarness>[0] = {}): Promise<ApiHarness> {
-  harness = await startApiHarness(options);
+async function start(options: Parameters<typeof startApiHarness>[0] = {}, hubOptions: Parameters<typeof startApiHarness>[1] = {}): Promise<ApiHarness> {
+  harness = await startApiHarness(options, hubOptions);
   return harness;
 }
 
@@ -51,15 +51,16 @@ describe("authentication", () => {
     expect(h.sessions.get("conv-a")?.answers).toEqual([]);
   });
 
-  it("rate limits an address after repeated failures, even when it then sends the right token", async () => {
+  it("answers 429 to an address that keeps sending wrong tokens, but never locks the right token out", async () => {
     let now = 1_000_000;
     const h = await start({ limiter: createFailureLimiter({ maxFailures: 3, windowMs: 60_000, now: () => now }) });
     for (let i = 0; i < 3; i++) expect((await h.fetch("/v1/sessions", { token: "bad-token-bad-token" })).status).toBe(401);
-    const blocked = await h.fetch("/v1/sessions");
+    const blocked = await h.fetch("/v1/sessions", { token: "bad-token-bad-token" });
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("60");
-    now += 61_000;
     expect((await h.fetch("/v1/sessions")).status).toBe(200);
+    now += 61_000;
+    expect((await h.fetch("/v1/sessions", { token: "bad-token-bad-token" })).status).toBe(401);
   });
 
   it("serves the page at / without a token and sends no CORS headers unless an origin is configured", async () => {
@@ -110,6 +111,52 @@ describe("sessions and pending", () => {
     await sse.until((c) => c.ended, "the stream to end");
     expect(sse.comments).toContain("session ended");
     expect((await h.fetch("/v1/sessions/conv-a/pending")).status).toBe(404);
+  });
+  it("keeps a session a refresh missed while it is still retained, and its stream with it", async () => {
+    let alive = true;
+    const h = await start({}, { retain: () => alive });
+    const session = h.addSession("conv-a");
+    await h.hub.refresh();
+    const sse = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}` });
+    h.removeSession("conv-a");
+    await h.hub.refresh();
+    session.push(userMessage("conv-a", "still here"));
+    await sse.until((c) => c.messages.length === 1, "the event after the missed refresh");
+    expect(sse.ended).toBe(false);
+    alive = false;
+    await h.hub.refresh();
+    await sse.until((c) => c.ended, "the stream to end once the session is gone");
+    sse.close();
+  });
+
+  it("continues a conversation's ids when it is attached again, so an id never names two events", async () => {
+    const h = await start();
+    const first = h.addSession("conv-a");
+    await h.hub.refresh();
+    first.push(userMessage("conv-a", "one"));
+    first.push(userMessage("conv-a", "two"));
+    const before = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}` });
+    await before.until((c) => c.messages.length === 2, "two events");
+    before.close();
+    h.removeSession("conv-a");
+    await h.hub.refresh();
+    const second = h.addSession("conv-a");
+    await h.hub.refresh();
+    second.push(userMessage("conv-a", "again"));
+    const after = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": "2" });
+    await after.until((c) => c.messages.length === 1, "the event of the new attachment");
+    after.close();
+    expect(after.messages.map((m) => [m.id, JSON.parse(m.data).text])).toEqual([[3, "again"]]);
+  });
+
+  it("lists sessions in a stable order", async () => {
+    const h = await start();
+    for (const id of ["conv-zzzz", "conv-a", "conv-bb"]) h.addSession(id);
+    await h.hub.refresh();
+    const ids = async () => ((await (await h.fetch("/v1/sessions")).json()) as { sessions: { conversationId: string }[] }).sessions.map((s) => s.conversationId);
+    const once = await ids();
+    expect(once).toEqual(["conv-a", "conv-bb", "conv-zzzz"]);
+    expect(await ids()).toEqual(once);
   });
 });
 
@@ -169,7 +216,7 @@ describe("events over SSE", () => {
     sse.close();
   });
 
-  it("keeps serving a reading client while another stops reading, and the stalled one later gets everything", async () => {
+  it("keeps serving a reading client while another stops reading, and the stalled one later gets everything", { timeout: 90_000 }, async () => {
     const h = await start();
     const session = h.addSession("conv-a");
     await h.hub.refresh();

@@ -5,10 +5,15 @@
 import type { AddressInfo } from "node:net";
 import { createApiServer, type ApiServer, type ApiServerOptions } from "../../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../../src/server/openapi.js";
-import { createSessionHub, type SessionHub } from "../../../src/server/session-hub.js";
+import { createSessionHub, type SessionHub, type SessionHubOptions } from "../../../src/server/session-hub.js";
 import { createScriptedSession, type ScriptedSession } from "./scripted-session.js";
 
 export const TEST_TOKEN = "test-token-0123456789abcdef-XYZ";
+
+/** A stable fake pid per conversation (4242 for "conv-a"). */
+export function pidOf(conversationId: string): number {
+  return conversationId === "conv-a" ? 4242 : 5000 + conversationId.length;
+}
 
 export interface ApiHarness {
   url: string;
@@ -22,10 +27,11 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function startApiHarness(options: Partial<ApiServerOptions> = {}): Promise<ApiHarness> {
+export async function startApiHarness(options: Partial<ApiServerOptions> = {}, hubOptions: Pick<SessionHubOptions, "retain"> = {}): Promise<ApiHarness> {
   const sessions = new Map<string, ScriptedSession>();
   const hub = createSessionHub({
-    list: async () => [...sessions.keys()].map((conversationId) => ({ conversationId, pid: 4242, title: `title of ${conversationId}` })),
+    ...hubOptions,
+    list: async () => [...sessions.keys()].map((conversationId) => ({ conversationId, pid: pidOf(conversationId), title: `title of ${conversationId}` })),
     attach: async (descriptor) => {
       const session = sessions.get(descriptor.conversationId);
       if (session === undefined) throw new Error("gone");
