@@ -15,6 +15,7 @@ import { AgyBridgeError } from "../errors.js";
 export function assertLoopbackUrl(url: string | URL): URL {
   let parsed: URL;
   try {
+    if (typeof url !== "string" && !(url instanceof URL)) throw new TypeError("not a string or URL");
     parsed = typeof url === "string" ? new URL(url) : url;
   } catch (cause) {
     throw new AgyBridgeError("not_loopback", `refusing an RPC URL that does not parse as a URL`, { cause });

@@ -1,4 +1,4 @@
-/** Tool naming, argument recovery, outputs, ids and the mapper's purity. */
+/** Tool naming, argument recovery, outputs and ids. */
 import { describe, expect, it } from "vitest";
 import { callIdFor, createTrajectoryTracker, fnv1a64, interactionIdFor, type MapperEvent } from "../../src/mapper/index.js";
 

@@ -63,6 +63,19 @@ describe("loopback guard", () => {
     expect(() => assertLoopbackUrl("https://10.0.0.1:1/")).toThrow(/TLS verification is off/);
   });
 
+  it("answers a value that is not a URL at all with a typed error, not a TypeError", () => {
+    for (const value of [undefined, null, 42, {}]) {
+      let thrown: unknown;
+      try {
+        assertLoopbackUrl(value as unknown as string);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, String(value)).toBeInstanceOf(AgyBridgeError);
+      expect((thrown as AgyBridgeError).code).toBe("not_loopback");
+    }
+  });
+
   it("accepts every loopback spelling", () => {
     for (const url of [
       "https://127.0.0.1:1",
