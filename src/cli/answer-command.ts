@@ -4,7 +4,7 @@
 import { UsageError } from "./args.js";
 import { defineAnswerCommand } from "./answer-commands.js";
 
-const HELP = `Usage: agy-bridge answer [--interaction ID] --option ID... [--write-in TEXT] [--conversation ID] [--url URL] [--json]
+const HELP = `Usage: agy-bridge answer [--interaction ID] --option ID... [--write-in TEXT] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--json]
 
 Answers a pending question over RPC with option ids ("1".."N", as \`agy-bridge
 watch\` shows them) and/or free text; the question's own text is sent back

@@ -7,7 +7,17 @@
 import type { AgySessionApi, AnswerResult, PendingSummary } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
-import { attachFromArgs, emptyOption, failureText, PANE_HELP, PANE_OPTION, singlePending, type SessionCommandDeps } from "./session-connect.js";
+import {
+  attachFromArgs,
+  emptyOption,
+  failureText,
+  PANE_HELP,
+  PANE_OPTION,
+  sessionTarget,
+  singlePending,
+  type SessionCommandDeps,
+  type SessionTarget,
+} from "./session-connect.js";
 
 /** The options every answering command takes, besides its own. */
 const ANSWER_OPTIONS = {
@@ -17,8 +27,8 @@ const ANSWER_OPTIONS = {
   json: { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** Shared options that may not be given an empty value, in the order they are checked. */
-const NON_EMPTY = ["url", "csrf-token", "conversation", "pane", "interaction"] as const;
+/** Shared options besides the connection and pane ones that may not be given an empty value. */
+const NON_EMPTY = ["interaction"] as const;
 
 /** The help that follows a command's own option lines. */
 const HELP_TAIL = `  --json              print the result as one JSON line: {"interactionId","result","stepIndex"?}
@@ -59,17 +69,19 @@ export function defineAnswerCommand<O extends ParseArgsOptionsConfig>(spec: Answ
     help: `${spec.help}${HELP_TAIL}`,
     options: { ...ANSWER_OPTIONS, ...spec.options },
     async run(io, { values }) {
+      const target = sessionTarget(spec.name, values, io.env);
       const empty = emptyOption(values, [...NON_EMPTY, ...(spec.nonEmpty ?? [])]);
       if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; run \`agy-bridge ${spec.name} --help\``);
       const deliver = spec.prepare(values);
-      return runAnswer(io, { command: spec.name, values, kinds: spec.kinds, what: spec.what, deliver });
+      return runAnswer(io, { command: spec.name, target, values, kinds: spec.kinds, what: spec.what, deliver });
     },
   });
 }
 
 interface AnswerRun {
   command: string;
-  values: { url?: string | undefined; "csrf-token"?: string | undefined; conversation?: string | undefined; interaction?: string | undefined; json?: boolean | undefined; pane?: string | undefined };
+  target: SessionTarget;
+  values: { interaction?: string | undefined; json?: boolean | undefined };
   kinds: ReadonlyArray<PendingSummary["kind"]>;
   what: string;
   deliver: Deliver;
@@ -92,7 +104,7 @@ function describeResult(result: AnswerResult, interactionId: string): string {
 async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
   let session: AgySessionApi | undefined;
   try {
-    session = await attachFromArgs(io, run.values, { follow: false }, run.deps);
+    session = await attachFromArgs(io, run.target, { follow: false }, run.deps);
     let interactionId = run.values.interaction;
     if (interactionId === undefined) {
       const chosen = singlePending(await session.pending(), run.kinds, run.what);

@@ -3,7 +3,7 @@
  */
 import { defineAnswerCommand } from "./answer-commands.js";
 
-const HELP = `Usage: agy-bridge approve [--interaction ID] [--conversation ID] [--url URL] [--scope S] [--json]
+const HELP = `Usage: agy-bridge approve [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--scope S] [--json]
 
 Allows a pending permission (a command agy wants to run) over RPC, re-reading
 the step first: the step that asked if it still waits, else agy's retry of it

@@ -46,7 +46,8 @@ export interface ConnectionArgs {
 /**
  * Reads the connection options, falling back to `AGY_BRIDGE_URL` /
  * `AGY_BRIDGE_CSRF_TOKEN` (an empty variable counts as unset). Throws
- * {@link UsageError} when an option was given an empty value.
+ * {@link UsageError} when an option was given an empty value or the URL
+ * does not parse.
  */
 export function connectionArgs(
   values: { url?: string | undefined; "csrf-token"?: string | undefined; conversation?: string | undefined },
@@ -57,6 +58,11 @@ export function connectionArgs(
   }
   const out: ConnectionArgs = {};
   const url = values.url ?? nonEmpty(env["AGY_BRIDGE_URL"]);
+  // A URL is not a secret, but a value pasted into the wrong option may be: the sentence never repeats it.
+  if (url !== undefined && !URL.canParse(url)) {
+    const source = values.url !== undefined ? "--url" : "AGY_BRIDGE_URL";
+    throw new UsageError(`${source} does not parse as a URL; give the language server's loopback URL, like https://127.0.0.1:PORT`);
+  }
   const csrfToken = values["csrf-token"] ?? nonEmpty(env["AGY_BRIDGE_CSRF_TOKEN"]);
   if (url !== undefined) out.url = url;
   if (csrfToken !== undefined) out.csrfToken = csrfToken;
@@ -127,11 +133,10 @@ export function parseCommandArgs<O extends ParseArgsOptionsConfig>(
   const what = positionals.name ?? "argument";
   const count = parsed.positionals.length;
   if (count > max) {
-    throw new UsageError(
-      max === 0 ? `agy-bridge ${command} takes no ${what}s; ${hint}` : `agy-bridge ${command} takes at most ${max} ${what}${max === 1 ? "" : "s"}; ${hint}`,
-    );
+    // The CLI prefixes every usage error with `agy-bridge <command>: `, so the sentence does not name the command again.
+    throw new UsageError(max === 0 ? `this command takes no ${what}s; ${hint}` : `this command takes at most ${max} ${what}${max === 1 ? "" : "s"}; ${hint}`);
   }
-  if (count < min) throw new UsageError(`agy-bridge ${command} needs ${what}; ${hint}`);
+  if (count < min) throw new UsageError(`this command needs ${what}; ${hint}`);
   const values = parsed.values as Record<string, unknown>;
   delete values["help"];
   return { values: values as ParsedArgs<O>["values"], positionals: parsed.positionals, help: false };

@@ -3,7 +3,7 @@
  */
 import { defineAnswerCommand } from "./answer-commands.js";
 
-const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--url URL] [--instruction TEXT] [--json]
+const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--instruction TEXT] [--json]
 
 Refuses a pending permission over RPC (or declines a question), re-reading
 the step first: the step that asked if it still waits, else agy's retry of it

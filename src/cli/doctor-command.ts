@@ -5,9 +5,10 @@
  */
 import { discoverServers, spawnCommand, type DiscoveryResult, type DiscoveryStep, type RunCommand } from "../discovery/index.js";
 import { defineCommand, type Command } from "./command.js";
-import { toSessionEntry, type SessionEntry } from "./sessions-command.js";
+import { discoveryScope, toSessionEntry, type DiscoveryScope, type SessionEntry } from "./sessions-command.js";
+import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
 
-const HELP = `Usage: agy-bridge doctor [--json]
+const HELP = `Usage: agy-bridge doctor [--json] [-L NAME | -S PATH]
 
 Checks how agy-bridge finds agy's language server on this machine, step by
 step: processes, listeners, CSRF token, each listener's transport and
@@ -17,6 +18,8 @@ hint. The CSRF token is never printed.
 Options:
   --json      print one JSON object: ok, node, tmux, steps (step, status,
               pid, port, detail, hint) and servers (as \`sessions --json\`)
+  -L NAME     match agy's tmux panes on this tmux server (tmux -L), not the default
+  -S PATH     the same, by the server's socket path (tmux -S)
   -h, --help  show this help
 
 Exit status: 0 when at least one usable server was found; 1 otherwise (the
@@ -24,7 +27,7 @@ reason on stderr); 2 on a usage error.
 `;
 
 export interface DoctorCommandOptions {
-  discover?: () => Promise<DiscoveryResult>;
+  discover?: (scope: DiscoveryScope) => Promise<DiscoveryResult>;
   run?: RunCommand;
   /** The Node version to report; default this process's. */
   nodeVersion?: string;
@@ -62,14 +65,15 @@ function human(report: DoctorReport): string {
 
 export function createDoctorCommand(options: DoctorCommandOptions = {}): Command {
   const run = options.run ?? spawnCommand;
-  const discover = options.discover ?? (() => discoverServers({ run }));
+  const discover = options.discover ?? ((scope: DiscoveryScope) => discoverServers({ run, ...scope }));
   return defineCommand({
     name: "doctor",
     summary: "explain how discovery finds agy's language server, and what failed",
     help: HELP,
-    options: { json: { type: "boolean" } },
+    options: { json: { type: "boolean" }, ...TMUX_SERVER_OPTIONS },
     async run(io, args) {
-      const [result, tmux] = await Promise.all([discover(), tmuxVersion(run)]);
+      const scope = discoveryScope(tmuxServerOf("doctor", args.values));
+      const [result, tmux] = await Promise.all([discover(scope), tmuxVersion(run)]);
       const servers = result.servers.map(toSessionEntry);
       const ok = servers.some((s) => s.url !== undefined);
       const report: DoctorReport = { ok, node: options.nodeVersion ?? process.version, tmux, steps: result.steps, servers };

@@ -4,9 +4,9 @@
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from "./args.js";
 import { defineCommand } from "./command.js";
 import type { AgySessionApi } from "../session/index.js";
-import { attachFromArgs, emptyOption, failureText, PANE_HELP, PANE_OPTION } from "./session-connect.js";
+import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 
-const HELP = `Usage: agy-bridge interrupt [--conversation ID] [--url URL] [--json]
+const HELP = `Usage: agy-bridge interrupt [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--json]
 
 Stops what the agent is doing: CancelCascadeSteps while it works; while a
 step waits on the user (where a cancel does nothing), a deny of every waiting
@@ -28,14 +28,10 @@ export const interruptCommand = defineCommand({
   help: HELP,
   options: { ...CONNECTION_OPTIONS, ...PANE_OPTION, json: { type: "boolean" } },
   async run(io, { values }) {
-    const empty = emptyOption(values, ["url", "csrf-token", "conversation", "pane"]);
-    if (empty !== undefined) {
-      io.stderr.write(`agy-bridge interrupt: --${empty} needs a non-empty value; run \`agy-bridge interrupt --help\`\n`);
-      return 2;
-    }
+    const target = sessionTarget("interrupt", values, io.env);
     let session: AgySessionApi | undefined;
     try {
-      session = await attachFromArgs(io, values, { follow: false });
+      session = await attachFromArgs(io, target, { follow: false });
       const result = await session.interrupt();
       if (values.json === true) io.stdout.write(`${JSON.stringify(result)}\n`);
       else {

@@ -3,33 +3,75 @@
  * (discovery when `--url` is absent), a pane given as `--pane`, and the
  * failure sentence. Nothing here prints a token.
  */
+import type { PaneRef } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";
 import { AgySession, type AgySessionApi, type AttachOptions, type PendingSummary } from "../session/index.js";
-import { connectionArgs } from "./args.js";
+import { isPaneTarget } from "../tmux/index.js";
+import { connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import type { CliIo } from "./command.js";
+import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
 
-export const PANE_OPTION = { pane: { type: "string" } } as const;
+/** `--pane` and the tmux server it is on, spelled as `send` spells them. */
+export const PANE_OPTION = { pane: { type: "string" }, ...TMUX_SERVER_OPTIONS } as const;
 
-export const PANE_HELP = `  --pane P            agy's tmux pane (%N or session:window.pane): discovery starts there`;
+export const PANE_HELP = `  --pane TARGET       agy's tmux pane: a pane id like %3, or an exact session =main;
+                      discovery starts there, and an answer closes the TUI's own prompt
+${tmuxServerHelp("the tmux server of --pane")}`;
+
+/** The option values the session commands share. */
+export interface SessionValues {
+  url?: string | undefined;
+  "csrf-token"?: string | undefined;
+  conversation?: string | undefined;
+  pane?: string | undefined;
+  "socket-name"?: string | undefined;
+  "socket-path"?: string | undefined;
+}
+
+/** Where a session command attaches: the server (or what discovery needs) and the pane. */
+export interface SessionTarget {
+  connection: ConnectionArgs;
+  pane?: PaneRef;
+}
+
+/**
+ * Reads the connection and pane options; throws {@link UsageError} (exit 2)
+ * for an empty value, a URL that does not parse, a malformed pane or socket,
+ * and -L/-S without --pane or together. Messages never repeat a value.
+ */
+export function sessionTarget(command: string, values: SessionValues, env: CliIo["env"]): SessionTarget {
+  const hint = `run \`agy-bridge ${command} --help\``;
+  const empty = emptyOption(values as Record<string, unknown>, ["url", "csrf-token", "conversation", "pane"]);
+  if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; ${hint}`);
+  const connection = connectionArgs(values, env);
+  const server = tmuxServerOf(command, values);
+  if (values.pane === undefined) {
+    if (server !== undefined) throw new UsageError(`-L and -S choose the tmux server of --pane; give --pane too; ${hint}`);
+    return { connection };
+  }
+  if (!isPaneTarget(values.pane)) throw new UsageError(`--pane must be a pane id like %3 or an exact session name like =main; ${hint}`);
+  return { connection, pane: { target: values.pane, ...server } };
+}
 
 /** Options the session commands accept besides the connection ones, for tests. */
 export interface SessionCommandDeps {
   attach?: (options: AttachOptions) => Promise<AgySessionApi>;
 }
 
+/** Attaches to what {@link sessionTarget} read (discovery when there is no URL). */
 export async function attachFromArgs(
   io: CliIo,
-  values: { url?: string | undefined; "csrf-token"?: string | undefined; conversation?: string | undefined; pane?: string | undefined },
+  target: SessionTarget,
   extra: Partial<AttachOptions> = {},
   deps: SessionCommandDeps = {},
 ): Promise<AgySessionApi> {
-  const conn = connectionArgs(values, io.env);
+  const conn = target.connection;
   const attach = deps.attach ?? AgySession.attach;
   return attach({
     ...(conn.url === undefined ? {} : { url: conn.url }),
     ...(conn.csrfToken === undefined ? {} : { csrfToken: conn.csrfToken }),
     ...(conn.conversationId === undefined ? {} : { conversationId: conn.conversationId }),
-    ...(values.pane === undefined ? {} : { pane: { target: values.pane } }),
+    ...(target.pane === undefined ? {} : { pane: target.pane }),
     signal: io.signal,
     ...extra,
   });

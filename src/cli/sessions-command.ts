@@ -4,10 +4,11 @@
  * token is reported as present or not, never printed: entries are built
  * field by field, never by spreading what discovery found.
  */
-import { discoverServers, type DiscoveredServer, type DiscoveryResult } from "../discovery/index.js";
+import { discoverServers, type DiscoveredServer, type DiscoveryResult, type TmuxServerRef } from "../discovery/index.js";
 import { defineCommand, type Command } from "./command.js";
+import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
 
-const HELP = `Usage: agy-bridge sessions [--json]
+const HELP = `Usage: agy-bridge sessions [--json] [-L NAME | -S PATH]
 
 Lists every agy language server this machine runs (found through its
 processes, listeners and credentials; no URL needed) and the conversations
@@ -18,6 +19,9 @@ Options:
               pid, executable, version, url, listeners (port, transport,
               heartbeatOk), csrfTokenPresent, conversations (conversationId,
               status, stepCount, lastUserInputTime, waitingSteps), tmuxPane
+              (status is agy's run status as sent, e.g. CASCADE_RUN_STATUS_IDLE)
+  -L NAME     match agy's tmux panes on this tmux server (tmux -L), not the default
+  -S PATH     the same, by the server's socket path (tmux -S)
   -h, --help  show this help
 
 Without --json, prints an aligned table with one row per conversation.
@@ -86,20 +90,30 @@ function sessionsTable(entries: readonly SessionEntry[]): string {
   return alignedTable(rows);
 }
 
+/** What the command passes to discovery: the tmux servers whose panes are matched (absent: the default one). */
+export interface DiscoveryScope {
+  tmuxServers?: readonly TmuxServerRef[];
+}
+
+/** The tmux servers `-L` / `-S` chose, as discovery takes them. */
+export function discoveryScope(server: TmuxServerRef | undefined): DiscoveryScope {
+  return server === undefined ? {} : { tmuxServers: [server] };
+}
+
 export interface SessionsCommandOptions {
   /** Runs discovery; tests scope it to their own processes. */
-  discover?: () => Promise<DiscoveryResult>;
+  discover?: (scope: DiscoveryScope) => Promise<DiscoveryResult>;
 }
 
 export function createSessionsCommand(options: SessionsCommandOptions = {}): Command {
-  const discover = options.discover ?? (() => discoverServers());
+  const discover = options.discover ?? ((scope: DiscoveryScope) => discoverServers(scope));
   return defineCommand({
     name: "sessions",
     summary: "list the agy language servers on this machine and their conversations",
     help: HELP,
-    options: { json: { type: "boolean" } },
+    options: { json: { type: "boolean" }, ...TMUX_SERVER_OPTIONS },
     async run(io, args) {
-      const { servers } = await discover();
+      const { servers } = await discover(discoveryScope(tmuxServerOf("sessions", args.values)));
       const entries = servers.map(toSessionEntry);
       if (args.values.json === true) {
         io.stdout.write(`${JSON.stringify(entries)}\n`);

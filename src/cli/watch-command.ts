@@ -6,9 +6,9 @@ import { defineCommand, type CliIo } from "./command.js";
 import type { MapperEvent } from "../mapper/index.js";
 import type { AgySessionApi } from "../session/index.js";
 import { formatEvent } from "./event-text.js";
-import { attachFromArgs, emptyOption, failureText, PANE_HELP, PANE_OPTION } from "./session-connect.js";
+import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 
-const HELP = `Usage: agy-bridge watch [--conversation ID | --pane P] [--url URL] [--csrf-token T] [--json] [--until-idle] [--mode stream|poll]
+const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--mode stream|poll]
 
 Follows an agy conversation and prints what happens: turns, the assistant's
 answers, tool calls and their output, approvals and questions waiting on you
@@ -114,11 +114,7 @@ export const watchCommand = defineCommand({
     mode: { type: "string" },
   },
   async run(io, { values }) {
-    const empty = emptyOption(values, ["url", "csrf-token", "conversation", "pane"]);
-    if (empty !== undefined) {
-      io.stderr.write(`agy-bridge watch: --${empty} needs a non-empty value; run \`agy-bridge watch --help\`\n`);
-      return 2;
-    }
+    const target = sessionTarget("watch", values, io.env);
     const mode = values.mode ?? "stream";
     if (mode !== "stream" && mode !== "poll") {
       io.stderr.write("agy-bridge watch: --mode takes stream or poll; run `agy-bridge watch --help`\n");
@@ -126,7 +122,7 @@ export const watchCommand = defineCommand({
     }
     let session: AgySessionApi | undefined;
     try {
-      session = await attachFromArgs(io, values, { mode });
+      session = await attachFromArgs(io, target, { mode });
       return await follow(io, session, values.json === true, values["until-idle"] === true);
     } catch (error) {
       if (io.signal.aborted) return 0;

@@ -21,6 +21,7 @@ import { agyInSubtree, descendants, scanProcesses, serverKindOf, type AgyProcess
 import { parsePsList } from "./ps-text.js";
 import { HINTS, type DiscoveryStep } from "./report.js";
 import { spawnCommand, type RunCommand } from "./run-command.js";
+import { createAbortFanout } from "./abort-fanout.js";
 import { probeServer } from "./server-probe.js";
 import type { DiscoveredServer } from "./types.js";
 
@@ -84,18 +85,19 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
   const gathered = await Promise.all(scan.processes.map((p) => gather(p, scan, proc, platform, run, commandTimeoutMs, options)));
   await addFallbacks(gathered, proc, steps);
 
+  const abort = createAbortFanout(options.signal);
   const settings = {
     createClient: options.createClient ?? createAgyRpcClient,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 1_000,
     rpcTimeoutMs: options.rpcTimeoutMs ?? 2_000,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    signal: () => abort.child(),
   };
   const tmuxServers = options.tmuxServers ?? [{}];
   const decisions = gathered.map((g) => tokenOf(g, options.csrfToken));
   const [probes, panes] = await Promise.all([
     Promise.all(gathered.map((g, i) => probeServer(g.process.pid, g.candidates, decisions[i]?.token, settings))),
     Promise.all(tmuxServers.map((server) => listPanes(run, server, commandTimeoutMs).then((list) => ({ server, list })))),
-  ]);
+  ]).finally(() => abort.close());
 
   const agyPids = new Set(scan.processes.map((p) => p.pid));
   const paneOf = new Map<number, string>();

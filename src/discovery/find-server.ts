@@ -6,6 +6,7 @@
  */
 import { createAgyRpcClient } from "../rpc/client.js";
 import { assertLoopbackUrl } from "../rpc/loopback.js";
+import { createAbortFanout } from "./abort-fanout.js";
 import { discoverServers, type DiscoverOptions } from "./discover.js";
 import { DiscoveryError } from "./discovery-error.js";
 import { paneLabel, panePid } from "./pane-lookup.js";
@@ -57,12 +58,14 @@ export async function findServer(query: ServerQuery, options: DiscoverOptions = 
  */
 async function metadataOwners(servers: readonly DiscoveredServer[], id: string, options: DiscoverOptions, signal: AbortSignal | undefined): Promise<number[]> {
   const createClient = options.createClient ?? createAgyRpcClient;
+  const abort = createAbortFanout(signal);
   const checks = servers
     .filter((s) => s.url !== undefined)
     .map(async (server) => {
       const client = createClient({ baseUrl: server.url as string, ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }) });
       try {
-        const answer = await client.getConversationMetadata({ conversationId: id }, { timeoutMs: options.rpcTimeoutMs ?? 2_000, ...(signal === undefined ? {} : { signal }) });
+        const own = abort.child();
+        const answer = await client.getConversationMetadata({ conversationId: id }, { timeoutMs: options.rpcTimeoutMs ?? 2_000, ...(own === undefined ? {} : { signal: own }) });
         return answer.metadata?.rootConversationId === id ? server.pid : undefined;
       } catch {
         return undefined;
@@ -70,7 +73,8 @@ async function metadataOwners(servers: readonly DiscoveredServer[], id: string, 
         await client.close();
       }
     });
-  return (await Promise.all(checks)).filter((pid): pid is number => pid !== undefined);
+  const owners = await Promise.all(checks).finally(() => abort.close());
+  return owners.filter((pid): pid is number => pid !== undefined);
 }
 
 function withoutTarget(pane: NonNullable<ServerQuery["pane"]>): { socketName?: string; socketPath?: string } {

@@ -19,7 +19,8 @@ export interface ProbeSettings {
   handshakeTimeoutMs: number;
   /** Deadline of each RPC (Heartbeat, GetAllCascadeTrajectories). */
   rpcTimeoutMs: number;
-  signal?: AbortSignal;
+  /** A signal for one operation (handshake or RPC), each its own so the caller's carries one listener. */
+  signal?: () => AbortSignal | undefined;
 }
 
 export interface ServerProbe {
@@ -86,7 +87,7 @@ async function probeListener(pid: number, candidate: CandidateListener, token: s
   const { port, source } = candidate;
   const host = dialHost(candidate.host);
   const base = { port, host: candidate.host, source };
-  const handshake = await probeHandshake(host, port, settings.handshakeTimeoutMs, settings.signal);
+  const handshake = await probeHandshake(host, port, settings.handshakeTimeoutMs, settings.signal?.());
   const step = (status: DiscoveryStep["status"], detail: string, hint?: string): DiscoveryStep => ({
     step: "listener",
     status,
@@ -144,7 +145,8 @@ async function heartbeat(
 }
 
 function callOptions(settings: ProbeSettings): { timeoutMs: number; signal?: AbortSignal } {
-  return settings.signal === undefined ? { timeoutMs: settings.rpcTimeoutMs } : { timeoutMs: settings.rpcTimeoutMs, signal: settings.signal };
+  const signal = settings.signal?.();
+  return signal === undefined ? { timeoutMs: settings.rpcTimeoutMs } : { timeoutMs: settings.rpcTimeoutMs, signal };
 }
 
 /** agy's reference client dials 127.0.0.1 (spike-notes §1.2); an IPv4-mapped listener takes it too. */

@@ -1,7 +1,8 @@
 /**
  * Reads agy's screen from `capture-pane -p -J` text: the composer (the lines
- * between the last two separator rules, spike-notes §6.2 step 4), the draft
- * in it, the footer state (`? for shortcuts` idle, `esc to cancel` running,
+ * between the last two separator rules, spike-notes §6.2 step 4, or above
+ * the only rule when a draft taller than the screen pushed the top rule
+ * off), the draft in it, the footer state (`? for shortcuts` idle, `esc to cancel` running,
  * §6.2 step 2) and a numbered prompt drawn above the composer (§5.4, §5.6).
  * Pure functions over text; the markers are configurable because footer
  * wording changes between agy builds.
@@ -44,8 +45,19 @@ export interface VisiblePrompt {
 }
 
 export interface ComposerScreen {
-  /** The lines between the last two separator rules; undefined when no composer is drawn. */
+  /**
+   * The lines between the last two separator rules, or every line above the
+   * only rule when the composer outgrew the screen (see `clipped`);
+   * undefined when no composer is drawn.
+   */
   region: string[] | undefined;
+  /**
+   * The composer's top rule and first lines are off screen: a draft taller
+   * than the pane (100 KB on one line wraps to over a thousand rows, and agy
+   * collapses pastes by line count only, spike-notes §6.2 step 6). The region
+   * then shows only the draft's last rows, never its start.
+   */
+  clipped: boolean;
   /** The composer's text without the prompt glyph and continuation indent; "" when empty. */
   draft: string | undefined;
   footer: FooterState | undefined;
@@ -73,15 +85,23 @@ export function parseScreen(captured: string, markers: ScreenMarkers = AGY_MARKE
   });
   const top = rules[rules.length - 2];
   const bottom = rules[rules.length - 1];
-  const hasComposer = top !== undefined && bottom !== undefined;
-  const region = hasComposer ? lines.slice(top + 1, bottom) : undefined;
-  const below = hasComposer ? lines.slice(bottom + 1) : lines;
-  return {
-    region,
-    draft: region === undefined ? undefined : draftOf(region, markers),
-    footer: footerOf(below, markers),
-    prompt: hasComposer ? promptAbove(lines, top) : undefined,
-  };
+  if (top !== undefined && bottom !== undefined) {
+    const region = lines.slice(top + 1, bottom);
+    return { region, clipped: false, draft: draftOf(region, markers), footer: footerOf(lines.slice(bottom + 1), markers), prompt: promptAbove(lines, top) };
+  }
+  // One rule with agy's footer under it and rows above it: the bottom rule of a
+  // composer whose top scrolled off. Its rows are all draft (the glyph is off screen too).
+  const footer = footerOf(bottom === undefined ? lines : lines.slice(bottom + 1), markers);
+  if (bottom !== undefined && bottom > 0 && footer !== undefined) {
+    const region = lines.slice(0, bottom);
+    return { region, clipped: true, draft: clippedDraftOf(region), footer, prompt: undefined };
+  }
+  return { region: undefined, clipped: false, draft: undefined, footer, prompt: undefined };
+}
+
+/** The visible tail of a clipped composer's draft: its rows without the continuation indent. */
+function clippedDraftOf(region: readonly string[]): string {
+  return region.map((line) => line.replace(/^ {1,2}/, "")).join("\n").trim();
 }
 
 /** The draft text in a composer region. */
@@ -161,4 +181,23 @@ export function draftNeedle(text: string): string {
     if (squeezed.length >= 4) return Array.from(squeezed).slice(0, 24).join("");
   }
   return "";
+}
+
+/**
+ * The same from the other end: the last 24 non-space characters of the last
+ * line with at least 4, which is what a composer taller than the screen still
+ * shows of a paste (the cursor, and so the view, sits at its end); "" for
+ * text too short to have one.
+ */
+export function draftTailNeedle(text: string): string {
+  for (const line of text.split("\n").reverse()) {
+    const squeezed = Array.from(squeeze(line));
+    if (squeezed.length >= 4) return squeezed.slice(-24).join("");
+  }
+  return "";
+}
+
+/** True when the composer holds anything: text, a placeholder, or rows too many to show whole. */
+export function holdsDraft(screen: ComposerScreen): boolean {
+  return screen.clipped || (screen.draft !== undefined && screen.draft !== "");
 }

@@ -13,6 +13,8 @@ import { AgyBridgeError } from "../errors.js";
 import {
   AGY_MARKERS,
   draftNeedle,
+  draftTailNeedle,
+  holdsDraft,
   parseScreen,
   pastePlaceholders,
   squeeze,
@@ -46,6 +48,8 @@ const DEFAULTS = {
   enterAttempts: 3,
   pollMs: 100,
 };
+/** Clearing rounds at most when the composer is too tall to count its lines. */
+const MAX_CLEAR_ROUNDS = 500;
 /** Without a composer on screen there is nothing to watch; give the paste this long. */
 const BLIND_SETTLE_MS = 200;
 
@@ -82,6 +86,7 @@ class Delivery {
   readonly #clock: TurnClock;
   readonly #markers: ScreenMarkers;
   readonly #needle: string;
+  readonly #tailNeedle: string;
   readonly #signal: AbortSignal;
   #placeholders: string[] = [];
 
@@ -92,6 +97,7 @@ class Delivery {
     this.#clock = clock;
     this.#markers = options.markers ?? AGY_MARKERS;
     this.#needle = draftNeedle(text);
+    this.#tailNeedle = draftTailNeedle(text);
     this.#signal = options.signal ?? new AbortController().signal;
   }
 
@@ -106,16 +112,16 @@ class Delivery {
       const ms = o.readyTimeoutMs ?? DEFAULTS.readyTimeoutMs;
       return failed(`The pane never showed agy's idle or running footer within ${seconds(ms)}; check that it runs agy at its composer.`);
     }
-    if (o.force !== true && screen.prompt !== undefined) {
-      return failed(`A numbered prompt ("${clip(screen.prompt.title)}") is open in the TUI and Enter would answer it; close it first, or force the send.`);
-    }
-    if (screen.draft !== undefined && screen.draft !== "") {
+    if (o.force !== true && screen.prompt !== undefined) return failed(promptOpen(screen.prompt.title));
+    if (holdsDraft(screen)) {
       if (o.clearDraft !== true) {
         return failed("The composer holds a draft someone typed and the turn would be appended to it; let them finish, or clear the draft.");
       }
       const cleared = await this.#clearDraft(screen);
-      if (cleared === undefined) return failed("The draft in the composer could not be cleared with C-a C-k; clear it by hand and send again.");
+      if (cleared === undefined) return failed("The draft in the composer could not be cleared with C-a C-k (the composer never showed empty), so nothing was pasted; clear it by hand and send again.");
       screen = cleared;
+      // A draft taller than the screen hides whatever was drawn above it, a prompt included.
+      if (o.force !== true && screen.prompt !== undefined) return failed(promptOpen(screen.prompt.title));
     }
     const running = screen.footer === "running";
     await this.#pane.paste(pastePayload(this.#text), this.#signal);
@@ -196,19 +202,23 @@ class Delivery {
     return ready ? screen : undefined;
   }
 
+  /** Clears the draft and returns the screen showing the composer empty, or undefined when it never did. */
   async #clearDraft(start: ComposerScreen): Promise<ComposerScreen | undefined> {
     let screen = start;
-    // C-a C-k clears a line (spike-notes §6.2 step 3); BSpace then joins the line above, so each round removes one line.
-    const rounds = (start.draft ?? "").split("\n").length + 1;
-    for (let i = 0; i < rounds && screen.draft !== ""; i++) {
-      const before = screen.draft;
+    const empty = (s: ComposerScreen): boolean => s.region !== undefined && !holdsDraft(s);
+    // C-a C-k clears a line (spike-notes §6.2 step 3); BSpace then joins the line above, so each round
+    // removes one line. A clipped composer hides how many lines it holds: go on while rounds make progress.
+    const rounds = start.clipped ? MAX_CLEAR_ROUNDS : (start.draft ?? "").split("\n").length + 1;
+    for (let i = 0; i < rounds && !empty(screen); i++) {
+      const before = screen.region?.join("\n");
       await this.#pane.sendKeys(["C-a", "C-k", "BSpace"], this.#signal);
-      await this.#poll(1_000, async () => {
+      const changed = await this.#poll(1_000, async () => {
         screen = await this.#screen();
-        return screen.draft !== before;
+        return screen.region?.join("\n") !== before;
       });
+      if (!changed) break;
     }
-    return screen.draft === "" ? screen : undefined;
+    return empty(screen) ? screen : undefined;
   }
 
   async #waitPasteShown(baseline: ComposerScreen): Promise<PasteSeen> {
@@ -232,10 +242,12 @@ class Delivery {
     return seen ? "shown" : "not_shown";
   }
 
+  /** The paste shows: its head, or (once it outgrew the screen) its tail. */
   #draftShows(screen: ComposerScreen): boolean {
     const draft = screen.draft ?? "";
     if (this.#needle === "") return draft !== "";
-    return squeeze(draft).includes(this.#needle);
+    const squeezed = squeeze(draft);
+    return squeezed.includes(this.#needle) || squeezed.includes(this.#tailNeedle);
   }
 
   #draftLeft(screen: ComposerScreen): boolean {
@@ -268,6 +280,10 @@ export function pastePayload(text: string): string {
 
 function failed(reason: string): TurnDeliveryResult {
   return { result: "failed", reason };
+}
+
+function promptOpen(title: string): string {
+  return `A numbered prompt ("${clip(title)}") is open in the TUI and Enter would answer it; close it first, or force the send.`;
 }
 
 function seconds(ms: number): string {

@@ -100,7 +100,7 @@ describe("parseCommandArgs", () => {
   });
 
   it("enforces the number of positionals", () => {
-    expect(usageMessage(["a", "b"])).toBe("agy-bridge probe takes at most 1 FILE; run `agy-bridge probe --help`");
+    expect(usageMessage(["a", "b"])).toBe("this command takes at most 1 FILE; run `agy-bridge probe --help`");
     expect(() => parse([], { max: 0, name: "argument" })).not.toThrow();
     expect(() => parseCommandArgs("probe", ["x"], OPTIONS, { max: 0 })).toThrow(/takes no arguments/);
     expect(() => parseCommandArgs("probe", [], OPTIONS, { min: 1, max: 1, name: "FILE" })).toThrow(/needs FILE/);

@@ -97,6 +97,18 @@ describe("screen details", () => {
     expect(screen.footer).toBe("idle");
   });
 
+  it("reads the rows above a lone rule with agy's footer under it as a clipped composer's draft", () => {
+    const rule = "─".repeat(20);
+    const screen = parseScreen(`  zzzzzzzzzzzzzzzzzz\n  zzzz and the tail\n${rule}\n  ? for shortcuts\n`);
+    expect(screen).toMatchObject({ clipped: true, draft: "zzzzzzzzzzzzzzzzzz\nzzzz and the tail", footer: "idle", prompt: undefined });
+    expect(screen.region).toHaveLength(2);
+  });
+
+  it("does not take a lone rule without agy's footer under it for a composer", () => {
+    const rule = "─".repeat(20);
+    expect(parseScreen(`some text\n${rule}\n$ a shell prompt\n`)).toMatchObject({ region: undefined, clipped: false, draft: undefined });
+  });
+
   it("lets the running marker win over a leftover idle marker", () => {
     const rule = "─".repeat(20);
     expect(parseScreen(`${rule}\n>\n${rule}\n  ? for shortcuts · esc to cancel`).footer).toBe("running");

@@ -62,6 +62,16 @@ describe("deliverTurnToPane", () => {
     expect(pane.submitted).toEqual(["hello there"]);
   });
 
+  it("refuses, pasting nothing, when a draft it was told to clear never shows gone", async () => {
+    const pane = new ScriptedComposer({});
+    pane.draft = "a draft the clearing keys do not reach";
+    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true }, fakeClock());
+    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("could not be cleared") });
+    expect(pane.keys.length).toBeGreaterThan(0);
+    expect(pane.pastes).toEqual([]);
+    expect(enters(pane)).toBe(0);
+  });
+
   it("fails after the bounded number of Enters when the draft never leaves", async () => {
     const pane = new ScriptedComposer({ ignoredEnters: Infinity });
     const result = await deliverTurnToPane(pane, "hello there", { enterAttempts: 3 }, fakeClock());

@@ -1,0 +1,42 @@
+/**
+ * `-L NAME` / `-S PATH`: which tmux server a command looks at, spelled as
+ * tmux spells it (and as `send` does). Without either, tmux's default server.
+ */
+import type { TmuxServerRef } from "../discovery/index.js";
+import { AgyBridgeError } from "../errors.js";
+import { socketArgs } from "../tmux/index.js";
+import { UsageError } from "./args.js";
+
+export const TMUX_SERVER_OPTIONS = {
+  "socket-name": { type: "string", short: "L" },
+  "socket-path": { type: "string", short: "S" },
+} as const;
+
+/** Help lines for {@link TMUX_SERVER_OPTIONS}; `what` ends "the tmux server …". */
+export function tmuxServerHelp(what: string): string {
+  return `  -L NAME             ${what}, by socket name (tmux -L)
+  -S PATH             ${what}, by socket path (tmux -S)`;
+}
+
+/**
+ * The server `-L` / `-S` name, or undefined for the default one. Throws
+ * {@link UsageError} for an empty or malformed value or both flags; the
+ * message never repeats the value.
+ */
+export function tmuxServerOf(
+  command: string,
+  values: { "socket-name"?: string | undefined; "socket-path"?: string | undefined },
+): TmuxServerRef | undefined {
+  const hint = `run \`agy-bridge ${command} --help\``;
+  const name = values["socket-name"];
+  const path = values["socket-path"];
+  if (name !== undefined && path !== undefined) throw new UsageError(`give -L or -S, not both; ${hint}`);
+  if (name === "") throw new UsageError(`-L needs a non-empty value; ${hint}`);
+  if (path === "") throw new UsageError(`-S needs a non-empty value; ${hint}`);
+  try {
+    socketArgs(name !== undefined ? { name } : path !== undefined ? { path } : undefined);
+  } catch (error) {
+    throw new UsageError(`${AgyBridgeError.from(error).message.replace(/\.$/, "")}; ${hint}`);
+  }
+  return name !== undefined ? { socketName: name } : path !== undefined ? { socketPath: path } : undefined;
+}
