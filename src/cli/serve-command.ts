@@ -131,10 +131,12 @@ export const serveCommand = defineCommand({
       },
       // A busy agy can miss a probe deadline: its sessions stay while it runs.
       retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
-      async attach(descriptor, signal) {
+      async attach(descriptor) {
         const server = servers.get(descriptor.conversationId);
         if (server?.url === undefined) throw new Error("its server is gone");
-        const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url, signal };
+        // No shared signal: the hub closes each session itself, and one signal
+        // held by dozens of sessions would only collect listeners.
+        const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
         if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
         if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
         return supervised(await AgySession.attach(options));

@@ -94,7 +94,13 @@ class Session implements AgySessionApi {
       conversationId: () => this.conversationId,
       pending: () => this.#reader?.tracker.pendingInteractions() ?? [],
     });
-    options.signal?.addEventListener("abort", () => void this.close(), { once: true });
+    if (options.signal !== undefined) {
+      // Removed on close: a caller (serve) may hand one signal to many sessions.
+      const signal = options.signal;
+      const onAbort = () => void this.close();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#closed.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), { once: true });
+    }
   }
 
   get conversationId(): string {
