@@ -177,6 +177,7 @@ export const serveCommand = defineCommand({
       else io.signal.addEventListener("abort", () => resolve(), { once: true });
     });
     clearInterval(timer);
+    io.stderr.write("agy-bridge serve: shutting down\n");
     await api.close();
     await hub.close();
     return 0;

@@ -32,6 +32,8 @@ export interface ApiServerOptions {
   timers?: SseTimers;
   /** One line per request: method, path without query, status. */
   log?: (line: string) => void;
+  /** How long `close()` lets clients take their last bytes before cutting them (default 2000 ms). */
+  shutdownGraceMs?: number;
   /** Told about failures that became a 500 (a bug, not a client mistake). */
   onInternalError?: (error: unknown) => void;
 }
@@ -206,7 +208,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       closing = true;
       for (const stream of [...streams]) stream.end("server shutting down");
       return new Promise((resolve) => {
-        server.close(() => resolve());
+        // A client that stopped reading would hold its connection, and so the
+        // shutdown, forever: after a grace period every connection is cut.
+        const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 2000);
+        server.close(() => {
+          clearTimeout(grace);
+          resolve();
+        });
         server.closeIdleConnections();
       });
     },
