@@ -1,7 +1,10 @@
 /**
  * Mapper benchmarks:
  * - snapshot ingestion of a 10,000-step trajectory (bytes → events) against
- *   JSON.parse of the same bytes (design goal: ≤ 1.5×);
+ *   JSON.parse of the same bytes (design goal: ≤ 1.5×). The steps are
+ *   synthetic turns of user, planner, tool, planner, all settled, with no
+ *   WAITING step; rpc-snapshot.bench.ts measures the same goal on a snapshot
+ *   built from real captures, which has 1,111;
  * - a ~100 KB GENERATING message updated 1,000 times on the stream: frames
  *   901–1000 against frames 1–100, and frames behind a 10,000-step history
  *   against the same frames on an empty tracker (goal: cost per frame follows

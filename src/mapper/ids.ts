@@ -2,7 +2,7 @@
  * Id derivations shared by every projection of a step, so the poll and stream
  * shapes of one step always give the same ids.
  */
-import { fnv1a64 } from "./hash.js";
+import { FNV_OFFSET_BASIS, fnvHex, fnvUpdate, type FnvState } from "./hash.js";
 
 /** Committed message and its deltas: `agy_msg_<trajectoryId>_<stepIndex>`. */
 export function messageIdFor(trajectoryId: string, stepIndex: number): string {
@@ -15,9 +15,22 @@ export function callIdFor(trajectoryId: string, stepIndex: number): string {
 }
 
 /**
+ * The hash state of the last `conversationId \n trajectoryId \n` prefix: a
+ * snapshot asks for many ids of one trajectory, and FNV continues from a prefix.
+ */
+let prefix: { conversationId: string; trajectoryId: string; state: FnvState } = {
+  conversationId: "",
+  trajectoryId: "",
+  state: fnvUpdate(FNV_OFFSET_BASIS, "\n\n"),
+};
+
+/**
  * `int_` + FNV-1a 64 of `conversationId \n trajectoryId \n stepIndex`. A timeout
  * retry lives at a higher step index, so it is a new interaction.
  */
 export function interactionIdFor(conversationId: string, trajectoryId: string, stepIndex: number): string {
-  return `int_${fnv1a64(`${conversationId}\n${trajectoryId}\n${stepIndex}`)}`;
+  if (conversationId !== prefix.conversationId || trajectoryId !== prefix.trajectoryId) {
+    prefix = { conversationId, trajectoryId, state: fnvUpdate(FNV_OFFSET_BASIS, `${conversationId}\n${trajectoryId}\n`) };
+  }
+  return `int_${fnvHex(fnvUpdate(prefix.state, String(stepIndex)))}`;
 }

@@ -10,7 +10,8 @@ import { failureDetail } from "./failure-detail.js";
 import { messageIdFor } from "./ids.js";
 import type { LiveStep } from "./live-step.js";
 import { commitDeltas, generatingDeltas } from "./planner-deltas.js";
-import { asObject, asString, metadata, plannerText, typedBody, type JsonObject } from "./step-access.js";
+import { asString, plannerText, type JsonObject } from "./step-access.js";
+import type { StepFields } from "./step-check.js";
 import type { TurnState } from "./turn-state.js";
 import { addUsage, newUsageTotals } from "./usage-totals.js";
 
@@ -26,15 +27,15 @@ export class PlannerEvents {
     readonly turn: TurnState,
   ) {}
 
-  /** A GENERATING version of a planner with a known index. */
-  generating(raw: JsonObject, state: LiveStep, trajectoryId: string, stepIndex: number): void {
-    generatingDeltas(this.sink, typedBody(raw), state, trajectoryId, stepIndex);
+  /** A GENERATING version of a planner with a known index; `body` is its `plannerResponse`. */
+  generating(body: JsonObject | undefined, state: LiveStep, trajectoryId: string, stepIndex: number): void {
+    generatingDeltas(this.sink, body, state, trajectoryId, stepIndex);
   }
 
   /** The first settled version of a planner; `state` is its live state when it was seen before. */
-  settled(raw: JsonObject, state: LiveStep | undefined, status: string, trajectoryId: string, stepIndex: number): void {
+  settled(raw: JsonObject, fields: StepFields, state: LiveStep | undefined, trajectoryId: string, stepIndex: number): void {
     const sink = this.sink;
-    const body = typedBody(raw);
+    const { body, status } = fields;
     const text = plannerText(body);
     const messageId = messageIdFor(trajectoryId, stepIndex);
     commitDeltas(sink, body, text, state, status, trajectoryId, stepIndex, messageId);
@@ -52,23 +53,25 @@ export class PlannerEvents {
       return;
     }
     if (status !== "DONE") return;
-    if (text.trim() !== "") {
+    const hasText = text.trim() !== "";
+    if (hasText) {
       const message: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false };
       if (stopReason !== undefined) message.stopReason = stopReason;
       sink.push(message);
     }
-    this.#usageFrom(raw, where);
+    if (fields.modelUsage !== undefined) this.#usageFrom(fields.modelUsage, where);
     const toolCalls = body?.["toolCalls"];
     const dispatches = Array.isArray(toolCalls) && toolCalls.length > 0;
-    if (text.trim() !== "" && !dispatches) this.turn.end("idle", "turn_completed", where);
+    if (hasText && !dispatches) this.turn.end("idle", "turn_completed", where);
   }
 
-  #usageFrom(raw: JsonObject, where: { trajectoryId: string; stepIndex: number }): void {
-    const usage = asObject(metadata(raw)?.["modelUsage"]);
-    if (usage === undefined) return;
+  #usageFrom(usage: JsonObject, where: { trajectoryId: string; stepIndex: number }): void {
     const sink = this.sink;
     const totals = this.#usage;
-    addUsage(totals, usage, (message) => sink.diagnostic("invalid_number", `Step ${where.stepIndex}: ${message}`, where));
+    const problems = addUsage(totals, usage);
+    if (problems !== undefined) {
+      for (const message of problems) sink.diagnostic("invalid_number", `Step ${where.stepIndex}: ${message}`, where);
+    }
     const model = asString(usage["model"]);
     const event: EventOf<"usage"> = {
       type: "usage",

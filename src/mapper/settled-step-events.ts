@@ -7,8 +7,9 @@
 import type { EventSink } from "./event-sink.js";
 import { clipText, errorMessageStep } from "./failure-detail.js";
 import { messageIdFor } from "./ids.js";
-import { isObject, isToolStep, metadata, typedBody, type JsonObject } from "./step-access.js";
-import { toolEvents } from "./tool-projection.js";
+import type { JsonObject } from "./step-access.js";
+import type { StepFields } from "./step-check.js";
+import { pushToolEvents } from "./tool-projection.js";
 
 /** System steps that carry nothing for a reader (documented in docs/events.md). */
 const SILENT_TYPES = new Set(["CONVERSATION_HISTORY", "CHECKPOINT", "SYSTEM_MESSAGE"]);
@@ -18,15 +19,16 @@ const TOOL_TYPES = new Set([
   "INVOKE_SUBAGENT", "MCP_TOOL", "COMMAND_STATUS",
 ]);
 
-/** The events of the first settled version of a step of type `suffix` (not USER_INPUT, not PLANNER_RESPONSE). */
-export function settledStepEvents(sink: EventSink, raw: JsonObject, suffix: string, status: string, trajectoryId: string, stepIndex: number): void {
-  if (suffix === "ERROR_MESSAGE") errorMessage(sink, raw, trajectoryId, stepIndex);
-  else if (!SILENT_TYPES.has(suffix)) settledOther(sink, raw, suffix, status, trajectoryId, stepIndex);
+/** The events of the first settled version of a step (not USER_INPUT, not PLANNER_RESPONSE); `fields` are its checked fields. */
+export function settledStepEvents(sink: EventSink, raw: JsonObject, fields: StepFields, trajectoryId: string, stepIndex: number): void {
+  const suffix = fields.suffix;
+  if (suffix === "ERROR_MESSAGE") errorMessage(sink, raw, fields.body, trajectoryId, stepIndex);
+  else if (!SILENT_TYPES.has(suffix)) settledOther(sink, raw, fields, trajectoryId, stepIndex);
 }
 
 /** ERROR_MESSAGE: a failure message when agy shows it to the user, else a diagnostic. */
-function errorMessage(sink: EventSink, raw: JsonObject, trajectoryId: string, stepIndex: number): void {
-  const { detail, showUser } = errorMessageStep(raw, typedBody(raw));
+function errorMessage(sink: EventSink, raw: JsonObject, body: JsonObject | undefined, trajectoryId: string, stepIndex: number): void {
+  const { detail, showUser } = errorMessageStep(raw, body);
   if (!showUser) {
     sink.diagnostic("agy_error", `agy recorded an error not meant for the user: ${clipText(detail ?? "no detail given")}`, { trajectoryId, stepIndex });
     return;
@@ -42,14 +44,11 @@ function errorMessage(sink: EventSink, raw: JsonObject, trajectoryId: string, st
  * something to show (tool markers, a known tool type, `metadata.toolCall`, or
  * a typed body); otherwise one diagnostic.
  */
-function settledOther(sink: EventSink, raw: JsonObject, suffix: string, status: string, trajectoryId: string, stepIndex: number): void {
-  if (TOOL_TYPES.has(suffix) || isToolStep(raw) || isObject(metadata(raw)?.["toolCall"]) || typedBody(raw) !== undefined) {
-    const where = { trajectoryId, stepIndex };
-    const [call, output] = toolEvents(raw, status, { conversationId: sink.conversationId, trajectoryId, stepIndex }, (code, message) =>
-      sink.diagnostic(code, `Step ${stepIndex}: ${message}`, where),
-    );
-    sink.push(call);
-    sink.push(output);
+function settledOther(sink: EventSink, raw: JsonObject, fields: StepFields, trajectoryId: string, stepIndex: number): void {
+  const suffix = fields.suffix;
+  // Tool markers: a `toolAction` string, or a `toolCall` (with an id or not); unseen tool types still map.
+  if (TOOL_TYPES.has(suffix) || fields.toolAction !== undefined || fields.toolCall !== undefined || fields.body !== undefined) {
+    pushToolEvents(sink, raw, fields, trajectoryId, stepIndex);
     return;
   }
   const name = suffix === "" ? "(missing)" : clipText(suffix, 80);

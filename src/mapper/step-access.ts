@@ -24,14 +24,14 @@ function suffixOf(value: unknown, prefix: string, suffixes: Map<string, string>)
   return suffix;
 }
 
-/** `CORTEX_STEP_TYPE_RUN_COMMAND` → `RUN_COMMAND`; a missing type → `""`. */
-export function typeSuffix(step: JsonObject): string {
-  return suffixOf(step["type"], STEP_TYPE_PREFIX, typeSuffixes);
+/** A step's `type` value → its suffix: `CORTEX_STEP_TYPE_RUN_COMMAND` → `RUN_COMMAND`; a missing type → `""`. */
+export function typeSuffixOf(type: unknown): string {
+  return suffixOf(type, STEP_TYPE_PREFIX, typeSuffixes);
 }
 
-/** `CORTEX_STEP_STATUS_DONE` → `DONE`; a missing status → `""`. */
-export function statusSuffix(step: JsonObject): string {
-  return suffixOf(step["status"], STEP_STATUS_PREFIX, statusSuffixes);
+/** A step's `status` value → its suffix: `CORTEX_STEP_STATUS_DONE` → `DONE`; a missing status → `""`. */
+export function statusSuffixOf(status: unknown): string {
+  return suffixOf(status, STEP_STATUS_PREFIX, statusSuffixes);
 }
 
 const bodyKeys = new Map<string, string>();
@@ -51,40 +51,8 @@ export function bodyKey(suffix: string): string {
   return key;
 }
 
-export function typedBody(step: JsonObject): JsonObject | undefined {
-  return asObject(step[bodyKey(typeSuffix(step))]);
-}
-
 export function metadata(step: JsonObject): JsonObject | undefined {
   return asObject(step["metadata"]);
-}
-
-/** `metadata.sourceTrajectoryStepInfo`, where agy names the step's trajectory and index. */
-export function stepInfo(step: JsonObject): JsonObject | undefined {
-  return asObject(metadata(step)?.["sourceTrajectoryStepInfo"]);
-}
-
-export function metaTrajectoryId(step: JsonObject): string | undefined {
-  return infoTrajectoryId(stepInfo(step));
-}
-
-export function infoTrajectoryId(info: JsonObject | undefined): string | undefined {
-  const id = info?.["trajectoryId"];
-  return typeof id === "string" && id !== "" ? id : undefined;
-}
-
-export function metaCascadeId(step: JsonObject): string | undefined {
-  const id = asString(stepInfo(step)?.["cascadeId"]);
-  return id === "" ? undefined : id;
-}
-
-/** The explicit `stepIndex`, if agy sent one (it omits 0, and omits it on USER_INPUT in 1.0.10). */
-export function metaStepIndex(step: JsonObject): number | undefined {
-  return asIndex(stepInfo(step)?.["stepIndex"]);
-}
-
-export function infoStepIndex(info: JsonObject | undefined): number | undefined {
-  return asIndex(info?.["stepIndex"]);
 }
 
 /**
@@ -100,14 +68,6 @@ export function discriminator(step: JsonObject): string | undefined {
   const createdAt = asString(meta?.["createdAt"]);
   if (createdAt !== undefined && createdAt !== "") return `t:${createdAt}`;
   return undefined;
-}
-
-/** A tool step is recognised by its markers, not its type, so unseen tool types still map. */
-export function isToolStep(step: JsonObject): boolean {
-  const meta = metadata(step);
-  if (typeof meta?.["toolAction"] === "string") return true;
-  const id = asObject(meta?.["toolCall"])?.["id"];
-  return typeof id === "string" && id !== "";
 }
 
 /** The committed planner text: `modifiedResponse` when non-empty, else `response`. */

@@ -4,32 +4,60 @@
  * `toolCalls` from planners, so the planner cannot be the source.
  */
 import type { DiagnosticCode, EventOf } from "./events.js";
+import type { EventSink } from "./event-sink.js";
 import { clipText, failureDetail } from "./failure-detail.js";
 import { callIdFor } from "./ids.js";
 import { jsonText, setOwn } from "./plain-json.js";
-import { asObject, asString, isObject, metadata, typedBody, typeSuffix, type JsonObject } from "./step-access.js";
+import { asObject, asString, isObject, type JsonObject } from "./step-access.js";
+import type { StepFields } from "./step-check.js";
 
-/** Hears what could not be projected faithfully; the projection goes on with a fallback. */
-export type ProjectionReport = (code: DiagnosticCode, message: string) => void;
+/**
+ * Where to report what could not be projected faithfully (the projection goes
+ * on with a fallback): the sink and the step. Plain values rather than a
+ * callback, so a tool step allocates no closure.
+ */
+export interface ProjectionReport {
+  sink: EventSink;
+  trajectoryId: string;
+  stepIndex: number;
+}
+
+function report(at: ProjectionReport, code: DiagnosticCode, message: string): void {
+  at.sink.diagnostic(code, `Step ${at.stepIndex}: ${message}`, { trajectoryId: at.trajectoryId, stepIndex: at.stepIndex });
+}
 
 /** `toolCall.name`, else `list_dir` for LIST_DIRECTORY (agy's own name), else the lower-cased type suffix. */
-export function toolName(step: JsonObject): string {
-  const name = asString(asObject(metadata(step)?.["toolCall"])?.["name"]);
+export function toolName(fields: StepFields): string {
+  const name = asString(fields.toolCall?.["name"]);
   if (name !== undefined && name !== "") return name;
-  const suffix = typeSuffix(step);
+  const suffix = fields.suffix;
   if (suffix === "LIST_DIRECTORY") return "list_dir";
   return suffix === "" ? "tool" : suffix.toLowerCase();
 }
 
 const NOT_ARGUMENTS = new Set(["toolaction", "toolsummary"]);
 
+/**
+ * A narration key: `toolAction`/`toolSummary` in any case. Only keys of their
+ * length (10 or 11) that start with a `t` pay for lower-casing.
+ */
+function isNarration(key: string): boolean {
+  if ((key.length !== 10 && key.length !== 11) || (key.charCodeAt(0) | 0x20) !== 0x74) return false;
+  return key === "toolAction" || key === "toolSummary" || NOT_ARGUMENTS.has(key.toLowerCase());
+}
+
+function hasNarration(args: JsonObject): boolean {
+  for (const key in args) {
+    if (isNarration(key)) return true;
+  }
+  return false;
+}
+
 /** `args` without `toolAction`/`toolSummary` (any case); a fresh object, `args` untouched. */
 function withoutNarration(args: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const key in args) {
-    // Both narration keys are 10 or 11 characters long: skip lower-casing the rest.
-    if ((key.length === 10 || key.length === 11) && NOT_ARGUMENTS.has(key.toLowerCase())) continue;
-    setOwn(out, key, args[key]);
+    if (!isNarration(key)) setOwn(out, key, args[key]);
   }
   return out;
 }
@@ -49,22 +77,43 @@ function parsedArgumentsJson(text: string | undefined): JsonObject | undefined {
  * case-insensitively: an exact key first, then a key that starts with the
  * argument name (agy 1.0.10 returns `AbsolutePath` as `absolutePathUri`).
  */
-function recoveredArguments(step: JsonObject): JsonObject {
-  const order = metadata(step)?.["argumentsOrder"];
-  const body = typedBody(step);
+function recoveredArguments(fields: StepFields): JsonObject {
+  const order = fields.metadata?.["argumentsOrder"];
+  const body = fields.body;
   const out: JsonObject = {};
   if (!Array.isArray(order) || body === undefined) return out;
   const keys = Object.keys(body);
-  const lowered = keys.map((k) => k.toLowerCase());
   for (const name of order) {
-    if (typeof name !== "string" || NOT_ARGUMENTS.has(name.toLowerCase())) continue;
-    const wanted = name.toLowerCase();
-    let at = lowered.indexOf(wanted);
-    if (at < 0) at = lowered.findIndex((k) => k.startsWith(wanted));
-    const key = at < 0 ? undefined : keys[at];
+    if (typeof name !== "string") continue;
+    const wanted = lowerCase(name);
+    if (NOT_ARGUMENTS.has(wanted)) continue;
+    const key = keyFor(keys, wanted);
     if (key !== undefined) setOwn(out, name, body[key]);
   }
   return out;
+}
+
+/** The first key equal to `wanted` ignoring case, else the first that starts with it. */
+function keyFor(keys: readonly string[], wanted: string): string | undefined {
+  for (const key of keys) {
+    if (lowerCase(key) === wanted) return key;
+  }
+  for (const key of keys) {
+    if (lowerCase(key).startsWith(wanted)) return key;
+  }
+  return undefined;
+}
+
+const lowered = new Map<string, string>();
+
+/** `text.toLowerCase()`, memoised: argument and body field names repeat from step to step (bounded cache). */
+function lowerCase(text: string): string {
+  let lower = lowered.get(text);
+  if (lower === undefined) {
+    lower = text.toLowerCase();
+    if (lowered.size < 1024) lowered.set(text, lower);
+  }
+  return lower;
 }
 
 /** The call's arguments: compact JSON text, or the model's raw text with agy's parse error. */
@@ -79,40 +128,44 @@ export interface ToolArguments {
  * arguments that cannot be serialised (too deep for the stack) become agy's
  * own `argumentsJson` text, else `{}`, and `report` hears of it.
  */
-export function toolArguments(step: JsonObject, report: ProjectionReport): ToolArguments {
-  const call = asObject(metadata(step)?.["toolCall"]);
+export function toolArguments(step: JsonObject, fields: StepFields, at: ProjectionReport): ToolArguments {
+  const call = fields.toolCall;
   const invalid = asString(call?.["invalidJsonStr"]);
   if (invalid !== undefined && invalid !== "") {
     const error = asString(call?.["invalidJsonErr"]) || "the arguments are not valid JSON";
-    report("invalid_tool_arguments", `The model's arguments for ${toolName(step)} are not valid JSON (${clipText(error, 200)}); they are passed on as raw text.`);
+    report(at, "invalid_tool_arguments", `The model's arguments for ${toolName(fields)} are not valid JSON (${clipText(error, 200)}); they are passed on as raw text.`);
     return { text: invalid, error };
   }
   const argumentsJson = asString(call?.["argumentsJson"]);
   const fromJson = parsedArgumentsJson(argumentsJson);
   const genericArgs = fromJson === undefined ? asObject(asObject(step["generic"])?.["args"]) : undefined;
   const source = fromJson ?? genericArgs;
-  const args = source === undefined ? recoveredArguments(step) : withoutNarration(source);
+  // Our own parse of argumentsJson is plain JSON nobody else holds: without narration keys it
+  // serialises as its copy would. The step's `generic.args` may be any object, so it is always copied.
+  const args =
+    source === undefined ? recoveredArguments(fields) : source === fromJson && !hasNarration(source) ? source : withoutNarration(source);
   const text = jsonText(args);
   if (text !== undefined) return { text };
   const fallback = fromJson !== undefined && argumentsJson !== undefined ? argumentsJson : "{}";
   report(
+    at,
     "unserializable_value",
-    `The arguments of ${toolName(step)} cannot be serialised (nested too deeply or not plain JSON); ${fallback === "{}" ? "{} was" : "agy's argumentsJson text was"} passed on instead.`,
+    `The arguments of ${toolName(fields)} cannot be serialised (nested too deeply or not plain JSON); ${fallback === "{}" ? "{} was" : "agy's argumentsJson text was"} passed on instead.`,
   );
   return { text: fallback };
 }
 
 /** The output text, or undefined when the step carries none. */
-function rawOutput(step: JsonObject, report: ProjectionReport): string | undefined {
-  const suffix = typeSuffix(step);
+function rawOutput(fields: StepFields, at: ProjectionReport): string | undefined {
+  const { suffix, body } = fields;
   if (suffix === "RUN_COMMAND") {
-    return asString(asObject(asObject(step["runCommand"])?.["combinedOutput"])?.["full"]);
+    return asString(asObject(body?.["combinedOutput"])?.["full"]);
   }
-  const value = suffix === "GENERIC" ? asObject(step["generic"])?.["result"] : typedBody(step);
+  const value = suffix === "GENERIC" ? body?.["result"] : body;
   if (value === undefined) return undefined;
   const text = jsonText(value);
   if (text !== undefined) return text;
-  report("unserializable_value", `The output of ${toolName(step)} cannot be serialised (nested too deeply or not plain JSON); it was left empty.`);
+  report(at, "unserializable_value", `The output of ${toolName(fields)} cannot be serialised (nested too deeply or not plain JSON); it was left empty.`);
   return "";
 }
 
@@ -121,41 +174,38 @@ function rawOutput(step: JsonObject, report: ProjectionReport): string | undefin
  * a reader can understand; a DONE step without output gets `""` (an empty
  * result beats a call left dangling).
  */
-export function toolOutput(step: JsonObject, statusSuffix: string, failed: boolean, report: ProjectionReport): string {
-  const output = rawOutput(step, report);
+export function toolOutput(step: JsonObject, fields: StepFields, failed: boolean, at: ProjectionReport): string {
+  const output = rawOutput(fields, at);
   if (output !== undefined) return output;
   if (!failed) return "";
-  const name = asString(asObject(metadata(step)?.["toolCall"])?.["name"]);
+  const name = asString(fields.toolCall?.["name"]);
   const what = name === undefined || name === "" ? "the tool" : name;
   const detail = failureDetail(step, undefined);
-  return `[agy-bridge: ${what} did not complete (status ${statusSuffix})${detail === undefined ? "" : `: ${detail}`}]`;
+  return `[agy-bridge: ${what} did not complete (status ${fields.status})${detail === undefined ? "" : `: ${detail}`}]`;
 }
 
-/** The `function_call` and `function_call_output` of a settled tool step, sharing the step-derived call id. */
-export function toolEvents(
-  step: JsonObject,
-  statusSuffix: string,
-  at: { conversationId: string; trajectoryId: string; stepIndex: number },
-  report: ProjectionReport,
-): [EventOf<"function_call">, EventOf<"function_call_output">] {
-  const meta = metadata(step);
-  const name = toolName(step);
-  const { conversationId, trajectoryId, stepIndex } = at;
+/**
+ * Pushes the `function_call` and `function_call_output` of a settled tool
+ * step, sharing the step-derived call id, after any diagnostic about them.
+ */
+export function pushToolEvents(sink: EventSink, step: JsonObject, fields: StepFields, trajectoryId: string, stepIndex: number): void {
+  const at: ProjectionReport = { sink, trajectoryId, stepIndex };
+  const status = fields.status;
+  const conversationId = sink.conversationId;
+  const name = toolName(fields);
   const callId = callIdFor(trajectoryId, stepIndex);
-  const agyId = asString(asObject(meta?.["toolCall"])?.["id"]);
-  const description = asString(meta?.["toolAction"]);
-  const failed = statusSuffix !== "DONE";
+  const agyId = asString(fields.toolCall?.["id"]);
+  const description = fields.toolAction;
+  const failed = status !== "DONE";
   // Literals, not spreads: this runs per tool step of a snapshot.
-  const args = toolArguments(step, report);
+  const args = toolArguments(step, fields, at);
   const call: EventOf<"function_call"> = {
     type: "function_call", conversationId, trajectoryId, stepIndex, callId, name, arguments: args.text,
   };
   if (args.error !== undefined) call.argumentsError = args.error;
   if (agyId) call.agyToolCallId = agyId;
   if (description) call.description = description;
-  const output: EventOf<"function_call_output"> = {
-    type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name,
-    output: toolOutput(step, statusSuffix, failed, report), isError: failed, stepStatus: statusSuffix,
-  };
-  return [call, output];
+  const output = toolOutput(step, fields, failed, at);
+  sink.push(call);
+  sink.push({ type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name, output, isError: failed, stepStatus: status });
 }

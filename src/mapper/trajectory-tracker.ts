@@ -14,18 +14,18 @@ import { InteractionBook } from "./interaction-book.js";
 import { LiveStep, type Slot } from "./live-step.js";
 import { PlannerEvents } from "./planner-events.js";
 import { settledStepEvents } from "./settled-step-events.js";
-import { asIndex, asObject, asString, infoStepIndex, infoTrajectoryId, isObject, statusSuffix, stepInfo, typeSuffix, type JsonObject } from "./step-access.js";
-import { describeValue, stepProblem } from "./step-check.js";
+import { asIndex, asObject, asString, isObject, type JsonObject } from "./step-access.js";
+import { checkStep, describeValue, newStepFields, type StepFields } from "./step-check.js";
 import type { PendingInteraction, RunStatusInput, SnapshotInput, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
 import { TurnState } from "./turn-state.js";
 import { UserInputs } from "./user-inputs.js";
 
-interface StepContext {
-  position?: number;
-  frameTrajectoryId?: string;
-}
-
 const TERMINAL = new Set(["DONE", "ERROR", "CANCELED", "INTERRUPTED", "CLEARED"]);
+
+/** " at index N" for a diagnostic, when the index is known. */
+function at(position: number | undefined): string {
+  return position === undefined ? "" : ` at index ${position}`;
+}
 
 function invalidArgument(message: string): AgyBridgeError {
   return new AgyBridgeError("invalid_argument", message);
@@ -44,6 +44,8 @@ class Tracker implements TrajectoryTracker {
   readonly #interactions: InteractionBook;
   readonly #users: UserInputs;
   readonly #planners: PlannerEvents;
+  /** What {@link checkStep} read of the step being applied. */
+  readonly #fields: StepFields = newStepFields();
 
   constructor(options: TrajectoryTrackerOptions) {
     this.conversationId = options.conversationId;
@@ -75,14 +77,14 @@ class Tracker implements TrajectoryTracker {
     } else if (offset === undefined || offset > Number.MAX_SAFE_INTEGER - steps.length) {
       this.#sink.diagnostic("invalid_index", `A snapshot page at stepOffset ${describeValue(rawOffset)} was skipped: its steps would not have whole-number indices below 2^53.`);
     } else {
-      for (let i = 0; i < steps.length; i++) this.#apply(steps[i], { position: offset + i });
+      for (let i = 0; i < steps.length; i++) this.#apply(steps[i], offset + i, undefined);
     }
     return this.#sink.flush();
   }
 
   applySteps(steps: readonly unknown[]): MapperEvent[] {
     if (!Array.isArray(steps)) throw invalidArgument("applySteps needs a list of steps; pass an array.");
-    for (const step of steps) this.#apply(step, {});
+    for (const step of steps) this.#apply(step, undefined, undefined);
     return this.#sink.flush();
   }
 
@@ -125,7 +127,7 @@ class Tracker implements TrajectoryTracker {
     for (let i = 0; i < stepList.length; i++) {
       const step = stepList[i];
       if (!Array.isArray(indices)) {
-        this.#apply(step, frameTrajectoryId ? { frameTrajectoryId } : {});
+        this.#apply(step, undefined, frameTrajectoryId);
         continue;
       }
       const position = asIndex(indices[i]);
@@ -133,7 +135,7 @@ class Tracker implements TrajectoryTracker {
         sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
         continue;
       }
-      this.#apply(step, frameTrajectoryId ? { position, frameTrajectoryId } : { position });
+      this.#apply(step, position, frameTrajectoryId);
     }
     // A replayed or reopened stream may report an older, smaller length: record, do not judge.
     const total = asIndex(stepsUpdate?.["totalLength"]);
@@ -168,32 +170,35 @@ class Tracker implements TrajectoryTracker {
     return this.#interactions.list();
   }
 
-  #apply(raw: unknown, ctx: StepContext): void {
-    const at = ctx.position === undefined ? "" : ` at index ${ctx.position}`;
+  /**
+   * One step version. `position` is its index when the caller knows it (a
+   * page's or frame's), `frameTrajectoryId` the frame's trajectory. Plain
+   * parameters, not an options object: this runs per step of a snapshot.
+   */
+  #apply(raw: unknown, position: number | undefined, frameTrajectoryId: string | undefined): void {
     if (!isObject(raw)) {
-      this.#sink.diagnostic("invalid_step", `A step that is not a JSON object was skipped${at}.`);
+      this.#sink.diagnostic("invalid_step", `A step that is not a JSON object was skipped${at(position)}.`);
       return;
     }
-    const problem = stepProblem(raw);
+    const fields = this.#fields;
+    const problem = checkStep(raw, fields);
     if (problem !== undefined) {
-      this.#sink.diagnostic(problem.code, `A step${at} was skipped: ${problem.problem}.`, ctx.position === undefined ? {} : { stepIndex: ctx.position });
+      this.#sink.diagnostic(problem.code, `A step${at(position)} was skipped: ${problem.problem}.`, position === undefined ? {} : { stepIndex: position });
       return;
     }
-    const suffix = typeSuffix(raw);
-    const info = stepInfo(raw);
-    const realTrajectoryId = infoTrajectoryId(info) ?? ctx.frameTrajectoryId;
+    const { suffix, status } = fields;
+    const realTrajectoryId = fields.trajectoryId ?? frameTrajectoryId;
     const trajectoryId = realTrajectoryId ?? this.conversationId;
-    const metaIndex = infoStepIndex(info);
+    const metaIndex = fields.stepIndex;
     // The position is the step's index (a frame's indices[i], a page's stepOffset + i, spike-notes §10.5, §10.4);
     // agy's own stepIndex only cross-checks it, and names the step when no position is known.
-    if (metaIndex !== undefined && ctx.position !== undefined && metaIndex !== ctx.position) {
-      this.#indexMismatch(trajectoryId, ctx.position, metaIndex);
+    if (metaIndex !== undefined && position !== undefined && metaIndex !== position) {
+      this.#indexMismatch(trajectoryId, position, metaIndex);
     }
     const isUser = suffix === "USER_INPUT";
-    const stepIndex = ctx.position ?? metaIndex ?? (isUser ? undefined : 0);
-    const status = statusSuffix(raw);
+    const stepIndex = position ?? metaIndex ?? (isUser ? undefined : 0);
     if (isUser) {
-      this.#user(raw, status, trajectoryId, stepIndex);
+      this.#user(raw, fields, trajectoryId, stepIndex);
       return;
     }
     const index = stepIndex ?? 0;
@@ -218,22 +223,22 @@ class Tracker implements TrajectoryTracker {
     }
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
-      if (state !== undefined && (metaIndex !== undefined || ctx.position !== undefined)) {
-        this.#planners.generating(raw, state, trajectoryId, index);
+      if (state !== undefined && (metaIndex !== undefined || position !== undefined)) {
+        this.#planners.generating(fields.body, state, trajectoryId, index);
       }
       return;
     }
     if (!settles) return;
     // First sighting of the settled version: its events, once. A step first seen settled needs no live state.
     states[index] = raw;
-    if (suffix === "PLANNER_RESPONSE") this.#planners.settled(raw, state, status, trajectoryId, index);
-    else settledStepEvents(this.#sink, raw, suffix, status, trajectoryId, index);
+    if (suffix === "PLANNER_RESPONSE") this.#planners.settled(raw, fields, state, trajectoryId, index);
+    else settledStepEvents(this.#sink, raw, fields, trajectoryId, index);
   }
 
   /** A USER_INPUT settles its slot at once (when its index is known), then maps once per discriminator. */
-  #user(raw: JsonObject, status: string, trajectoryId: string, stepIndex: number | undefined): void {
+  #user(raw: JsonObject, fields: StepFields, trajectoryId: string, stepIndex: number | undefined): void {
     if (stepIndex === undefined) {
-      this.#users.settle(raw, { trajectoryId });
+      this.#users.settle(raw, fields, { trajectoryId });
       return;
     }
     const where = { trajectoryId, stepIndex };
@@ -241,9 +246,9 @@ class Tracker implements TrajectoryTracker {
     const slot = states[stepIndex];
     // Nothing later could close a gate recorded for this slot: close it here. Another step
     // took the gate's index, which shows no answer, so the gate counts as cancelled.
-    if (slot instanceof LiveStep) this.#interactions.resolve(slot, raw, status, where, "cancelled");
+    if (slot instanceof LiveStep) this.#interactions.resolve(slot, raw, fields.status, where, "cancelled");
     states[stepIndex] = raw;
-    this.#users.settle(raw, where);
+    this.#users.settle(raw, fields, where);
   }
 
   #statesOf(trajectoryId: string): Slot[] {

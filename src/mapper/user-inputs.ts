@@ -5,7 +5,8 @@
  * turn, names a changed model and carries the user's text.
  */
 import type { EventSink, StepWhere } from "./event-sink.js";
-import { discriminator, typedBody, userPlanModel, userText, type JsonObject } from "./step-access.js";
+import { discriminator, userPlanModel, userText, type JsonObject } from "./step-access.js";
+import type { StepFields } from "./step-check.js";
 import type { TurnState } from "./turn-state.js";
 
 /** The USER_INPUT steps one tracker has seen, and the last model they named. */
@@ -20,14 +21,14 @@ export class UserInputs {
   ) {}
 
   /** A USER_INPUT sighting: its events the first time, nothing after. */
-  settle(raw: JsonObject, where: StepWhere): void {
+  settle(raw: JsonObject, fields: StepFields, where: StepWhere): void {
     const disc = discriminator(raw) ?? `i:${where.stepIndex ?? "?"}`;
     const key = `${where.trajectoryId}\u0000${disc}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
     this.turn.start(where);
     const sink = this.sink;
-    const body = typedBody(raw);
+    const body = fields.body;
     const model = userPlanModel(body);
     if (model !== undefined && model !== this.#lastModel) {
       const previous = this.#lastModel;
