@@ -9,6 +9,7 @@
  * mapped, waiting for stdout to drain, never joined into one string.
  */
 import { readFileSync } from "node:fs";
+import { asciiJsonText } from "../util/json-text.js";
 import type { MapperEvent } from "../mapper/events.js";
 import type { TrajectoryTracker } from "../mapper/tracker-api.js";
 // Not the mapper's barrel: it loads zod (the event schemas), which alone takes
@@ -84,17 +85,26 @@ export const mapCommand = defineCommand({
  */
 async function readInput(io: CliIo, file: string | undefined): Promise<Input | undefined> {
   const fromStdin = file === undefined || file === "-";
-  let text: string;
+  let bytes: Buffer;
   try {
-    // Synchronous on purpose: nothing else runs meanwhile, and node decodes
-    // a whole file read this way in one native pass.
-    text = fromStdin ? await readAll(io.stdin) : readFileSync(file, "utf8");
+    // Synchronous on purpose: nothing else runs meanwhile.
+    bytes = fromStdin ? await readAll(io.stdin) : readFileSync(file);
   } catch (error) {
     io.stderr.write(`agy-bridge map: cannot read ${fromStdin ? "stdin" : file}: ${(error as Error).message}\n`);
     return undefined;
   }
+  // Nearly-ASCII input parses faster as escaped ASCII text; any failure is
+  // read again from the UTF-8 text, so messages name the input as written.
+  const fast = asciiJsonText(bytes);
+  if (fast !== undefined) {
+    try {
+      return parseMapInput(fast);
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+    }
+  }
   try {
-    return parseMapInput(text);
+    return parseMapInput(bytes.toString("utf8"));
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     io.stderr.write(`agy-bridge map: ${error.message}\n`);
@@ -258,8 +268,8 @@ function drained(out: NodeJS.WritableStream): Promise<void> {
   });
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
