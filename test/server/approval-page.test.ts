@@ -46,12 +46,14 @@ describe("the approval page", { timeout: 120_000 }, () => {
     const w = world;
     const { page, requested } = await openPage(w);
     await sendTurn(w, "Run pwd");
-    const item = page.getByTestId("pending-item").filter({ hasText: "pwd" });
+    // The page shows every agy on the machine (other tests run theirs): look at ours.
+    const ours = `[data-conversation-id="${w.conversationId}"]`;
+    const item = page.locator(`[data-testid="pending-item"]${ours}`).filter({ hasText: "pwd" });
     await item.waitFor({ timeout: 30_000 });
     await item.getByTestId("approve").tap();
-    await page.getByTestId("resolved-item").filter({ hasText: "pwd" }).waitFor({ timeout: 30_000 });
-    const left = await page.getByTestId("pending-item").allTextContents();
-    expect(left, "pending items still shown").toEqual([]);
+    await page.locator(`[data-testid="resolved-item"]${ours}`).filter({ hasText: "pwd" }).waitFor({ timeout: 30_000 });
+    const left = await page.locator(`[data-testid="pending-item"]${ours}`).allTextContents();
+    expect(left, "pending items of this conversation still shown").toEqual([]);
     const pending = await until(async () => {
       const body = (await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] };
       return body.pending.length === 0 ? body : undefined;
@@ -65,13 +67,15 @@ describe("the approval page", { timeout: 120_000 }, () => {
     const w = world;
     const { page } = await openPage(w);
     await sendTurn(w, "Help me start a project");
-    const item = page.getByTestId("pending-item").first();
+    const ours = `[data-conversation-id="${w.conversationId}"]`;
+    const item = page.locator(`[data-testid="pending-item"]${ours}`).first();
     await item.waitFor({ timeout: 30_000 });
     const question = await item.getByTestId("question").textContent();
     expect(question).toBeTruthy();
     await item.getByTestId("option-2").check();
     await item.getByTestId("submit-answer").tap();
-    await page.getByTestId("resolved-item").first().waitFor({ timeout: 30_000 });
-    expect(await page.getByTestId("resolved-item").first().textContent()).toContain("question");
+    const resolved = page.locator(`[data-testid="resolved-item"]${ours}`).first();
+    await resolved.waitFor({ timeout: 30_000 });
+    expect(await resolved.textContent()).toContain("question");
   });
 });
