@@ -177,10 +177,11 @@ export function answerPayload(
     const line = request.kind === "permission" ? request.target : "";
     return { ...base, runCommand: line === "" ? answer : { ...answer, proposedCommandLine: line, submittedCommandLine: line } };
   }
+  // interactionAnswer refuses every kind it cannot build, so this is a bug, not a user's mistake.
   const variant = Object.keys(interaction).find((key) => key !== "trajectoryId" && key !== "stepIndex") ?? "unknown";
   throw new AgyBridgeError(
-    "invalid_argument",
-    `Step ${target.stepIndex} waits on a ${variant} gate, which this client cannot send over RPC yet; answer it in the agy TUI.`,
+    "internal",
+    `agy-bridge built a ${variant} answer for step ${target.stepIndex} that it has no request for; nothing was sent — answer it in the agy TUI and report this.`,
   );
 }
 
