@@ -132,12 +132,23 @@ export type {
 export {
   /** Creates a driver for one tmux server; nothing runs until a method is called. */
   createTmuxDriver,
+  /** Reads one `capture-pane` text of agy's TUI into a {@link ScreenModel}; pure over text. */
+  readScreen,
 } from "./tmux/index.js";
 export type {
   CommandOptions,
+  ComposerState,
   DeliverTurnOptions,
   PaneInfo,
-  PromptKeys,
+  PermissionMode,
+  ClosePromptResult,
+  TuiAnswerResult,
+  TuiChoice,
+  ScreenModel,
+  ScreenOption,
+  ScreenPrompt,
+  ScreenPromptKind,
+  ScreenState,
   TmuxDriver,
   TmuxDriverOptions,
   TmuxExec,

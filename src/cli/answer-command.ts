@@ -2,15 +2,19 @@
  * `agy-bridge answer`: answer a pending question over RPC.
  */
 import { UsageError } from "./args.js";
-import { defineAnswerCommand } from "./answer-commands.js";
+import { answerVia, defineAnswerCommand } from "./answer-commands.js";
 
-const HELP = `Usage: agy-bridge answer [--interaction ID] --option ID... [--write-in TEXT] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--json]
+const HELP = `Usage: agy-bridge answer [--interaction ID] --option ID... [--write-in TEXT] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--via rpc|tui] [--json]
 
 Answers a pending question over RPC with option ids ("1".."N", as \`agy-bridge
 watch\` shows them) and/or free text; the question's own text is sent back
 verbatim. The step is re-read first: the question that asked if it still
 waits, else agy's retry of it after a timeout. Without --interaction, the
 single pending question. The answer is for the first question of the step.
+agy's own dialog is then closed with Escape in --pane, or in the pane
+discovery finds. With --via tui the dialog is answered there instead: one
+--option, no write-in (text typed into a dialog confirms it), the pointer
+moved to that option one key at a time and Enter pressed only on it.
 
 Options:
   --interaction ID    the question to answer (from \`agy-bridge watch\`)
@@ -34,6 +38,7 @@ export const answerCommand = defineAnswerCommand({
     if (optionIds.length === 0 && (writeIn === undefined || writeIn === "")) {
       throw new UsageError("give at least one --option or a --write-in; run `agy-bridge answer --help`");
     }
-    return (session, id) => session.answer(id, { optionIds, ...(writeIn === undefined ? {} : { writeIn }) });
+    const via = answerVia("answer", values.via);
+    return (session, id) => session.answer(id, { optionIds, ...(writeIn === undefined ? {} : { writeIn }), ...via });
   },
 });

@@ -4,7 +4,7 @@
  * (given, or the single pending one of its kind), deliver, print the typed
  * result. Exit 0 only when the answer was delivered.
  */
-import type { AgySessionApi, AnswerResult, PendingSummary } from "../session/index.js";
+import type { AgySessionApi, AnswerResult, AnswerVia, PendingSummary } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 import {
@@ -18,26 +18,42 @@ import {
   type SessionCommandDeps,
   type SessionTarget,
 } from "./session-connect.js";
+import { terminalText } from "./terminal-text.js";
 
 /** The options every answering command takes, besides its own. */
 const ANSWER_OPTIONS = {
   ...CONNECTION_OPTIONS,
   ...PANE_OPTION,
   interaction: { type: "string" },
+  via: { type: "string" },
   json: { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
+
+/**
+ * `--via rpc` (default) or `--via tui` as the session option; anything else
+ * is a usage error. `tui` answers in agy's dialog by moving its pointer.
+ */
+export function answerVia(command: string, value: string | undefined): { via?: AnswerVia } {
+  if (value === undefined || value === "rpc") return value === undefined ? {} : { via: "rpc" };
+  if (value === "tui") return { via: "tui" };
+  throw new UsageError(`--via takes rpc or tui; run \`agy-bridge ${command} --help\``);
+}
 
 /** Shared options besides the connection and pane ones that may not be given an empty value. */
 const NON_EMPTY = ["interaction"] as const;
 
 /** The help that follows a command's own option lines. */
-const HELP_TAIL = `  --json              print the result as one JSON line: {"interactionId","result","stepIndex"?}
+const HELP_TAIL = `  --via rpc|tui       rpc (default): answer over RPC, then close agy's own dialog with
+                      Escape; tui: answer in agy's dialog by moving its pointer
+                      (one key at a time, Enter only on the intended row)
+  --json              print the result as one JSON line: {"interactionId","result","stepIndex"?}
+                      ({"result":"none_pending"|"several_pending","pending":[…]} when none was chosen)
 ${CONNECTION_HELP}
 ${PANE_HELP}
   -h, --help          show this help
 
-Results: delivered (exit 0); already_resolved, timed_out, not_found (exit 1,
-nothing sent). Exit 1 with one sentence on any other failure, 2 on a usage error.
+Results: delivered (exit 0); already_resolved, timed_out, not_found,
+none_pending, several_pending (exit 1, nothing sent). Exit 1 with one sentence on any other failure, 2 on a usage error.
 `;
 
 /** Delivers the answer to one interaction. */
@@ -90,8 +106,11 @@ interface AnswerRun {
 
 function describeResult(result: AnswerResult, interactionId: string): string {
   switch (result.result) {
-    case "delivered":
-      return `delivered to step ${result.stepIndex} (${interactionId})`;
+    case "delivered": {
+      const how = result.via === "tui" ? " in the TUI" : "";
+      const closed = result.prompt === undefined || result.prompt.result === "closed" || result.prompt.result === "none" ? "" : `; ${result.prompt.reason}`;
+      return `delivered${how} to step ${result.stepIndex} (${interactionId})${closed}`;
+    }
     case "already_resolved":
       return `interaction ${interactionId} was already resolved (step ${result.stepIndex}); nothing was sent`;
     case "timed_out":
@@ -101,15 +120,38 @@ function describeResult(result: AnswerResult, interactionId: string): string {
   }
 }
 
+/** The `--json` result when no single interaction could be chosen: none of the kind, or several. */
+function unchosenJson(matching: readonly PendingSummary[], pending: readonly PendingSummary[]): Record<string, unknown> {
+  const listed = (list: readonly PendingSummary[]) => list.map((p) => ({ interactionId: p.interactionId, kind: p.kind, stepIndex: p.stepIndex, summary: p.summary }));
+  return matching.length === 0 ? { result: "none_pending", pending: listed(pending) } : { result: "several_pending", pending: listed(matching) };
+}
+
+/** When nothing of this command's kind waits but something else does: which command answers it. */
+function otherKindHint(pending: readonly PendingSummary[], kinds: ReadonlyArray<PendingSummary["kind"]>): string {
+  const hints = pending
+    .filter((p) => !kinds.includes(p.kind))
+    .map((p) => {
+      const what = `${p.interactionId} (step ${p.stepIndex}: ${p.summary})`;
+      if (p.kind === "question") return `a question waits, ${what}: answer it with \`agy-bridge answer --option ID\` or decline it with \`agy-bridge deny\``;
+      if (p.kind === "permission") return `a permission waits, ${what}: allow it with \`agy-bridge approve\` or refuse it with \`agy-bridge deny\``;
+      return `a gate only the agy TUI can answer waits, ${what}: answer it there`;
+    });
+  return hints.length === 0 ? "" : `; ${hints.join("; ")}`;
+}
+
 async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
   let session: AgySessionApi | undefined;
   try {
     session = await attachFromArgs(io, run.target, { follow: false }, run.deps);
     let interactionId = run.values.interaction;
     if (interactionId === undefined) {
-      const chosen = singlePending(await session.pending(), run.kinds, run.what);
+      const pending = await session.pending();
+      const chosen = singlePending(pending, run.kinds, run.what);
       if (typeof chosen === "string") {
-        io.stderr.write(`agy-bridge ${run.command}: ${chosen}\n`);
+        const matching = pending.filter((p) => run.kinds.includes(p.kind));
+        if (run.values.json === true) io.stdout.write(`${JSON.stringify(unchosenJson(matching, pending))}\n`);
+        const elsewhere = matching.length === 0 ? otherKindHint(pending, run.kinds) : "";
+        io.stderr.write(`agy-bridge ${run.command}: ${terminalText(chosen + elsewhere)}\n`);
         return 1;
       }
       interactionId = chosen.interactionId;
@@ -118,10 +160,10 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
     if (run.values.json === true) io.stdout.write(`${JSON.stringify({ interactionId, ...result })}\n`);
     const text = describeResult(result, interactionId);
     if (result.result === "delivered") {
-      if (run.values.json !== true) io.stderr.write(`agy-bridge ${run.command}: ${text}\n`);
+      if (run.values.json !== true) io.stderr.write(`agy-bridge ${run.command}: ${terminalText(text)}\n`);
       return 0;
     }
-    io.stderr.write(`agy-bridge ${run.command}: ${text}\n`);
+    io.stderr.write(`agy-bridge ${run.command}: ${terminalText(text)}\n`);
     return 1;
   } catch (error) {
     io.stderr.write(`${failureText(run.command, error)}\n`);

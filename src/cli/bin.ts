@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { main } from "./main.js";
+import { terminalText } from "./terminal-text.js";
 
 const controller = new AbortController();
 // The first signal asks the command to stop and clean up. Ctrl-C reaches every
@@ -29,7 +30,8 @@ main({
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`agy-bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+    // Whatever escaped a command: its message may quote agy's text, so it is shown safe.
+    process.stderr.write(`${terminalText(`agy-bridge: ${error instanceof Error ? error.message : String(error)}`)}\n`);
     process.exitCode = 1;
   },
 );

@@ -3,6 +3,7 @@
  * directly: streams, environment and arguments come in, an exit code goes out.
  */
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs, type PositionalRule } from "./args.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface CliIo {
   argv: readonly string[];
@@ -58,7 +59,7 @@ export function defineCommand<O extends ParseArgsOptionsConfig>(definition: Comm
       try {
         args = parseCommandArgs(definition.name, io.argv, definition.options, definition.positionals);
       } catch (error) {
-        io.stderr.write(`agy-bridge ${definition.name}: ${(error as Error).message}\n`);
+        io.stderr.write(`agy-bridge ${definition.name}: ${terminalText((error as Error).message)}\n`);
         return 2;
       }
       if (args.help) {
@@ -69,7 +70,7 @@ export function defineCommand<O extends ParseArgsOptionsConfig>(definition: Comm
         return await definition.run(io, args);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
-        io.stderr.write(`agy-bridge ${definition.name}: ${error.message}\n`);
+        io.stderr.write(`agy-bridge ${definition.name}: ${terminalText(error.message)}\n`);
         return 2;
       }
     },

@@ -7,6 +7,7 @@
  */
 import type { MapperEvent } from "../mapper/index.js";
 import { formatEvent } from "./event-text.js";
+import { terminalText } from "./terminal-text.js";
 
 /** A demo step record (`--json`): `demo` names the step. */
 export type DemoRecord =
@@ -40,7 +41,7 @@ export function createDemoOutput(options: DemoOutputOptions): DemoOutput {
     return {
       event: (event) => stdout.write(`${JSON.stringify(event)}\n`),
       record: (record) => stdout.write(`${JSON.stringify(record)}\n`),
-      note: (line) => stderr.write(`${line}\n`),
+      note: (line) => stderr.write(`${terminalText(line)}\n`),
     };
   }
   /** The message whose deltas are being written on the current line. */
@@ -52,9 +53,10 @@ export function createDemoOutput(options: DemoOutputOptions): DemoOutput {
     if (open !== undefined) stdout.write("\n");
     open = undefined;
   };
+  /** One line of ours holding agy's text (a reason, a path, a screen row): shown safe. */
   const line = (text: string): void => {
     endLine();
-    stdout.write(`${text}\n`);
+    stdout.write(`${terminalText(text)}\n`);
   };
   return {
     event(event) {
@@ -67,14 +69,18 @@ export function createDemoOutput(options: DemoOutputOptions): DemoOutput {
           open = event.messageId;
         }
         streamed.add(event.messageId);
-        stdout.write(event.text.replace(/\n/g, "\n    "));
+        stdout.write(terminalText(event.text, { keepNewlines: true }).replace(/\n/g, "\n    "));
         if (event.final) endLine();
         return;
       }
       // The committed message repeats what its deltas already wrote.
       if (event.type === "message" && streamed.has(event.messageId) && !event.failed) return;
       const text = formatEvent(event);
-      if (text !== undefined) line(text);
+      if (text !== undefined) {
+        // Already safe, and tool output spans lines.
+        endLine();
+        stdout.write(`${text}\n`);
+      }
     },
     record(record) {
       if (record.demo === "prompt_keys") promptsClosed = true;
@@ -84,7 +90,7 @@ export function createDemoOutput(options: DemoOutputOptions): DemoOutput {
         line("      (agy's TUI labels a prompt answered over RPC as declined or dismissed when keys close it; the RPC answers above are the ones agy acted on)");
       }
     },
-    note: (text) => stderr.write(`${text}\n`),
+    note: (text) => stderr.write(`${terminalText(text)}\n`),
   };
 }
 
@@ -107,7 +113,8 @@ function humanLines(record: DemoRecord): string[] {
     case "prompt_keys":
       return [`demo: closed the TUI's own prompt in pane ${record.pane} with keys (${record.keys})`];
     case "screen":
-      return ["demo: the TUI as the person sees it now:", ...frame(record.lines)];
+      // Made safe before framing, so the frame's width counts what is shown.
+      return ["demo: the TUI as the person sees it now:", ...frame(record.lines.map((l) => terminalText(l)))];
     case "cleanup":
       return [
         `demo: cleaned up: tmux server killed, ${record.processesEnded} ${record.processesEnded === 1 ? "process" : "processes"} ended, socket ${record.socketRemoved ? "removed" : "NOT removed"}` +

@@ -40,11 +40,18 @@ async function procParents(): Promise<Map<number, number> | undefined> {
 
 function psParents(): Promise<Map<number, number>> {
   return new Promise((resolve) => {
-    const child = spawn("ps", ["-A", "-o", "pid=,ppid="], { stdio: ["ignore", "pipe", "ignore"] });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn("ps", ["-A", "-o", "pid=,ppid="], { stdio: ["ignore", "pipe", "ignore"] });
+    } catch {
+      resolve(new Map());
+      return;
+    }
     let out = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => (out += chunk));
     child.on("error", () => resolve(new Map()));
+    // No stdout when the spawn failed for want of fds (EMFILE): the 'error' listener settles that.
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => (out += chunk));
     child.on("close", () => {
       const table = new Map<number, number>();
       for (const line of out.split("\n")) {

@@ -11,10 +11,10 @@ import { AgyBridgeError } from "../errors.js";
 import { DiscoveryError, findServer, type PaneRef, type ServerBinding } from "../discovery/index.js";
 import type { MapperEvent } from "../mapper/index.js";
 import { AgySession, type AgySessionApi, type AnswerResult, type TurnDriver } from "../session/index.js";
-import { promptKeyNames } from "../tmux/index.js";
 import type { CliIo } from "./command.js";
 import { createDemoOutput, type DemoOutput } from "./demo-output.js";
 import { currentSelf, startDemoWorld, type DemoSelf, type DemoWorld } from "./demo-world.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface DemoOptions {
   json: boolean;
@@ -169,7 +169,7 @@ export async function runDemo(io: CliIo, options: DemoOptions, deps: DemoDeps = 
   }
   if (failure !== undefined) {
     out.record({ demo: "failed", message: failure.message });
-    io.stderr.write(`agy-bridge demo: ${failure.message}${/[.!?]$/.test(failure.message) ? "" : "."}\n`);
+    io.stderr.write(`${terminalText(`agy-bridge demo: ${failure.message}${/[.!?]$/.test(failure.message) ? "" : "."}`)}\n`);
     return failure.code === "aborted" ? 130 : 1;
   }
   out.record({ demo: "done", ms: Date.now() - startedAt });
@@ -197,16 +197,19 @@ async function locate(world: DemoWorld, pane: PaneRef, timeoutMs: number, signal
 
 /**
  * The session's turn driver over the demo's tmux server (the pane's target
- * string, the socket chosen with the driver), noting the prompt keys the
- * session presses so the demo can show them after the answer.
+ * string, the socket chosen with the driver), noting the keys that closed
+ * agy's own dialog after an answer (Escape, never digits) so the demo can
+ * show them.
  */
 function paneDriver(world: DemoWorld, keysPressed: Progress["keysPressed"]): TurnDriver {
   return {
     deliverTurn: (pane, text, options) => world.driver.deliverTurn(pane.target, text, options),
-    async pressPromptKeys(pane, keys) {
-      await world.driver.pressPromptKeys(pane.target, keys);
-      keysPressed.push({ pane: pane.target, keys: promptKeyNames(keys).join(" ") });
+    async closePrompt(pane, options) {
+      const result = await world.driver.closePrompt(pane.target, options);
+      if (result.keys.length > 0) keysPressed.push({ pane: pane.target, keys: result.keys.join(" ") });
+      return result;
     },
+    answerPrompt: (pane, choice, options) => world.driver.answerPrompt(pane.target, choice, options),
   };
 }
 

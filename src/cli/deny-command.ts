@@ -1,15 +1,18 @@
 /**
  * `agy-bridge deny`: refuse a pending permission (or decline a question) over RPC.
  */
-import { defineAnswerCommand } from "./answer-commands.js";
+import { answerVia, defineAnswerCommand } from "./answer-commands.js";
 
-const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--instruction TEXT] [--json]
+const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--instruction TEXT] [--via rpc|tui] [--json]
 
 Refuses a pending permission over RPC (or declines a question), re-reading
 the step first: the step that asked if it still waits, else agy's retry of it
 after a timeout, never another prompt. Without --interaction, the single
-pending interaction; when several wait, they are listed. When --pane is
-given, agy's own prompt in the TUI is closed too.
+pending interaction; when several wait, they are listed. agy's own dialog
+in the TUI is then closed with Escape in --pane, or in the pane discovery
+finds for the agy that owns the conversation. With --via tui the dialog is
+declined there with Escape instead (no instruction then). A deny never
+presses Enter or a digit: in agy's arrow menus those can approve.
 
 Options:
   --interaction ID    the interaction to deny (from \`agy-bridge watch\`)
@@ -25,5 +28,8 @@ export const denyCommand = defineAnswerCommand({
   },
   kinds: ["permission", "question"],
   what: "interaction",
-  prepare: (values) => (session, id) => session.deny(id, values.instruction === undefined ? {} : { instruction: values.instruction }),
+  prepare(values) {
+    const via = answerVia("deny", values.via);
+    return (session, id) => session.deny(id, { ...(values.instruction === undefined ? {} : { instruction: values.instruction }), ...via });
+  },
 });

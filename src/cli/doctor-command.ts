@@ -5,6 +5,7 @@
  */
 import { discoverServers, spawnCommand, type DiscoveryResult, type DiscoveryStep, type RunCommand } from "../discovery/index.js";
 import { defineCommand, type Command } from "./command.js";
+import { terminalText } from "./terminal-text.js";
 import { discoveryScope, toSessionEntry, type DiscoveryScope, type SessionEntry } from "./sessions-command.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
 
@@ -60,7 +61,8 @@ function human(report: DoctorReport): string {
       ? "result: no usable agy language server"
       : `result: ${usable.length} usable server${usable.length === 1 ? "" : "s"}: ${usable.map((s) => `pid ${s.pid} at ${s.url}`).join(", ")}`,
   );
-  return `${lines.join("\n")}\n`;
+  // Details quote what discovery saw (paths, server messages): each line shown safe.
+  return `${lines.map((line) => terminalText(line)).join("\n")}\n`;
 }
 
 export function createDoctorCommand(options: DoctorCommandOptions = {}): Command {
@@ -80,7 +82,7 @@ export function createDoctorCommand(options: DoctorCommandOptions = {}): Command
       io.stdout.write(args.values.json === true ? `${JSON.stringify(report)}\n` : human(report));
       if (!ok) {
         const failed = result.steps.find((s) => s.status === "fail");
-        io.stderr.write(`agy-bridge doctor: no usable agy language server was found${failed === undefined ? "" : ` (${failed.detail})`}\n`);
+        io.stderr.write(`${terminalText(`agy-bridge doctor: no usable agy language server was found${failed === undefined ? "" : ` (${failed.detail})`}`)}\n`);
       }
       return ok ? 0 : 1;
     },

@@ -3,7 +3,9 @@
  * load only when their command runs, so `agy-bridge map` does not pay for the
  * simulator, the HTTP server or discovery.
  */
+import { readFile } from "node:fs/promises";
 import type { CliIo, Command } from "./command.js";
+import { safeStderr, terminalText } from "./terminal-text.js";
 
 /** A subcommand as the dispatcher knows it before loading it. */
 export interface CommandEntry {
@@ -25,6 +27,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "interrupt", summary: "stop the agent's current work (cancel, or deny a waiting prompt)", load: async () => (await import("./interrupt-command.js")).interruptCommand },
   { name: "sim", summary: "run the simulated agy (language server + TUI)", load: async () => (await import("./sim-command.js")).simCommand },
   { name: "send", summary: "type a user turn into agy's TUI through tmux", load: async () => (await import("./send-command.js")).sendCommand },
+  { name: "screen", summary: "read agy's screen in a tmux pane (or a saved capture) and say what is on it", load: async () => (await import("./screen-command.js")).screenCommand },
+  { name: "audit", summary: "read the log of decisions about agy's requests", load: async () => (await import("./audit-command.js")).auditCommand },
+  { name: "policy", summary: "check what a policy file decides (policy check / policy test)", load: async () => (await import("./policy-command.js")).policyCommand },
   { name: "serve", summary: "serve every agy session over HTTP + SSE, with an approval page", load: async () => (await import("./serve-command.js")).serveCommand },
 ];
 
@@ -39,12 +44,20 @@ function topHelp(): string {
     "Commands:",
     ...lines,
     "",
-    "Run `agy-bridge <command> --help` for a command's options.",
+    "Run `agy-bridge <command> --help` for a command's options; `agy-bridge --version` (-V) prints the version.",
     "",
   ].join("\n");
 }
 
-export async function main(io: CliIo): Promise<number> {
+/** The package's version, read from the package.json beside `src/` and `dist/` alike. */
+async function version(): Promise<string> {
+  const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+  return String((JSON.parse(text) as { version?: unknown }).version);
+}
+
+export async function main(given: CliIo): Promise<number> {
+  // Every diagnostic of every command passes the terminal filter (terminal-text.ts).
+  const io: CliIo = { ...given, stderr: safeStderr(given.stderr) };
   const [name, ...rest] = io.argv;
   if (name === undefined) {
     // No command is a usage error: the help goes where diagnostics go.
@@ -55,9 +68,13 @@ export async function main(io: CliIo): Promise<number> {
     io.stdout.write(topHelp());
     return 0;
   }
+  if (name === "--version" || name === "-V") {
+    io.stdout.write(`${await version()}\n`);
+    return 0;
+  }
   const entry = COMMANDS.find((c) => c.name === name);
   if (entry === undefined) {
-    io.stderr.write(`agy-bridge: unknown command "${name}"; run \`agy-bridge --help\` for the list\n`);
+    io.stderr.write(`agy-bridge: unknown command "${terminalText(name)}"; run \`agy-bridge --help\` for the list\n`);
     return 2;
   }
   const command = await entry.load();

@@ -12,6 +12,7 @@ import { createAgyRpcClient, type AgyRpcClient } from "../rpc/index.js";
 import { createTmuxDriver, isPaneTarget, MAX_TURN_BYTES, paneTarget, socketArgs, type DeliverTurnOptions, type TmuxSocket, type TurnDeliveryResult } from "../tmux/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
+import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge send --pane TARGET [options] -- TEXT...
        agy-bridge send --pane TARGET [options] -
@@ -21,6 +22,12 @@ in a tmux pane as one bracketed paste, presses Enter separately, and checks
 that the turn started. Control characters other than tab and newline are
 removed; text with a NUL byte or over 1 MiB is refused.
 
+It types only when agy is ready with an empty composer (a mode placeholder
+counts as empty): never while a dialog, picker, menu or the slash popup holds
+the keyboard (text and Enter in a dialog approve it). With --conversation, a
+dialog agy left open for a step RPC shows answered is closed with Escape
+first. A TEXT starting with "/" is a slash command and needs --slash.
+
 Options:
   --pane TARGET       the pane: a pane id like %3, or an exact session =main
   -L NAME             the tmux server's socket name (tmux -L)
@@ -29,10 +36,13 @@ ${CONNECTION_HELP}
                       with --conversation: confirm the turn by a new USER_INPUT
                       step, and refuse while a step is WAITING (the server is
                       --url, else the one discovery finds for it or the pane)
-  --force             type even while a step is WAITING or a prompt is open
+  --force             type even while RPC shows a step WAITING (never into a prompt on screen)
+  --slash             TEXT is a slash command: submitted only when agy's popup
+                      highlights exactly that command, else Escape and failed
   --clear-draft       clear a draft someone typed instead of refusing
   --allow-unverified  exit 0 when the text was typed but the start is unconfirmed
-  --json              print {"result","reason"} as one JSON object
+  --json              print {"result","reason","screen"?} as one JSON object (screen:
+                      what the pane showed when it refused, as \`agy-bridge screen --json\`)
   -h, --help          show this help
 
 Result: delivered | unverified | failed, with a reason. Exit 0 when delivered
@@ -44,6 +54,7 @@ const OPTIONS = {
   "socket-path": { type: "string", short: "S" },
   ...CONNECTION_OPTIONS,
   force: { type: "boolean" },
+  slash: { type: "boolean" },
   "clear-draft": { type: "boolean" },
   "allow-unverified": { type: "boolean" },
   json: { type: "boolean" },
@@ -83,7 +94,7 @@ export const sendCommand = defineCommand({
     let client: AgyRpcClient | undefined;
     try {
       const text = positionals.length === 1 && positionals[0] === "-" ? await readStdin(io.stdin) : positionals.join(" ");
-      const options: DeliverTurnOptions = { force: values.force === true, clearDraft: values["clear-draft"] === true, signal: io.signal };
+      const options: DeliverTurnOptions = { force: values.force === true, clearDraft: values["clear-draft"] === true, slash: values.slash === true, signal: io.signal };
       if (connection.conversationId !== undefined) {
         // Without --url, discovery finds the server that owns the conversation (or the agy in the pane).
         const binding = await findServer({
@@ -136,11 +147,11 @@ async function rpcChecks(
 
 function report(io: CliIo, json: boolean, result: TurnDeliveryResult, allowUnverified: boolean): number {
   const ok = result.result === "delivered" || (result.result === "unverified" && allowUnverified);
-  if (json) io.stdout.write(`${JSON.stringify({ result: result.result, reason: result.reason })}\n`);
-  else if (ok) io.stdout.write(`${result.result}: ${result.reason}\n`);
+  if (json) io.stdout.write(`${JSON.stringify({ result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) })}\n`);
+  else if (ok) io.stdout.write(`${result.result}: ${terminalText(result.reason)}\n`);
   if (!ok) {
     const hint = result.result === "unverified" ? " Pass --allow-unverified to accept an unconfirmed turn." : "";
-    io.stderr.write(`agy-bridge send: ${result.result}: ${result.reason}${hint}\n`);
+    io.stderr.write(`agy-bridge send: ${result.result}: ${terminalText(result.reason)}${hint}\n`);
   }
   return ok ? 0 : 1;
 }

@@ -10,12 +10,15 @@ import { isPaneTarget } from "../tmux/index.js";
 import { connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import type { CliIo } from "./command.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
+import { terminalText } from "./terminal-text.js";
 
 /** `--pane` and the tmux server it is on, spelled as `send` spells them. */
 export const PANE_OPTION = { pane: { type: "string" }, ...TMUX_SERVER_OPTIONS } as const;
 
 export const PANE_HELP = `  --pane TARGET       agy's tmux pane: a pane id like %3, or an exact session =main;
                       discovery starts there, and an answer closes the TUI's own prompt
+                      (without it, the pane holding the agy discovery binds is found
+                      on the default tmux server and the sockets in your tmux directory)
 ${tmuxServerHelp("the tmux server of --pane")}`;
 
 /** The option values the session commands share. */
@@ -80,7 +83,8 @@ export async function attachFromArgs(
 /** The one sentence for a failure, never with a token in it. */
 export function failureText(command: string, error: unknown): string {
   const e = AgyBridgeError.from(error);
-  return `agy-bridge ${command}: ${e.message.replace(/\s+$/, "")}`;
+  // The message may quote agy's text (a server's error): one safe line.
+  return `agy-bridge ${command}: ${terminalText(e.message.replace(/\s+$/, ""))}`;
 }
 
 /** Empty option values are usage errors (exit 2), like everywhere else. */

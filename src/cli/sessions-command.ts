@@ -6,6 +6,7 @@
  */
 import { discoverServers, type DiscoveredServer, type DiscoveryResult, type TmuxServerRef } from "../discovery/index.js";
 import { defineCommand, type Command } from "./command.js";
+import { terminalText } from "./terminal-text.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
 
 const HELP = `Usage: agy-bridge sessions [--json] [-L NAME | -S PATH]
@@ -24,7 +25,8 @@ Options:
   -S PATH     the same, by the server's socket path (tmux -S)
   -h, --help  show this help
 
-Without --json, prints an aligned table with one row per conversation.
+Without --json, prints an aligned table with one row per conversation (the
+last input as UTC to the second and how long ago).
 The CSRF token is never printed. Run \`agy-bridge doctor\` when a server you
 expect is missing.
 
@@ -64,17 +66,50 @@ export function toSessionEntry(server: DiscoveredServer): SessionEntry {
   return entry;
 }
 
-/** Rows of cells, padded so every column lines up. */
+/** Rows of cells, padded so every column lines up; each cell made safe first, so widths count what is shown. */
 export function alignedTable(rows: readonly string[][]): string {
+  const safe = rows.map((row) => row.map((cell) => terminalText(cell)));
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n") + "\n";
+  for (const row of safe) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return safe.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n") + "\n";
 }
 
-function sessionsTable(entries: readonly SessionEntry[]): string {
+/**
+ * agy's timestamp (RFC 3339 with nanoseconds) as people read it: UTC to the
+ * second and how long ago, e.g. `2026-01-07 10:11:12Z (5 min ago)`. Text that
+ * is not a time is shown as sent.
+ */
+export function readableTime(text: string, now: number): string {
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return text;
+  const iso = new Date(at).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z (${ago(now - at)})`;
+}
+
+function ago(ms: number): string {
+  if (ms < 0) return "in the future";
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  const days = Math.floor(s / 86_400);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
+}
+
+/**
+ * `%3`, or `%3 -L work` when the panes are another tmux server's: what a
+ * person passes to `--pane` (a pane id means something only on its server).
+ */
+export function paneText(pane: string, server: TmuxServerRef | undefined): string {
+  if (server?.socketPath !== undefined) return `${pane} -S ${server.socketPath}`;
+  if (server?.socketName !== undefined) return `${pane} -L ${server.socketName}`;
+  return pane;
+}
+
+function sessionsTable(entries: readonly SessionEntry[], now: number, tmux: TmuxServerRef | undefined): string {
   const rows = [["PID", "VERSION", "URL", "TOKEN", "PANE", "CONVERSATION", "STATUS", "STEPS", "WAITING", "LAST INPUT"]];
   for (const e of entries) {
-    const server = [String(e.pid), e.version ?? "-", e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane ?? "-"];
+    const server = [String(e.pid), e.version ?? "-", e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane === undefined ? "-" : paneText(e.tmuxPane, tmux)];
     if (e.conversations.length === 0) rows.push([...server, "-", "-", "-", "-", "-"]);
     for (const c of e.conversations) {
       rows.push([
@@ -83,7 +118,7 @@ function sessionsTable(entries: readonly SessionEntry[]): string {
         (c.status ?? "-").replace(/^CASCADE_RUN_STATUS_/, ""),
         String(c.stepCount ?? 0),
         c.waitingSteps.length === 0 ? "-" : c.waitingSteps.join(","),
-        c.lastUserInputTime ?? "-",
+        c.lastUserInputTime === undefined ? "-" : readableTime(c.lastUserInputTime, now),
       ]);
     }
   }
@@ -103,6 +138,8 @@ export function discoveryScope(server: TmuxServerRef | undefined): DiscoveryScop
 export interface SessionsCommandOptions {
   /** Runs discovery; tests scope it to their own processes. */
   discover?: (scope: DiscoveryScope) => Promise<DiscoveryResult>;
+  /** The clock for "how long ago" (default `Date.now`). */
+  now?: () => number;
 }
 
 export function createSessionsCommand(options: SessionsCommandOptions = {}): Command {
@@ -113,7 +150,8 @@ export function createSessionsCommand(options: SessionsCommandOptions = {}): Com
     help: HELP,
     options: { json: { type: "boolean" }, ...TMUX_SERVER_OPTIONS },
     async run(io, args) {
-      const { servers } = await discover(discoveryScope(tmuxServerOf("sessions", args.values)));
+      const tmux = tmuxServerOf("sessions", args.values);
+      const { servers } = await discover(discoveryScope(tmux));
       const entries = servers.map(toSessionEntry);
       if (args.values.json === true) {
         io.stdout.write(`${JSON.stringify(entries)}\n`);
@@ -123,7 +161,7 @@ export function createSessionsCommand(options: SessionsCommandOptions = {}): Com
         io.stderr.write("no agy language server is running; run `agy-bridge doctor` to see what discovery looked at\n");
         return 0;
       }
-      io.stdout.write(sessionsTable(entries));
+      io.stdout.write(sessionsTable(entries, (options.now ?? Date.now)(), tmux));
       return 0;
     },
   });

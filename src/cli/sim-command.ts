@@ -13,8 +13,10 @@ import { Stream } from "node:stream";
 import { AgyBridgeError } from "../errors.js";
 import { buildAgyLauncher } from "../sim/launcher/build-agy-launcher.js";
 import { loadScenarios } from "../sim/engine/scenarios.js";
+import { AGY_VERSIONS, isAgyVersion, type AgyVersion } from "../sim/engine/persona.js";
 import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server/server.js";
 import { createFakeTui } from "../sim/tui/fake-tui.js";
+import { TUI_DIGITS, TUI_VERSIONS, type TuiDigits, type TuiVersion } from "../sim/tui/tui-options.js";
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 
@@ -50,14 +52,24 @@ Options:
                                    the listeners and takes the token as its first argument,
                                    with a child process carrying the ANTIGRAVITY_*
                                    environment, so discovery finds it like agy (needs cc)
+  --agy-version V                  the agy whose wire to speak: 1.0.10 (default), 1.1 or
+                                   1.2; each sends only the fields that version is
+                                   recorded to send (docs/simulator.md, "Personas")
   --scenarios DIR                  scenario files to play (default: the bundled ones)
   --interaction-timeout MS         an unanswered prompt times out after MS (default 300000)
   --speed X                        multiply scenario delays by X (0 = no delays; default 1)
   --listen-fds TLS,PLAIN           serve on inherited listening fds (used by --as-agy)
+  --tui-version V                  whose screen the TUI draws: 1.0, 1.1 (default) or 1.2.1
+                                   (1.2.1 drops "? for shortcuts" after a tool turn)
+  --tui-digits accept|ignore       whether the TUI's arrow menus take typed digits
+                                   (default ignore, as current agy; accept = agy 1.0.10)
+  --trust-prompt                   start on agy's folder-trust screen
   -h, --help                       show this help
 
-In the TUI: Enter submits, Esc cancels a running turn, /clear starts a new
-conversation, digits + Enter answer prompts, C-c on an empty draft quits.
+In the TUI: Enter submits, Esc cancels a running turn, / opens the command
+popup (/clear, /model, …), shift+tab cycles modes; in a dialog Up/Down move
+the pointer, Enter confirms the pointed option, Esc declines. C-c on an
+empty draft quits.
 The CSRF token is never printed.
 `;
 
@@ -69,9 +81,13 @@ const SIM_OPTIONS = {
   headless: { type: "boolean" },
   "as-agy": { type: "boolean" },
   scenarios: { type: "string" },
+  "agy-version": { type: "string" },
   "interaction-timeout": { type: "string" },
   speed: { type: "string" },
   "listen-fds": { type: "string" },
+  "tui-version": { type: "string" },
+  "tui-digits": { type: "string" },
+  "trust-prompt": { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
 
 /** The `sim` subcommand; `deps.self` says how to re-run this CLI under the launcher. */
@@ -112,6 +128,7 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
   if (args.csrfToken !== undefined) options.csrfToken = args.csrfToken;
   if (args.listenFds !== undefined) options.listenFds = args.listenFds;
   if (args.scenariosDir !== undefined) options.scenarios = await loadScenarios(args.scenariosDir);
+  if (args.agyVersion !== undefined) options.agyVersion = args.agyVersion;
   if (args.interactionTimeoutMs !== undefined) options.interactionTimeoutMs = args.interactionTimeoutMs;
   if (args.speed !== undefined) options.speed = args.speed;
   const server = await startSimServer(options);
@@ -126,6 +143,9 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
       input: io.stdin,
       output: io.stdout,
       banner: [`agy (simulated by agy-bridge) · RPC ${server.tlsUrl} (TLS) · ${server.plainUrl} (plain)`],
+      ...(args.tuiVersion !== undefined ? { version: args.tuiVersion } : {}),
+      ...(args.tuiDigits !== undefined ? { digits: args.tuiDigits } : {}),
+      ...(args.trustPrompt ? { trustPath: workspaceLabel(io.env.HOME) } : {}),
     });
     tui.start();
     await Promise.race([tui.closed, aborted(io.signal)]);
@@ -143,6 +163,7 @@ function headlessInfo(io: CliIo, args: SimArgs, server: SimServer, self: SimSelf
     plainUrl: server.plainUrl,
     pid: self.pid,
     csrfTokenPresent: args.csrfToken !== undefined,
+    agyVersion: server.agyVersion,
   };
   // Under the launcher, discovery finds the launcher's pid, not ours.
   const launcherPid = Number(io.env.AGY_SIM_LAUNCHER_PID);
@@ -163,7 +184,12 @@ async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf, mintToken: () =
   };
   // The launcher shares this terminal: the TUI it runs reads keys from it directly.
   const stdio = [io.stdin, io.stdout, io.stderr].map((stream) => (stream instanceof Stream ? stream : "inherit" as const));
-  const child = spawn(launcher, launcherArgs, { env, stdio });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(launcher, launcherArgs, { env, stdio });
+  } catch (error) {
+    throw new AgyBridgeError("internal", `cannot start the agy launcher: ${(error as Error).message}`, { cause: error });
+  }
   const stop = (): void => {
     child.kill("SIGTERM");
   };
@@ -182,9 +208,19 @@ function forwardedArgs(args: SimArgs): string[] {
   const out: string[] = [];
   if (args.headless) out.push("--headless");
   if (args.scenariosDir !== undefined) out.push("--scenarios", args.scenariosDir);
+  if (args.agyVersion !== undefined) out.push("--agy-version", args.agyVersion);
   if (args.interactionTimeoutMs !== undefined) out.push("--interaction-timeout", String(args.interactionTimeoutMs));
   if (args.speed !== undefined) out.push("--speed", String(args.speed));
+  if (args.tuiVersion !== undefined) out.push("--tui-version", args.tuiVersion);
+  if (args.tuiDigits !== undefined) out.push("--tui-digits", args.tuiDigits);
+  if (args.trustPrompt) out.push("--trust-prompt");
   return out;
+}
+
+/** This directory as agy's trust screen names it: `~/…` under the home directory. */
+function workspaceLabel(home: string | undefined): string {
+  const cwd = process.cwd();
+  return home !== undefined && home !== "" && (cwd === home || cwd.startsWith(`${home}/`)) ? `~${cwd.slice(home.length)}` : cwd;
 }
 
 function signalNumber(signal: NodeJS.Signals): number {
@@ -206,8 +242,16 @@ export interface SimArgs {
   headless: boolean;
   asAgy: boolean;
   scenariosDir?: string;
+  /** The persona (`--agy-version`); absent: the simulator's default, 1.0.10. */
+  agyVersion?: AgyVersion;
   interactionTimeoutMs?: number;
   speed?: number;
+  /** `--tui-version`: whose screen the TUI draws. */
+  tuiVersion?: TuiVersion;
+  /** `--tui-digits`: whether the TUI's arrow menus take digits. */
+  tuiDigits?: TuiDigits;
+  /** `--trust-prompt`: start on the folder-trust screen. */
+  trustPrompt?: boolean;
 }
 
 /** Parses `agy-bridge sim` options (not `--help`); throws a {@link UsageError} naming the option. */
@@ -226,10 +270,27 @@ function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
   if (token !== undefined) args.csrfToken = token;
   if (values["listen-fds"] !== undefined) args.listenFds = parseFds(values["listen-fds"]);
   if (values.scenarios !== undefined) args.scenariosDir = values.scenarios;
+  if (values["agy-version"] !== undefined) {
+    if (!isAgyVersion(values["agy-version"])) throw new UsageError(`--agy-version wants one of ${AGY_VERSIONS.join(", ")}`);
+    args.agyVersion = values["agy-version"];
+  }
   if (values["interaction-timeout"] !== undefined) {
     args.interactionTimeoutMs = parseNumber("--interaction-timeout", "a positive whole number of milliseconds", values["interaction-timeout"], (n) => Number.isInteger(n) && n > 0);
   }
   if (values.speed !== undefined) args.speed = parseNumber("--speed", "a number >= 0", values.speed, (n) => n >= 0);
+  const tuiVersion = values["tui-version"];
+  if (tuiVersion !== undefined) {
+    const known = TUI_VERSIONS.find((v) => v === tuiVersion);
+    if (known === undefined) throw new UsageError(`--tui-version wants one of ${TUI_VERSIONS.join(", ")}`);
+    args.tuiVersion = known;
+  }
+  const tuiDigits = values["tui-digits"];
+  if (tuiDigits !== undefined) {
+    const known = TUI_DIGITS.find((v) => v === tuiDigits);
+    if (known === undefined) throw new UsageError(`--tui-digits wants one of ${TUI_DIGITS.join(", ")}`);
+    args.tuiDigits = known;
+  }
+  if (values["trust-prompt"] === true) args.trustPrompt = true;
   if (args.asAgy && args.listenFds !== undefined) {
     throw new UsageError("--as-agy and --listen-fds cannot be combined (the launcher passes the fds)");
   }

@@ -7,18 +7,23 @@ import type { MapperEvent } from "../mapper/index.js";
 import type { AgySessionApi } from "../session/index.js";
 import { formatEvent } from "./event-text.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
+import { terminalText } from "./terminal-text.js";
 
-const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--mode stream|poll]
+const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll]
 
 Follows an agy conversation and prints what happens: turns, the assistant's
 answers, tool calls and their output, approvals and questions waiting on you
 (with the interaction id to pass to approve / deny / answer), status changes.
 Each transition is printed once, across stream reconnects and fallbacks.
+The conversation so far comes first; the line "following <id>" marks where
+the live part begins (with --json, the history_end event).
 
 Options:
   --json              NDJSON on stdout, one event per line (docs/events.md)
-  --until-idle        exit 0 when the turn in progress, or the next one, ends
-                      (prints only what happens from now on)
+  --until-idle        exit 0 when the turn in progress, or the next one, ends;
+                      starts from now (the interactions open now, then live)
+  --from-start        print the conversation so far first, also with --until-idle
+                      (a turn that ended in it does not count); the default without it
   --mode MODE         stream (default: the stream, with snapshots and probes) or poll
 ${CONNECTION_HELP}
 ${PANE_HELP}
@@ -26,7 +31,8 @@ ${PANE_HELP}
 
 Human output goes to stderr, coloured with a spinner while the agent works
 when stderr is a terminal. Exit 0 on --until-idle's end or on SIGINT; 1 with
-one sentence when the conversation cannot be followed; 2 on a usage error.
+one sentence when the conversation cannot be followed, or when agy's server
+is gone (it stopped answering: agy exited); 2 on a usage error.
 `;
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -75,20 +81,41 @@ function isTty(stream: NodeJS.WritableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
-async function follow(io: CliIo, session: AgySessionApi, json: boolean, untilIdle: boolean): Promise<number> {
+interface FollowFlags {
+  json: boolean;
+  untilIdle: boolean;
+  /** Replay the conversation so far (the default without --until-idle). */
+  history: boolean;
+}
+
+async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Promise<number> {
   const tty = isTty(io.stderr);
   const spinner = createSpinner(io.stderr, tty);
-  // Printed once the conversation has been read: anything after this line is live.
-  spinner.line(`agy-bridge watch: following ${session.conversationId} (${session.how}); Ctrl-C to stop`);
+  let live = false;
   try {
-    for await (const event of session.events({ history: !untilIdle, signal: io.signal })) {
-      if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
-      else {
+    for await (const event of session.events({ history: flags.history, signal: io.signal })) {
+      if (flags.json) io.stdout.write(`${JSON.stringify(event)}\n`);
+      if (event.type === "history_end") {
+        live = true;
+        // The conversation has been read: anything after this line is live.
+        spinner.line(terminalText(`agy-bridge watch: following ${session.conversationId} (${session.how}); Ctrl-C to stop`));
+        continue;
+      }
+      if (event.type === "status" && event.reason === "server_gone") {
+        spinner.stop();
+        io.stderr.write(
+          `agy-bridge watch: agy's language server at ${session.url} is gone (it stopped answering; agy has probably exited): start agy and run watch again\n`,
+        );
+        return 1;
+      }
+      if (!flags.json) {
         const text = formatEvent(event, { color: tty });
         if (text !== undefined) spinner.line(text);
-        spinner.working(workingAfter(event));
+        const working = workingAfter(event);
+        if (working !== undefined) spinner.working(working);
       }
-      if (untilIdle && event.type === "status" && (event.status === "idle" || event.status === "failed")) return 0;
+      // A turn that ended in the replayed history is not the end --until-idle waits for.
+      if (flags.untilIdle && live && event.type === "status" && (event.status === "idle" || event.status === "failed")) return 0;
     }
     return 0;
   } finally {
@@ -96,10 +123,24 @@ async function follow(io: CliIo, session: AgySessionApi, json: boolean, untilIdl
   }
 }
 
-/** Whether the agent is working after `event` (the spinner's state); deltas mean it is. */
-function workingAfter(event: MapperEvent): boolean {
-  if (event.type === "status") return event.status === "running";
-  return event.type !== "interaction_requested" && event.type !== "conversation_rotated";
+/** Whether the agent is working after `event` (the spinner's state), or undefined when the event does not say. */
+function workingAfter(event: MapperEvent): boolean | undefined {
+  switch (event.type) {
+    case "status":
+      return event.status === "running";
+    case "interaction_requested":
+    case "conversation_rotated":
+      return false;
+    case "diagnostic":
+      // The stream is down: nothing is known to be working.
+      return event.code === "connection_lost" ? false : undefined;
+    case "usage":
+    case "model_changed":
+    case "history_end":
+      return undefined;
+    default:
+      return true;
+  }
 }
 
 export const watchCommand = defineCommand({
@@ -111,6 +152,7 @@ export const watchCommand = defineCommand({
     ...PANE_OPTION,
     json: { type: "boolean" },
     "until-idle": { type: "boolean" },
+    "from-start": { type: "boolean" },
     mode: { type: "string" },
   },
   async run(io, { values }) {
@@ -120,10 +162,11 @@ export const watchCommand = defineCommand({
       io.stderr.write("agy-bridge watch: --mode takes stream or poll; run `agy-bridge watch --help`\n");
       return 2;
     }
+    const untilIdle = values["until-idle"] === true;
     let session: AgySessionApi | undefined;
     try {
       session = await attachFromArgs(io, target, { mode });
-      return await follow(io, session, values.json === true, values["until-idle"] === true);
+      return await follow(io, session, { json: values.json === true, untilIdle, history: !untilIdle || values["from-start"] === true });
     } catch (error) {
       if (io.signal.aborted) return 0;
       io.stderr.write(`${failureText("watch", error)}\n`);

@@ -112,7 +112,7 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
     steps.push({
       step: "tmux",
       status: "info",
-      detail: `${paneCount} tmux pane${paneCount === 1 ? "" : "s"} on ${tmuxServers.map((s) => socketArgs(s).join(" ") || "the default server").join(", ")}; ${paneOf.size} hold an agy`,
+      detail: `${paneCount} tmux pane${paneCount === 1 ? "" : "s"} on ${tmuxServers.map((s) => socketArgs(s).join(" ") || "the default server").join(", ")}; ${paneOf.size} ${paneOf.size === 1 ? "holds" : "hold"} an agy`,
     });
   }
 

@@ -9,7 +9,7 @@ export { DiscoveryError, type DiscoveryCandidate, type DiscoveryFailure } from "
 export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";
 export { createProcSource, type ProcSource, type ProcRead } from "./proc-source.js";
 export { spawnCommand, type RunCommand, type RunResult } from "./run-command.js";
-export type { TmuxServerRef } from "./pane-lookup.js";
+export { findAgyPane, type FindPaneOptions, type TmuxServerRef } from "./pane-lookup.js";
 export type {
   DiscoveredConversation,
   DiscoveredListener,

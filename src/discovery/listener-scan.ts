@@ -3,7 +3,13 @@
  * Linux: the `socket:[inode]` links in `/proc/<pid>/fd` matched against the
  * LISTEN rows of `/proc/<pid>/net/tcp` and `tcp6`. When the fds cannot be
  * read, the host-wide loopback LISTEN table is the only source left: it is
- * bounded and every listener from it is marked as a guess. macOS: `lsof`.
+ * bounded, limited to sockets of agy's own user when that is known, and
+ * every listener from it is marked as a guess. macOS: `lsof`.
+ *
+ * Who may receive agy's CSRF token follows from here (see `server-probe.ts`):
+ * a listener found among the process's own fds (or by lsof) is agy's; one
+ * that is merely owned by agy's uid in `net/tcp` is only "same user"; the
+ * rest are guesses.
  */
 import { parseLsofListen } from "./lsof-text.js";
 import { parseNetTcp, parseSocketLink, type TcpListenRow } from "./proc-text.js";
@@ -15,6 +21,8 @@ export interface CandidateListener {
   host: string;
   port: number;
   source: ListenerSource;
+  /** The socket's owner uid from `net/tcp`, when the listener came from the table (not from fds). */
+  uid?: number;
 }
 
 export interface Attribution {
@@ -46,16 +54,27 @@ export async function attributeListeners(proc: ProcSource, pid: number): Promise
 
 /**
  * Every loopback listener of the host's table (our namespace), lowest ports
- * first, without `exclude`d ports (other agy processes' own), at most `max`.
+ * first, without `exclude`d ports (other agy processes' own), only those
+ * owned by `uid` when it is known (a socket of another user is not agy's),
+ * at most `max`.
  */
 export async function hostWideListeners(
   proc: ProcSource,
   exclude: ReadonlySet<number>,
+  uid: number | undefined,
   max = MAX_FALLBACK_LISTENERS,
 ): Promise<{ listeners: CandidateListener[]; total: number }> {
   const rows = await loopbackRows(proc, "net");
-  const all = uniqueSorted(rows.filter((row) => !exclude.has(row.port)).map((row) => ({ host: row.host, port: row.port, source: "fallback" as const })));
+  const kept = rows.filter((row) => !exclude.has(row.port) && (uid === undefined || row.uid === uid));
+  const all = uniqueSorted(kept.map((row) => ({ host: row.host, port: row.port, source: "fallback" as const, uid: row.uid })));
   return { listeners: all.slice(0, max), total: all.length };
+}
+
+/** The owner uid of each loopback LISTEN port in the host's table (for candidates from agy's log or environment). */
+export async function listenerOwners(proc: ProcSource): Promise<Map<number, number>> {
+  const owners = new Map<number, number>();
+  for (const row of await loopbackRows(proc, "net")) owners.set(row.port, row.uid);
+  return owners;
 }
 
 /** macOS: `lsof -nP -a -p PID -iTCP -sTCP:LISTEN -F pcn` (`-a` ANDs the filters; without it -p is ignored). */

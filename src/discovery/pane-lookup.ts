@@ -1,10 +1,17 @@
 /**
  * tmux panes as discovery needs them: the pid a pane runs
- * (`display-message -p -t TARGET '#{pane_pid}'`, spike-notes §2.2, §6.1) and
- * every pane of a server (`list-panes -a`). Spawned with an argv, never a
- * shell. The tmux driver has no pane-pid call, so discovery asks tmux itself.
+ * (`display-message -p -t TARGET '#{pane_pid}'`, spike-notes §2.2, §6.1),
+ * every pane of a server (`list-panes -a`), and the reverse — the pane an
+ * agy pid runs in (`findAgyPane`), so a person answering a gate need not
+ * name the pane. Spawned with an argv, never a shell. The tmux driver has no
+ * pane-pid call, so discovery asks tmux itself.
  */
-import type { RunCommand } from "./run-command.js";
+import { readdir } from "node:fs/promises";
+import { userInfo } from "node:os";
+import { join } from "node:path";
+import { createProcSource, type ProcSource } from "./proc-source.js";
+import { parseEnviron, parseStatPpid } from "./proc-text.js";
+import { spawnCommand, type RunCommand } from "./run-command.js";
 import type { PaneRef } from "./types.js";
 
 /** A tmux server: `-L name`, `-S path`, or the default (both absent). */
@@ -57,5 +64,77 @@ export function parsePaneList(text: string): PaneProcess[] {
     const match = /^(%\d+) (\d+)$/.exec(line.trim());
     if (match !== null) out.push({ paneId: match[1] as string, pid: Number(match[2]) });
   }
+  return out;
+}
+
+export interface FindPaneOptions {
+  /** Where `/proc` is read (default the real one). */
+  proc?: ProcSource;
+  /** Runs tmux (argv, never a shell); default `spawnCommand`. */
+  run?: RunCommand;
+  /**
+   * The user's tmux socket directory, whose sockets are searched besides the
+   * default server; default `${TMUX_TMPDIR or /tmp}/tmux-<uid>` (tmux's own
+   * rule, with TMUX_TMPDIR as the agy process sees it).
+   */
+  tmuxDir?: string;
+  /** Per tmux run; default 5000 ms. */
+  commandTimeoutMs?: number;
+}
+
+/** Ancestors walked at most: a pane's shell, a launcher, node, … never this deep. */
+const MAX_ANCESTORS = 64;
+
+/**
+ * The tmux pane whose process tree holds `pid` (the agy that owns a
+ * conversation), searched on the tmux server named in the process's own
+ * `TMUX` variable, every socket in the user's tmux directory and the default
+ * server; undefined when none holds it. Never throws for what it could not
+ * read: "not found" is a finding.
+ */
+export async function findAgyPane(pid: number, options: FindPaneOptions = {}): Promise<PaneRef | undefined> {
+  const proc = options.proc ?? createProcSource("/proc");
+  const run = options.run ?? spawnCommand;
+  const timeoutMs = options.commandTimeoutMs ?? 5_000;
+  const [chain, environ] = await Promise.all([ancestorsOf(proc, pid), proc.read(`${pid}/environ`, 256 * 1024)]);
+  const env = environ.ok ? parseEnviron(environ.value) : new Map<string, string>();
+  const servers = await candidateServers(env, options.tmuxDir);
+  const lists = await Promise.all(servers.map(async (server) => ({ server, panes: await listPanes(run, server, timeoutMs) })));
+  // The innermost pane wins: a tmux started inside another pane's shell holds the agy more closely.
+  for (const ancestor of chain) {
+    for (const { server, panes } of lists) {
+      const pane = panes.find((p) => p.pid === ancestor);
+      if (pane !== undefined) return { target: pane.paneId, ...server };
+    }
+  }
+  return undefined;
+}
+
+/** `pid`, its parent, its parent's parent … (as far as /proc shows). */
+async function ancestorsOf(proc: ProcSource, pid: number): Promise<number[]> {
+  const chain = [pid];
+  let current = pid;
+  while (chain.length < MAX_ANCESTORS) {
+    const stat = await proc.read(`${current}/stat`, 4096);
+    const parent = stat.ok ? parseStatPpid(stat.value) : undefined;
+    if (parent === undefined || parent <= 1 || chain.includes(parent)) break;
+    chain.push(parent);
+    current = parent;
+  }
+  return chain;
+}
+
+/** The servers to search: the one in `TMUX` (its socket path precedes the first comma), each socket of the tmux directory, the default. */
+async function candidateServers(env: ReadonlyMap<string, string>, given: string | undefined): Promise<TmuxServerRef[]> {
+  const paths: string[] = [];
+  const fromTmux = env.get("TMUX")?.split(",")[0];
+  if (fromTmux !== undefined && fromTmux.startsWith("/")) paths.push(fromTmux);
+  const dir = given ?? join(env.get("TMUX_TMPDIR") || "/tmp", `tmux-${userInfo().uid}`);
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const name of entries.sort()) paths.push(join(dir, name));
+  const unique = [...new Set(paths)];
+  // The default server's socket is `<dir>/default`; ask it by name only when the directory did not list it.
+  const out: TmuxServerRef[] = unique.map((socketPath) => ({ socketPath }));
+  if (!unique.includes(join(dir, "default"))) out.push({});
   return out;
 }

@@ -12,6 +12,8 @@ export interface TcpListenRow {
   port: number;
   /** The socket inode (field 10), matched against `socket:[inode]` fd links. */
   inode: string;
+  /** The uid that owns the socket (field 8): the user of the process that opened it. */
+  uid: number;
   loopback: boolean;
 }
 
@@ -30,12 +32,13 @@ export function parseNetTcp(text: string, family: 4 | 6): TcpListenRow[] {
     if (fields.length < 10 || fields[3]?.toUpperCase() !== LISTEN_STATE) continue;
     const [addressHex, portHex] = (fields[1] ?? "").split(":");
     const inode = fields[9] ?? "";
-    if (addressHex === undefined || portHex === undefined || !/^[0-9A-Fa-f]{4}$/.test(portHex) || !/^\d+$/.test(inode)) continue;
+    const uid = fields[7] ?? "";
+    if (addressHex === undefined || portHex === undefined || !/^[0-9A-Fa-f]{4}$/.test(portHex) || !/^\d+$/.test(inode) || !/^\d+$/.test(uid)) continue;
     const host = family === 4 ? decodeIpv4(addressHex) : decodeIpv6(addressHex);
     if (host === undefined) continue;
     const port = Number.parseInt(portHex, 16);
     if (port === 0) continue;
-    rows.push({ host, port, inode, loopback: isLoopbackHost(host) });
+    rows.push({ host, port, inode, uid: Number(uid), loopback: isLoopbackHost(host) });
   }
   return rows;
 }
@@ -92,6 +95,17 @@ export function parseEnviron(text: string): Map<string, string> {
     env.set(entry.slice(0, eq), entry.slice(eq + 1));
   }
   return env;
+}
+
+/**
+ * The uid a process's new sockets are owned by, from `/proc/<pid>/status`:
+ * the filesystem uid (4th of `Uid:`'s real, effective, saved, fs), which is
+ * what the kernel records for a socket and prints in `net/tcp`.
+ */
+export function parseStatusUid(text: string): number | undefined {
+  const line = /^Uid:\s+(\d+)\s+(\d+)(?:\s+(\d+)\s+(\d+))?/m.exec(text);
+  if (line === null) return undefined;
+  return Number(line[4] ?? line[2]);
 }
 
 /** `socket:[12345]` → `12345`; any other link target → undefined. */

@@ -3,6 +3,12 @@
  * argv, never a shell, with a deadline. Resolves with the exit status
  * whatever it is; a missing program or the deadline resolves too (code null
  * and a reason), because for discovery "could not ask" is a finding, not a crash.
+ *
+ * A spawn can fail three ways and each must become a result: it throws at
+ * once (bad arguments), it emits `'error'` on the next tick (ENOENT, EACCES),
+ * or — out of file descriptors (EMFILE, ENFILE) — it emits `'error'` AND
+ * hands back a child without `stdout`/`stderr`. So the `'error'` listener is
+ * attached before anything else touches the child.
  */
 import { spawn } from "node:child_process";
 
@@ -27,7 +33,14 @@ export const spawnCommand: RunCommand = (file, args, options) =>
       resolve({ code: null, stdout: "", stderr: "", failure: "aborted" });
       return;
     }
-    const child = spawn(file, [...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, [...args], { stdio: ["ignore", "pipe", "pipe"] });
+    } catch (error) {
+      resolve({ code: null, stdout: "", stderr: "", failure: failureOf(error) });
+      return;
+    }
+    child.on("error", (error) => finish({ code: null, stdout: "", stderr: "", failure: failureOf(error) }));
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
@@ -52,9 +65,14 @@ export const spawnCommand: RunCommand = (file, args, options) =>
       if (size > MAX_OUTPUT_BYTES) stop("too much output");
       else into.push(chunk);
     };
-    child.stdout.on("data", collect(out));
-    child.stderr.on("data", collect(err));
-    child.on("error", (error: NodeJS.ErrnoException) => finish({ code: null, stdout: "", stderr: "", failure: error.code ?? error.message }));
+    // Absent when the spawn failed for want of fds; the 'error' above settles that case.
+    child.stdout?.on("data", collect(out));
+    child.stderr?.on("data", collect(err));
     child.on("close", (code) => finish({ code, ...text() }));
   });
 
+
+function failureOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+}

@@ -14,6 +14,16 @@ export type ListenerTransport = "tls" | "plain" | "unknown";
  */
 export type ListenerSource = "fd" | "lsof" | "environ" | "log" | "fallback";
 
+/**
+ * Whether a listener is proven to be the agy process's own, which decides
+ * whether it may receive agy's CSRF token: `own` (one of the process's
+ * socket fds, or lsof says so), `same_user` (owned by agy's uid in
+ * `net/tcp` — it gets the token only after a tokenless `Heartbeat` was
+ * refused with 401 as agy refuses it), `guess` (anything else: never sent a
+ * token).
+ */
+export type ListenerTrust = "own" | "same_user" | "guess";
+
 export interface DiscoveredListener {
   port: number;
   /** The loopback address it listens on (`127.0.0.1`, or `::1` / IPv4-mapped). */
@@ -24,6 +34,9 @@ export interface DiscoveredListener {
   /** Why the probe failed, in one sentence (never containing a token). */
   error?: string;
   source: ListenerSource;
+  trust: ListenerTrust;
+  /** The CSRF token was sent to this listener (only ever to `own` and vetted `same_user` ones). */
+  tokenSent: boolean;
   /** The HTTP status `Heartbeat` got when it was not 200 (401: a token is needed). */
   httpStatus?: number;
 }

@@ -64,6 +64,11 @@ export const MessageEventSchema = z.object({
    * `STOP_REASON_MAX_TOKENS`, `STOP_REASON_CONTENT_FILTER`): the text may be cut short.
    */
   stopReason: z.string().optional(),
+  /**
+   * True when the planner was stopped (CANCELED, INTERRUPTED or CLEARED) before it finished:
+   * `text` is what agy had committed of the answer when it stopped. Absent otherwise.
+   */
+  interrupted: z.literal(true).optional(),
 });
 
 export const FunctionCallEventSchema = z.object({
@@ -80,7 +85,10 @@ export const FunctionCallEventSchema = z.object({
   arguments: z.string(),
   /** agy's parse error when the model's arguments were not valid JSON (`arguments` is then the raw text). */
   argumentsError: z.string().optional(),
-  /** agy's own short tool-call id when the step carried one (poll projection). */
+  /**
+   * Not set by the tracker: agy's own short tool-call id is in the poll projection only, so a
+   * live event and its replay could not agree on it. Kept so that older events still validate.
+   */
   agyToolCallId: z.string().optional(),
   /** agy's human description of what the tool does (`toolAction`), when present. */
   description: z.string().optional(),
@@ -92,10 +100,15 @@ export const FunctionCallOutputEventSchema = z.object({
   callId: z.string(),
   name: z.string(),
   output: z.string(),
-  /** True when the step ended in ERROR, CANCELED or INTERRUPTED. */
+  /** True unless the step ended DONE and ran: a failed, cancelled or declined call is an error. */
   isError: z.boolean(),
   /** The step's terminal status suffix, e.g. `DONE`, `ERROR`. */
   stepStatus: z.string(),
+  /**
+   * True when the user declined the call at its gate, so it did not run (the step records a
+   * deny: an answer or permission grant without `allow`/`confirm`). Absent otherwise.
+   */
+  declined: z.literal(true).optional(),
 });
 
 /** The `requestedInteraction` variants answered with allow/deny, besides `permission` itself. */
@@ -161,7 +174,12 @@ export const InteractionRequestedEventSchema = z.object({
   request: InteractionRequestSchema,
 });
 
-export const InteractionOutcomeSchema = z.enum(["answered", "timed_out", "cancelled"]);
+/**
+ * How a wait ended, from what the step records: `approved`/`denied` for a permission gate whose
+ * verdict the step shows, `answered` for a question (or a gate whose verdict it does not show),
+ * `timed_out` for agy's own timeout, `cancelled` for a step stopped or replaced while waiting.
+ */
+export const InteractionOutcomeSchema = z.enum(["approved", "denied", "answered", "timed_out", "cancelled"]);
 export type InteractionOutcome = z.infer<typeof InteractionOutcomeSchema>;
 
 export const InteractionResolvedEventSchema = z.object({
@@ -187,6 +205,8 @@ export const StatusReasonSchema = z.enum([
   "interaction_pending",
   "interaction_resolved",
   "run_idle",
+  /** Session layer (status `failed`): agy's language server is gone (exited, or unreachable and not found again). */
+  "server_gone",
 ]);
 export type StatusReason = z.infer<typeof StatusReasonSchema>;
 
@@ -226,6 +246,16 @@ export const ConversationRotatedEventSchema = z.object({
   /** The new conversation. */
   ...base,
   previousConversationId: z.string(),
+});
+
+/**
+ * Session layer: the boundary between what was already there when a consumer
+ * started (the replayed history, or the interactions open then) and what
+ * happens live. Each consumer of `AgySession.events()` gets it exactly once.
+ */
+export const HistoryEndEventSchema = z.object({
+  type: z.literal("history_end"),
+  ...base,
 });
 
 export const DiagnosticCodeSchema = z.enum([
@@ -272,6 +302,7 @@ export const MapperEventSchema = z.discriminatedUnion("type", [
   UsageEventSchema,
   ModelChangedEventSchema,
   ConversationRotatedEventSchema,
+  HistoryEndEventSchema,
   DiagnosticEventSchema,
 ]);
 

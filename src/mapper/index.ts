@@ -7,6 +7,7 @@ export type {
   PendingInteraction,
   RunStatusInput,
   SnapshotInput,
+  StepToRead,
   TrajectoryTracker,
   TrajectoryTrackerOptions,
 } from "./tracker-api.js";

@@ -4,20 +4,30 @@
  * its slot settles otherwise. Keyed by the step's live state, which lives in
  * the same slot as the step, so whatever settles a slot can close the
  * interaction recorded for it.
+ *
+ * A step first seen settled that still carries its `requestedInteraction`
+ * (agy keeps the block after the wait) waited on the user at some point: it
+ * is requested and resolved at once, so a replay of the history shows every
+ * gate and how it ended, as a live reading did.
  */
 import type { Step } from "../protocol/wire-schemas.js";
-import type { InteractionOutcome } from "./events.js";
+import type { InteractionOutcome, InteractionRequest } from "./events.js";
 import type { EventSink, StepWhere } from "./event-sink.js";
 import { callIdFor, interactionIdFor } from "./ids.js";
-import { echoedResponse, interactionOutcome, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
+import { echoedResponse, interactionRequest, isPendingInteraction, lacksMultiSelect } from "./interaction-spec.js";
+import { interactionOutcome } from "./interaction-verdict.js";
 import type { LiveStep } from "./live-step.js";
 import type { JsonObject } from "./step-access.js";
-import type { PendingInteraction } from "./tracker-api.js";
+import type { PendingInteraction, StepToRead } from "./tracker-api.js";
 import type { TurnState } from "./turn-state.js";
+
+type At = { trajectoryId: string; stepIndex: number };
 
 /** The open interactions of one tracker, in request order. */
 export class InteractionBook {
   #pending = new Map<LiveStep, PendingInteraction>();
+  /** WAITING steps whose request waits for the full step (see `observe`'s `hold`). */
+  #held = new Map<LiveStep, StepToRead>();
 
   constructor(
     readonly sink: EventSink,
@@ -33,19 +43,19 @@ export class InteractionBook {
     return [...this.#pending.values()];
   }
 
+  held(): StepToRead[] {
+    return [...this.#held.values()];
+  }
+
   /**
-   * A new version of a step that is WAITING or was requested before: requests
+   * A new version of a step that is WAITING, was requested or is held: requests
    * its interaction once, refreshes an open one, or resolves it when the step
-   * left WAITING. Runs whatever the step's type.
+   * left WAITING. Runs whatever the step's type. With `hold`, a request that
+   * needs a field this projection lacks is not emitted yet: the step is listed
+   * by `held()` until a version that has the field (or any version read with
+   * `hold` false) arrives.
    */
-  observe(
-    raw: JsonObject,
-    state: LiveStep,
-    status: string,
-    suffix: string,
-    realTrajectoryId: string | undefined,
-    where: { trajectoryId: string; stepIndex: number },
-  ): void {
+  observe(raw: JsonObject, state: LiveStep, status: string, suffix: string, realTrajectoryId: string | undefined, where: At, hold: boolean): void {
     const pendingNow = isPendingInteraction(raw, status);
     const open = this.#pending.get(state);
     if (open !== undefined) {
@@ -56,14 +66,55 @@ export class InteractionBook {
       this.resolve(state, raw, status, where);
       return;
     }
+    if (state.held) {
+      state.held = false;
+      this.#held.delete(state);
+    }
     if (!pendingNow || state.requested) return;
+    if (hold && realTrajectoryId !== undefined && lacksMultiSelect(raw)) {
+      state.held = true;
+      this.#held.set(state, { trajectoryId: realTrajectoryId, stepIndex: where.stepIndex });
+      return;
+    }
     state.requested = true;
+    const pending = this.#request(raw, suffix, realTrajectoryId, where);
+    if (pending !== undefined) this.#pending.set(state, pending);
+  }
+
+  /**
+   * The first sighting of a settled step that carries a `requestedInteraction`
+   * whose request was never emitted: its request and resolution together.
+   */
+  replay(raw: JsonObject, status: string, suffix: string, realTrajectoryId: string | undefined, where: At): void {
+    const pending = this.#request(raw, suffix, realTrajectoryId, where);
+    if (pending !== undefined) this.#resolved(pending, raw, status, where, interactionOutcome(status, pending.request.kind, raw));
+  }
+
+  /**
+   * Closes the open interaction of a step's state, if any, with the status
+   * that ended the wait; `outcome` overrides what the step says.
+   */
+  resolve(state: LiveStep, raw: JsonObject, status: string, where: StepWhere, outcome?: InteractionOutcome): void {
+    if (state.held) {
+      state.held = false;
+      this.#held.delete(state);
+    }
+    const open = this.#pending.get(state);
+    if (open === undefined) return;
+    this.#pending.delete(state);
+    this.#resolved(open, raw, status, where, outcome ?? interactionOutcome(status, open.request.kind, raw));
+  }
+
+  /** Emits `interaction_requested` (and the `waiting` edge when it is the first open one). */
+  #request(raw: JsonObject, suffix: string, realTrajectoryId: string | undefined, where: At): PendingInteraction | undefined {
     const sink = this.sink;
     if (realTrajectoryId === undefined) {
       sink.diagnostic("interaction_unusable", "A WAITING step was not surfaced because it carries no trajectory id, which agy needs to accept an answer.", where);
-      return;
+      return undefined;
     }
-    const request = interactionRequest(raw, (problem) => sink.diagnostic("unserializable_value", `The interaction of step ${where.stepIndex} was surfaced without its spec: ${problem}.`, where));
+    const request: InteractionRequest = interactionRequest(raw, (problem) =>
+      sink.diagnostic("unserializable_value", `The interaction of step ${where.stepIndex} was surfaced without its spec: ${problem}.`, where),
+    );
     const pending: PendingInteraction = {
       interactionId: interactionIdFor(sink.conversationId, realTrajectoryId, where.stepIndex),
       trajectoryId: realTrajectoryId,
@@ -73,7 +124,6 @@ export class InteractionBook {
       request,
       step: raw as Step,
     };
-    this.#pending.set(state, pending);
     sink.push({
       type: "interaction_requested",
       conversationId: sink.conversationId,
@@ -86,14 +136,12 @@ export class InteractionBook {
     });
     // A step waiting on the user means agy is mid-turn, even if this tracker never saw the turn start.
     this.turn.active = true;
-    if (this.#pending.size === 1) sink.status("waiting", "interaction_pending", where);
+    if (this.#pending.size === 0) sink.status("waiting", "interaction_pending", where);
+    return pending;
   }
 
-  /** Closes the open interaction of a step's state, if any, with the status that ended the wait. */
-  resolve(state: LiveStep, raw: JsonObject, status: string, where: StepWhere, outcome: InteractionOutcome = interactionOutcome(status)): void {
-    const open = this.#pending.get(state);
-    if (open === undefined) return;
-    this.#pending.delete(state);
+  /** Emits `interaction_resolved` (and the `running` edge when no other stays open). */
+  #resolved(open: PendingInteraction, raw: JsonObject, status: string, where: StepWhere, outcome: InteractionOutcome): void {
     const sink = this.sink;
     const response = echoedResponse(raw, (problem) => sink.diagnostic("unserializable_value", `The resolution of step ${open.stepIndex} was reported without a response: ${problem}.`, where));
     sink.push({

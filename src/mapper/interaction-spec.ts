@@ -2,7 +2,7 @@
  * Reads what a WAITING step asks of the user (agy 1.0.10
  * `requestedInteraction`), and how the wait ended. Never mutates the step.
  */
-import type { InteractionOutcome, InteractionRequest, JsonRecord } from "./events.js";
+import type { InteractionRequest, JsonRecord } from "./events.js";
 import { plainObjectCopy } from "./plain-json.js";
 import { asObject, asString, isObject, metadata, type JsonObject } from "./step-access.js";
 
@@ -26,6 +26,19 @@ function multiSelectFlags(step: JsonObject): boolean[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A question step read from a projection without its multi-select flags: no
+ * `toolCall.argumentsJson` (the stream projection, agy 1.0.10) and a spec
+ * without `isMultiSelect` on some question. Its request needs the full step.
+ */
+export function lacksMultiSelect(step: JsonObject): boolean {
+  const question = asObject(asObject(step["requestedInteraction"])?.["askQuestion"]);
+  if (question === undefined) return false;
+  if (asString(asObject(metadata(step)?.["toolCall"])?.["argumentsJson"]) !== undefined) return false;
+  const questions = Array.isArray(question["questions"]) ? (question["questions"] as unknown[]) : [];
+  return questions.some((q) => typeof asObject(q)?.["isMultiSelect"] !== "boolean");
 }
 
 function questionRequest(block: JsonObject, step: JsonObject): InteractionRequest {
@@ -112,17 +125,6 @@ export function interactionRequest(step: JsonObject, report: (problem: string) =
   const copy = plainObjectCopy(block);
   if (!copy.ok) report(`the ${variant} block of its requestedInteraction was left out because ${copy.problem}`);
   return { kind: "other", variant, spec: (copy.ok ? copy.value : {}) as JsonRecord };
-}
-
-/**
- * How a wait ended, from the status the step left WAITING for: agy moves an
- * answered step to RUNNING/DONE, a timed-out one to ERROR (and retries at a
- * higher index).
- */
-export function interactionOutcome(statusSuffix: string): InteractionOutcome {
-  if (statusSuffix === "ERROR") return "timed_out";
-  if (["DONE", "RUNNING", "PENDING", "GENERATING"].includes(statusSuffix)) return "answered";
-  return "cancelled";
 }
 
 /**

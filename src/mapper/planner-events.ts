@@ -15,6 +15,9 @@ import type { StepFields } from "./step-check.js";
 import type { TurnState } from "./turn-state.js";
 import { addUsage, newUsageTotals } from "./usage-totals.js";
 
+/** Statuses of a planner stopped before it finished (a cancel, an interrupt, a `/clear`). */
+const STOPPED = new Set(["CANCELED", "INTERRUPTED", "CLEARED"]);
+
 /** Stop reasons of a complete answer; any other is carried on the `message`. */
 const NORMAL_STOPS = new Set<string>([STOP_REASON.UNSPECIFIED, STOP_REASON.STOP_PATTERN]);
 
@@ -52,8 +55,17 @@ export class PlannerEvents {
       this.turn.end("failed", "turn_failed", where);
       return;
     }
-    if (status !== "DONE") return;
     const hasText = text.trim() !== "";
+    if (status !== "DONE") {
+      // Stopped mid-answer: what agy committed of it, marked (a live reader saw it as deltas; a replay sees only this).
+      if (hasText && STOPPED.has(status)) {
+        const partial: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false };
+        if (stopReason !== undefined) partial.stopReason = stopReason;
+        partial.interrupted = true;
+        sink.push(partial);
+      }
+      return;
+    }
     if (hasText) {
       const message: EventOf<"message"> = { type: "message", conversationId, trajectoryId, stepIndex, messageId, role: "assistant", text, failed: false };
       if (stopReason !== undefined) message.stopReason = stopReason;

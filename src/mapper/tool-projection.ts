@@ -3,10 +3,12 @@
  * from the result step itself: agy 1.0.10's stream projection strips
  * `toolCalls` from planners, so the planner cannot be the source.
  */
+import { normaliseArguments } from "./argument-forms.js";
 import type { DiagnosticCode, EventOf } from "./events.js";
 import type { EventSink } from "./event-sink.js";
 import { clipText, failureDetail } from "./failure-detail.js";
 import { callIdFor } from "./ids.js";
+import { recordedVerdict } from "./interaction-verdict.js";
 import { jsonText, setOwn } from "./plain-json.js";
 import { asObject, asString, isObject, type JsonObject } from "./step-access.js";
 import type { StepFields } from "./step-check.js";
@@ -76,19 +78,22 @@ function parsedArgumentsJson(text: string | undefined): JsonObject | undefined {
  * Recovers arguments from the typed body through `metadata.argumentsOrder`,
  * case-insensitively: an exact key first, then a key that starts with the
  * argument name (agy 1.0.10 returns `AbsolutePath` as `absolutePathUri`).
+ * Undefined when no argument was found there.
  */
-function recoveredArguments(fields: StepFields): JsonObject {
+function recoveredArguments(fields: StepFields): JsonObject | undefined {
   const order = fields.metadata?.["argumentsOrder"];
   const body = fields.body;
-  const out: JsonObject = {};
-  if (!Array.isArray(order) || body === undefined) return out;
+  if (!Array.isArray(order) || body === undefined) return undefined;
+  let out: JsonObject | undefined;
   const keys = Object.keys(body);
   for (const name of order) {
     if (typeof name !== "string") continue;
     const wanted = lowerCase(name);
     if (NOT_ARGUMENTS.has(wanted)) continue;
     const key = keyFor(keys, wanted);
-    if (key !== undefined) setOwn(out, name, body[key]);
+    if (key === undefined) continue;
+    out ??= {};
+    setOwn(out, name, body[key]);
   }
   return out;
 }
@@ -137,13 +142,24 @@ export function toolArguments(step: JsonObject, fields: StepFields, at: Projecti
     return { text: invalid, error };
   }
   const argumentsJson = asString(call?.["argumentsJson"]);
-  const fromJson = parsedArgumentsJson(argumentsJson);
-  const genericArgs = fromJson === undefined ? asObject(asObject(step["generic"])?.["args"]) : undefined;
-  const source = fromJson ?? genericArgs;
-  // Our own parse of argumentsJson is plain JSON nobody else holds: without narration keys it
-  // serialises as its copy would. The step's `generic.args` may be any object, so it is always copied.
-  const args =
-    source === undefined ? recoveredArguments(fields) : source === fromJson && !hasNarration(source) ? source : withoutNarration(source);
+  // One source both projections carry, so a live call and its replay agree: `generic.args`,
+  // else what the typed body gives back through argumentsOrder; only then the poll-only argumentsJson.
+  const genericArgs = asObject(asObject(step["generic"])?.["args"]);
+  let fromJson: JsonObject | undefined;
+  let args: JsonObject;
+  if (genericArgs !== undefined) {
+    args = withoutNarration(genericArgs);
+  } else {
+    const recovered = recoveredArguments(fields);
+    if (recovered !== undefined) {
+      args = recovered;
+    } else {
+      fromJson = parsedArgumentsJson(argumentsJson);
+      // Our own parse is plain JSON nobody else holds: it may be normalised in place.
+      args = fromJson === undefined ? {} : hasNarration(fromJson) ? withoutNarration(fromJson) : fromJson;
+    }
+  }
+  normaliseArguments(args);
   const text = jsonText(args);
   if (text !== undefined) return { text };
   const fallback = fromJson !== undefined && argumentsJson !== undefined ? argumentsJson : "{}";
@@ -185,6 +201,26 @@ export function toolOutput(step: JsonObject, fields: StepFields, failed: boolean
 }
 
 /**
+ * The output of a declined call: what the step carries, else a marker with
+ * the instruction the user gave the model, when the echo has one.
+ */
+function declinedOutput(step: JsonObject, fields: StepFields, name: string, at: ProjectionReport): string {
+  const output = rawOutput(fields, at);
+  if (output !== undefined && output !== "") return output;
+  const instruction = denyInstruction(step);
+  return `[agy-bridge: the user declined ${name}; it did not run${instruction === undefined ? "" : `. Instruction: ${clipText(instruction, 500)}`}]`;
+}
+
+/** `userDenyInstruction` of the echoed answer, when present and not blank. */
+function denyInstruction(step: JsonObject): string | undefined {
+  const completed = step["completedInteractions"];
+  if (!Array.isArray(completed) || completed.length === 0) return undefined;
+  const response = asObject(asObject(completed[completed.length - 1])?.["response"]);
+  const text = asString(asObject(response?.["permission"])?.["userDenyInstruction"]);
+  return text === undefined || text.trim() === "" ? undefined : text;
+}
+
+/**
  * Pushes the `function_call` and `function_call_output` of a settled tool
  * step, sharing the step-derived call id, after any diagnostic about them.
  */
@@ -194,18 +230,20 @@ export function pushToolEvents(sink: EventSink, step: JsonObject, fields: StepFi
   const conversationId = sink.conversationId;
   const name = toolName(fields);
   const callId = callIdFor(trajectoryId, stepIndex);
-  const agyId = asString(fields.toolCall?.["id"]);
   const description = fields.toolAction;
-  const failed = status !== "DONE";
+  // A declined call did not run, whatever status agy gave the step (agy 1.0.10 leaves it DONE).
+  const declined = recordedVerdict(step) === "denied";
+  const failed = status !== "DONE" || declined;
   // Literals, not spreads: this runs per tool step of a snapshot.
   const args = toolArguments(step, fields, at);
   const call: EventOf<"function_call"> = {
     type: "function_call", conversationId, trajectoryId, stepIndex, callId, name, arguments: args.text,
   };
   if (args.error !== undefined) call.argumentsError = args.error;
-  if (agyId) call.agyToolCallId = agyId;
   if (description) call.description = description;
-  const output = toolOutput(step, fields, failed, at);
+  const output = declined ? declinedOutput(step, fields, name, at) : toolOutput(step, fields, failed, at);
   sink.push(call);
-  sink.push({ type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name, output, isError: failed, stepStatus: status });
+  const result: EventOf<"function_call_output"> = { type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name, output, isError: failed, stepStatus: status };
+  if (declined) result.declined = true;
+  sink.push(result);
 }

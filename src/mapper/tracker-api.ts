@@ -18,6 +18,12 @@ export interface PendingInteraction {
   step: Step;
 }
 
+/** A step whose request waits for its full version (see `holdIncompleteRequests`). */
+export interface StepToRead {
+  trajectoryId: string;
+  stepIndex: number;
+}
+
 export interface SnapshotInput {
   /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
   steps: readonly unknown[];
@@ -57,6 +63,14 @@ export interface TrajectoryTracker {
   step(trajectoryId: string, stepIndex: number): Step | undefined;
   /** WAITING steps, in the order they were requested (kind `other` included: a person answers those in the TUI). */
   pendingInteractions(): PendingInteraction[];
+  /**
+   * With `holdIncompleteRequests`: WAITING steps read from a stream frame whose
+   * request needs a field that projection lacks (a question's multi-select
+   * flags). Their `interaction_requested` follows when a snapshot page
+   * (`GetCascadeTrajectorySteps` with `stepOffset`) brings the full step, or
+   * when the step settles. Empty without the option.
+   */
+  stepsToRead(): StepToRead[];
   /** True between a turn's first USER_INPUT and its close. */
   readonly turnActive: boolean;
   /** The last `totalLength` a stream frame reported. */
@@ -65,4 +79,12 @@ export interface TrajectoryTracker {
 
 export interface TrajectoryTrackerOptions {
   conversationId: string;
+  /**
+   * Hold a request read from a stream frame when the frame lacks a field the
+   * request needs, until a snapshot brings the full step (`stepsToRead()`
+   * lists them). For a reader that can read the step; without it the request
+   * is emitted at once from what the frame has (a stream question then says
+   * `multiSelect: false`). Default false.
+   */
+  holdIncompleteRequests?: boolean;
 }

@@ -16,7 +16,7 @@ import { PlannerEvents } from "./planner-events.js";
 import { settledStepEvents } from "./settled-step-events.js";
 import { asIndex, asObject, asString, isObject, type JsonObject } from "./step-access.js";
 import { checkStep, describeValue, newStepFields, type StepFields } from "./step-check.js";
-import type { PendingInteraction, RunStatusInput, SnapshotInput, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
+import type { PendingInteraction, RunStatusInput, SnapshotInput, StepToRead, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
 import { TurnState } from "./turn-state.js";
 import { UserInputs } from "./user-inputs.js";
 
@@ -46,9 +46,13 @@ class Tracker implements TrajectoryTracker {
   readonly #planners: PlannerEvents;
   /** What {@link checkStep} read of the step being applied. */
   readonly #fields: StepFields = newStepFields();
+  readonly #holdIncomplete: boolean;
+  /** The steps being applied come from a stream frame (the low-fidelity projection). */
+  #fromStream = false;
 
   constructor(options: TrajectoryTrackerOptions) {
     this.conversationId = options.conversationId;
+    this.#holdIncomplete = options.holdIncompleteRequests === true;
     this.#sink = new EventSink(options.conversationId);
     this.#turn = new TurnState(this.#sink);
     this.#interactions = new InteractionBook(this.#sink, this.#turn);
@@ -124,18 +128,23 @@ class Tracker implements TrajectoryTracker {
       return sink.flush();
     }
     const frameTrajectoryId = asString(update.trajectoryId) || undefined;
-    for (let i = 0; i < stepList.length; i++) {
-      const step = stepList[i];
-      if (!Array.isArray(indices)) {
-        this.#apply(step, undefined, frameTrajectoryId);
-        continue;
+    this.#fromStream = true;
+    try {
+      for (let i = 0; i < stepList.length; i++) {
+        const step = stepList[i];
+        if (!Array.isArray(indices)) {
+          this.#apply(step, undefined, frameTrajectoryId);
+          continue;
+        }
+        const position = asIndex(indices[i]);
+        if (position === undefined) {
+          sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
+          continue;
+        }
+        this.#apply(step, position, frameTrajectoryId);
       }
-      const position = asIndex(indices[i]);
-      if (position === undefined) {
-        sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
-        continue;
-      }
-      this.#apply(step, position, frameTrajectoryId);
+    } finally {
+      this.#fromStream = false;
     }
     // A replayed or reopened stream may report an older, smaller length: record, do not judge.
     const total = asIndex(stepsUpdate?.["totalLength"]);
@@ -168,6 +177,10 @@ class Tracker implements TrajectoryTracker {
 
   pendingInteractions(): PendingInteraction[] {
     return this.#interactions.list();
+  }
+
+  stepsToRead(): StepToRead[] {
+    return this.#interactions.held();
   }
 
   /**
@@ -218,8 +231,9 @@ class Tracker implements TrajectoryTracker {
       state = new LiveStep(raw);
       states[index] = state;
     }
-    if (state !== undefined && (state.requested || status === "WAITING")) {
-      this.#interactions.observe(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
+    if (state !== undefined && (state.requested || state.held || status === "WAITING")) {
+      const hold = this.#holdIncomplete && this.#fromStream;
+      this.#interactions.observe(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index }, hold);
     }
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.
@@ -231,6 +245,10 @@ class Tracker implements TrajectoryTracker {
     if (!settles) return;
     // First sighting of the settled version: its events, once. A step first seen settled needs no live state.
     states[index] = raw;
+    // A gate never requested here (first seen settled, or its WAITING version was missed): requested and resolved now.
+    if ((state === undefined || !state.requested) && isObject(raw["requestedInteraction"])) {
+      this.#interactions.replay(raw, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
+    }
     if (suffix === "PLANNER_RESPONSE") this.#planners.settled(raw, fields, state, trajectoryId, index);
     else settledStepEvents(this.#sink, raw, fields, trajectoryId, index);
   }

@@ -10,15 +10,17 @@ import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
 import type { PaneRef, ServerBinding } from "../discovery/types.js";
 import type { TurnDeliveryResult } from "../tmux/types.js";
-import { createConversationReader, type ConversationReader } from "./conversation-reader.js";
+import { createConversationReader, type ConversationReader, type RelocateOutcome } from "./conversation-reader.js";
 import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
 import { activityOf, isChildConversation } from "./rotation.js";
-import { defaultLocate, defaultTurnDriver } from "./session-effects.js";
+import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
+import { answerInTui } from "./tui-answer.js";
 import { SessionEvents } from "./session-events.js";
 import type {
   AgySession as AgySessionApi,
   AnswerOptions,
   AnswerResult,
+  AnswerVia,
   ApproveOptions,
   AttachOptions,
   ClientFactory,
@@ -37,6 +39,7 @@ const DEFAULTS = {
   consumerBuffer: 10_000,
   pollAfterFailures: 2,
   relocateAfterFailures: 3,
+  goneAfterFailures: 10,
 } as const;
 
 /** How long after typing a turn the reader probes even before the stream shows it. */
@@ -71,6 +74,8 @@ class Session implements AgySessionApi {
   readonly #locate: Locate;
   readonly #clientFactory: ClientFactory;
   readonly #pane: PaneRef | undefined;
+  /** The pane found for the bound agy's pid when none was given (looked up once per pid). */
+  #foundPane: { pid: number; pane: Promise<PaneRef | undefined> } | undefined;
   readonly #closed = new AbortController();
   readonly #events: SessionEvents;
   #turnDriver: TurnDriver | undefined;
@@ -150,24 +155,36 @@ class Session implements AgySessionApi {
     return roots[0]![0];
   }
 
-  /** Finds the server again; true when the session now talks to a different one. */
-  async #relocate(): Promise<boolean> {
-    if (this.#o.url !== undefined && this.#o.locate === undefined) return false;
+  /** Finds the server again: `moved` when the session now talks to a different one, `missing` when none was found. */
+  async #relocate(): Promise<RelocateOutcome> {
+    if (this.#o.url !== undefined && this.#o.locate === undefined) return "same";
     try {
       const binding = await this.#locate({
         conversationId: this.conversationId,
         ...(this.#pane === undefined ? {} : { pane: this.#pane }),
         signal: this.#closed.signal,
       });
-      if (binding.url === this.#binding.url && binding.csrfToken === this.#binding.csrfToken) return false;
+      if (binding.url === this.#binding.url && binding.csrfToken === this.#binding.csrfToken) return "same";
       const old = this.#client;
       this.#binding = binding;
       this.#client = this.#makeClient(binding);
       void old?.close();
-      return true;
+      return "moved";
     } catch {
-      return false;
+      return this.#closed.signal.aborted ? "same" : "missing";
     }
+  }
+
+  /**
+   * agy's server is gone: a `status` (`failed`, `server_gone`) for every
+   * consumer; then, unless `relocate` asks to keep looking, the session stops
+   * following and `events()` ends.
+   */
+  #serverGone(): void {
+    this.#events.publish([{ type: "status", conversationId: this.conversationId, status: "failed", reason: "server_gone" }]);
+    if (this.#o.relocate === true) return;
+    this.#reader?.stop();
+    this.#events.close();
   }
 
   /** Reads the conversation and starts following it. */
@@ -180,8 +197,11 @@ class Session implements AgySessionApi {
     const o = this.#o;
     const reader = createConversationReader({
       conversationId: this.#conversationId,
+      named: o.conversationId !== undefined,
       client: () => this.#rpc,
       relocate: () => this.#relocate(),
+      serverGone: () => this.#serverGone(),
+      goneAfterFailures: o.goneAfterFailures ?? DEFAULTS.goneAfterFailures,
       publish: (events) => {
         for (const event of events) this.#remember(event);
         this.#events.publish(events);
@@ -219,13 +239,23 @@ class Session implements AgySessionApi {
     return this.#events.subscribe(options, signal, this.#ensureReader());
   }
 
-  #delivery(): DeliveryContext {
-    const pane = this.#pane;
+  /** With a pane, an RPC answer is followed by closing agy's own dialog with Escape (spike-notes §5.4). */
+  #delivery(pane?: PaneRef): DeliveryContext {
     return {
       client: () => this.#rpc,
       signal: this.#closed.signal,
-      ...(pane === undefined ? {} : { pressKeys: async (keys) => (await this.#driver()).pressPromptKeys(pane, keys) }),
+      ...(pane === undefined ? {} : { closePrompt: async () => (await this.#driver()).closePrompt(pane, { signal: this.#closed.signal }) }),
     };
+  }
+
+  /** The pane given at attach, else the one holding the bound agy (discovery's pid → pane), else undefined. */
+  #paneRef(): Promise<PaneRef | undefined> {
+    if (this.#pane !== undefined) return Promise.resolve(this.#pane);
+    const locate = this.#o.locatePane ?? defaultLocatePane;
+    const pid = this.#binding.pid;
+    if (locate === false || pid === undefined) return Promise.resolve(undefined);
+    if (this.#foundPane?.pid !== pid) this.#foundPane = { pid, pane: locate(pid, this.#closed.signal).catch(() => undefined) };
+    return this.#foundPane.pane;
   }
 
   async #driver(): Promise<TurnDriver> {
@@ -234,7 +264,7 @@ class Session implements AgySessionApi {
   }
 
   approve(interactionId: string, options: ApproveOptions = {}): Promise<AnswerResult> {
-    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) });
+    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) }, options.via);
   }
 
   async deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
@@ -244,7 +274,7 @@ class Session implements AgySessionApi {
       captured.kind === "permission"
         ? { kind: "permission", allow: false, ...(options.instruction === undefined ? {} : { instruction: options.instruction }) }
         : { kind: "question", decline: true };
-    return this.#answer(interactionId, verdict);
+    return this.#answer(interactionId, verdict, options.via);
   }
 
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
@@ -252,7 +282,7 @@ class Session implements AgySessionApi {
       kind: "question",
       optionIds: [...options.optionIds],
       ...(options.writeIn === undefined ? {} : { writeIn: options.writeIn }),
-    });
+    }, options.via);
   }
 
   async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
@@ -264,15 +294,20 @@ class Session implements AgySessionApi {
   }
 
   /** One delivery per interaction: a second call waits for the first and reports `already_resolved`. */
-  #answer(interactionId: string, verdict: Verdict): Promise<AnswerResult> {
+  #answer(interactionId: string, verdict: Verdict, via?: AnswerVia): Promise<AnswerResult> {
     const settled = this.#settled.get(interactionId);
     if (settled !== undefined) return Promise.resolve(alreadyResolved(settled));
     const running = this.#inFlight.get(interactionId);
-    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict));
+    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict, via));
     const attempt = (async (): Promise<AnswerResult> => {
       const captured = await this.#capturedFor(interactionId);
       if (captured === undefined) return { result: "not_found" };
-      const result = await deliverVerdict(this.#delivery(), captured, verdict);
+      const pane = await this.#paneRef();
+      // A gate RPC cannot answer goes to the TUI whenever its pane is known.
+      const result =
+        via === "tui" || (captured.kind === "other" && pane !== undefined)
+          ? await answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict)
+          : await deliverVerdict(this.#delivery(pane), captured, verdict);
       if (result.result === "delivered" || result.result === "already_resolved") this.#settled.set(interactionId, result);
       return result;
     })();
@@ -306,15 +341,16 @@ class Session implements AgySessionApi {
     return { result: "cancelled" };
   }
 
-  async sendTurn(text: string, options: { signal?: AbortSignal } = {}): Promise<TurnDeliveryResult> {
-    const pane = this.#pane;
-    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane; attach with a pane to type turns.");
+  async sendTurn(text: string, options: { signal?: AbortSignal; slash?: boolean } = {}): Promise<TurnDeliveryResult> {
+    const pane = await this.#paneRef();
+    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to type turns.");
     const driver = await this.#driver();
     const id = this.conversationId;
     const before = await this.#userInputMark(id);
     this.#reader?.expectTurn(TURN_EXPECT_MS);
     return driver.deliverTurn(pane, text, {
       signal: anySignal(options.signal, this.#closed.signal),
+      ...(options.slash === undefined ? {} : { slash: options.slash }),
       hasWaitingStep: async () => (await this.pending()).length > 0,
       verifyStarted: async (signal) => {
         const deadline = Date.now() + VERIFY_TURN_MS;

@@ -3,7 +3,8 @@
  * transition once: the stream first, a reconcile from the frontier on every
  * (re)connect, polling while the stream is down, a cheap probe for gates that
  * park without a frame, and the run-status backstop. It also follows `/clear`
- * rotation and asks the session to re-locate a server that went away.
+ * rotation and asks the session to re-locate a server that went away, and
+ * tells it when the server is gone.
  *
  * Why the probe: agy streams a step's move to WAITING once, but sends nothing
  * while a gate is parked, and the second gate of a chained command has been
@@ -11,6 +12,12 @@
  * and the stream is quiet, one `GetAllCascadeTrajectories` (its
  * `waitingSteps`) or one `stepOffset` page of the tail is read every probe
  * interval; either costs the same at 10 or 10,000 steps of history.
+ *
+ * Why "gone" is its own state: a server that exited answers nothing, and
+ * polling "until it is back" forever leaves a watcher looking busy. After
+ * `goneAfterFailures` transport failures in a row (each a failed reconnect or
+ * read), or as soon as `relocate` cannot find the server at all, the session
+ * is told once per outage.
  */
 import { AgyBridgeError, RpcError } from "../errors.js";
 import { asIndex, asObject, isObject } from "../protocol/json.js";
@@ -20,7 +27,7 @@ import type { AgyRpcClient } from "../rpc/client.js";
 import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
 import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
 import { displayNameFor } from "./model-names.js";
-import { rotationTarget, type Summaries } from "./rotation.js";
+import { activityOf, rotationTarget, type Summaries } from "./rotation.js";
 import { isIdle, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
 import type { ProbeKind, ReadMode } from "./types.js";
@@ -28,12 +35,27 @@ import type { ProbeKind, ReadMode } from "./types.js";
 /** Probe interval while a gate we already surfaced is parked. */
 const PARKED_PROBE_MS = 250;
 
+/** What asking for the server again found. */
+export type RelocateOutcome =
+  /** A different server (new ports or token): read from it. */
+  | "moved"
+  /** The same server, or no way to look (a given URL): keep trying it. */
+  | "same"
+  /** No server for this conversation any more (its agy exited). */
+  | "missing";
+
 export interface ReaderOptions {
   conversationId: string;
+  /** The caller named the conversation: only a `/clear` from it leaves it (rotation.ts). */
+  named?: boolean;
   client(): AgyRpcClient;
-  /** Finds the server again (new ports, new token); resolves false when it cannot. */
-  relocate(): Promise<boolean>;
+  /** Finds the server again (new ports, new token). */
+  relocate(): Promise<RelocateOutcome>;
   publish(events: MapperEvent[]): void;
+  /** The server is gone (see the file comment); said once per outage. */
+  serverGone?(): void;
+  /** Transport failures in a row after which the server counts as gone; default 10. */
+  goneAfterFailures?: number;
   mode: ReadMode;
   probe: ProbeKind;
   probeIntervalMs: number;
@@ -73,6 +95,10 @@ class Reader implements ConversationReader {
   #streamUp = false;
   #streamFailures = 0;
   #transportFailures = 0;
+  /** Transport failures since anything last reached agy (not reset by a relocation). */
+  #failuresInRow = 0;
+  #gone = false;
+  #relocating = false;
   #lastFrameAt = 0;
   #lastProbeAt = 0;
   #lastPollAt = 0;
@@ -84,7 +110,10 @@ class Reader implements ConversationReader {
   #ticking = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #catalog: ModelCatalog | undefined;
-  #rotationSkip = new Set<string>();
+  /** Conversations rotated away from, with their activity then: skipped until they show newer activity. */
+  #rotationSkip = new Map<string, number | undefined>();
+  /** The conversations of the first summaries reading (rotation.ts `seenBefore`). */
+  #seenBefore: Set<string> | undefined;
   #confirming = false;
 
   constructor(options: ReaderOptions) {
@@ -112,6 +141,9 @@ class Reader implements ConversationReader {
       .getAvailableModels({}, { signal: this.#stop.signal, timeoutMs: 2000 })
       .catch(() => undefined);
     const history = this.#enrich(await this.#readFrontier(this.#conversationId));
+    // The first run-status and rotation check comes one interval from now, as the
+    // reference's does (spike-notes §4.10), not at once.
+    this.#lastIdleCheckAt = this.#now();
     if (this.#o.mode === "stream") void this.#streamLoop();
     const tick = Math.max(5, Math.min(this.#o.probeIntervalMs, this.#o.pollIntervalMs));
     this.#timer = setInterval(() => void this.#tick(), tick);
@@ -163,7 +195,7 @@ class Reader implements ConversationReader {
   async #call<T>(fn: (client: AgyRpcClient) => Promise<T>): Promise<T> {
     try {
       const out = await fn(this.#o.client());
-      this.#transportFailures = 0;
+      this.#reached();
       return out;
     } catch (error) {
       if (isServerGone(error)) this.#serverFailed();
@@ -171,17 +203,39 @@ class Reader implements ConversationReader {
     }
   }
 
-  #serverFailed(): void {
-    this.#transportFailures++;
-    if (this.#transportFailures < this.#o.relocateAfterFailures) return;
+  /** A call reached agy: the outage, if any, is over. */
+  #reached(): void {
     this.#transportFailures = 0;
-    void this.#o.relocate().then((moved) => {
-      if (!moved || this.#stop.signal.aborted) return;
-      // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
-      this.#connection.abort();
-      this.#tracker.markReconnected();
-      void this.reconcile().catch(() => undefined);
-    });
+    this.#failuresInRow = 0;
+    this.#gone = false;
+  }
+
+  #serverFailed(): void {
+    this.#failuresInRow++;
+    if (this.#failuresInRow >= (this.#o.goneAfterFailures ?? 10)) this.#declareGone();
+    this.#transportFailures++;
+    if (this.#transportFailures < this.#o.relocateAfterFailures || this.#relocating) return;
+    this.#transportFailures = 0;
+    this.#relocating = true;
+    void this.#o
+      .relocate()
+      .then((outcome) => {
+        if (this.#stop.signal.aborted) return;
+        if (outcome === "missing") this.#declareGone();
+        if (outcome !== "moved") return;
+        // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
+        this.#connection.abort();
+        this.#tracker.markReconnected();
+        void this.reconcile().catch(() => undefined);
+      })
+      .catch(() => undefined)
+      .finally(() => (this.#relocating = false));
+  }
+
+  #declareGone(): void {
+    if (this.#gone || this.#stop.signal.aborted) return;
+    this.#gone = true;
+    this.#o.serverGone?.();
   }
 
   /** Said once per outage: the stream is down and polling covers it. */
@@ -227,12 +281,13 @@ class Reader implements ConversationReader {
           if (id !== this.#conversationId) break;
           if (event.type === "connected") {
             this.#streamUp = true;
+            this.#reached();
             this.#emit(this.#tracker.markReconnected());
             await this.reconcile().catch(() => undefined);
           } else if (event.type === "update") {
             this.#lastFrameAt = this.#now();
             this.#streamFailures = 0;
-            this.#transportFailures = 0;
+            this.#reached();
             const update = this.#frontier.fresher(event.update);
             this.#frontier.observeUpdate(update);
             // A frame's run status may be older than a snapshot already applied (the
@@ -337,13 +392,26 @@ class Reader implements ConversationReader {
       await this.reconcile();
       this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
     }
-    const next = rotationTarget(id, summaries, this.#rotationSkip);
-    if (next !== undefined) this.#rotate(next);
+    this.#seenBefore ??= new Set(Object.keys(summaries));
+    const next = rotationTarget(id, summaries, this.#skipped(summaries), {
+      named: this.#o.named === true,
+      seenBefore: this.#seenBefore,
+    });
+    if (next !== undefined) this.#rotate(next, activityOf(summaries[id]));
   }
 
-  #rotate(next: string): void {
+  /** The conversations still skipped: an entry lapses once its conversation shows newer activity. */
+  #skipped(summaries: Summaries): Set<string> {
+    for (const [id, at] of this.#rotationSkip) {
+      const now = activityOf(summaries[id]);
+      if (now !== undefined && (at === undefined || now > at)) this.#rotationSkip.delete(id);
+    }
+    return new Set(this.#rotationSkip.keys());
+  }
+
+  #rotate(next: string, previousActivity: number | undefined): void {
     const previous = this.#conversationId;
-    this.#rotationSkip.add(previous);
+    this.#rotationSkip.set(previous, previousActivity);
     this.#conversationId = next;
     this.#tracker = createTrajectoryTracker({ conversationId: next });
     this.#frontier = new StepFrontier();

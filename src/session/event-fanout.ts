@@ -10,10 +10,10 @@ import type { MapperEvent } from "../mapper/index.js";
 export interface EventFanout {
   /**
    * Registers a consumer when iteration starts; it begins with the resync
-   * events unless `resync` is false. The iterator ends when `signal` fires or
-   * the fanout closes.
+   * events (`resync` true, the default), nothing (false), or the events given.
+   * The iterator ends when `signal` fires or the fanout closes.
    */
-  subscribe(signal?: AbortSignal, resync?: boolean): AsyncIterable<MapperEvent>;
+  subscribe(signal?: AbortSignal, resync?: boolean | readonly MapperEvent[]): AsyncIterable<MapperEvent>;
   publish(events: readonly MapperEvent[]): void;
   /** Ends every consumer after it drained what it has; `error` is thrown to them instead. */
   close(error?: Error): void;
@@ -75,7 +75,7 @@ export function createEventFanout(options: EventFanoutOptions): EventFanout {
       return {
         [Symbol.asyncIterator]() {
           const consumer = new Consumer();
-          consumer.queue = resync ? options.resync() : [];
+          consumer.queue = resync === true ? options.resync() : resync === false ? [] : [...resync];
           consumers.add(consumer);
           const onAbort = () => notify(consumer);
           signal?.addEventListener("abort", onAbort, { once: true });

@@ -7,6 +7,7 @@ export type {
   AgySession as AgySessionApi,
   AnswerOptions,
   AnswerResult,
+  AnswerVia,
   ApproveOptions,
   AttachOptions,
   ClientFactory,
@@ -14,11 +15,12 @@ export type {
   EventsOptions,
   InterruptResult,
   Locate,
+  LocatePane,
   PendingSummary,
   ProbeKind,
   ReadMode,
   TurnDriver,
 } from "./types.js";
-export { answerPayload, promptKeysFor, type Verdict } from "./interaction-delivery.js";
+export { answerPayload, type Verdict } from "./interaction-delivery.js";
 export { rotationTarget, isChildConversation } from "./rotation.js";
 export { displayNameFor } from "./model-names.js";

@@ -17,7 +17,7 @@ import type { FilePermissionAnswer, HandleInteractionInput, PermissionAnswer, Qu
 import { interactionAnswer, interactionIdFor, type InteractionDecision } from "../mapper/index.js";
 import { interactionRequest } from "../mapper/interaction-spec.js";
 import type { InteractionRequest } from "../mapper/index.js";
-import type { PromptKeys } from "../tmux/types.js";
+import type { ClosePromptResult } from "../tmux/types.js";
 import { ownIndex, pageStart } from "./step-frontier.js";
 import type { AnswerResult, PendingSummary } from "./types.js";
 
@@ -42,8 +42,11 @@ export type Verdict =
 
 export interface DeliveryContext {
   client(): AgyRpcClient;
-  /** Called after a delivery, best effort (closes the TUI's own prompt). */
-  pressKeys?(keys: PromptKeys): Promise<void>;
+  /**
+   * Called after a delivery: closes the dialog agy keeps open after an RPC
+   * answer, with Escape only (spike-notes §5.4). Absent when no pane is known.
+   */
+  closePrompt?(): Promise<ClosePromptResult>;
   signal?: AbortSignal;
 }
 
@@ -134,6 +137,22 @@ function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, f
 }
 
 /**
+ * The step an answer for `captured` would go to now (the captured step if it
+ * still waits, else its timeout retry), with what it asks; or the result that
+ * says why there is none.
+ */
+export async function currentTarget(
+  ctx: DeliveryContext,
+  captured: CapturedInteraction,
+): Promise<{ stepIndex: number; request: InteractionRequest } | { none: AnswerResult }> {
+  const target = chooseTarget(captured, await readFrom(ctx, captured.conversationId, captured.stepIndex), 0);
+  if ("none" in target) return target;
+  const request = requestOf(target.step);
+  if (request === undefined) return { none: { result: "not_found" } };
+  return { stepIndex: target.stepIndex, request };
+}
+
+/**
  * The wire answer for `verdict` on `step`, built by the mapper's
  * `interactionAnswer` (question texts are sent back verbatim; the first
  * question gets the choice, later ones none). A `runCommand` answer also
@@ -185,19 +204,15 @@ export function answerPayload(
   );
 }
 
-/** The TUI keys that close agy's own prompt after an RPC answer (spike-notes §5.6). */
-export function promptKeysFor(verdict: Verdict): PromptKeys {
-  if (verdict.kind === "permission") return { kind: "permission", allow: verdict.allow };
-  if (verdict.decline === true) return { kind: "dismiss" };
-  return { kind: "question", optionIds: [...verdict.optionIds], ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) };
-}
-
 /** Checks a verdict against the request it answers; throws `invalid_argument` with what to do. */
 export function checkVerdict(request: InteractionRequest | undefined, verdict: Verdict, interactionId: string): void {
   if (request === undefined) return;
   if (request.kind === "other") {
     const what = request.variant === "" ? "a gate of no known kind" : `the ${request.variant} gate`;
-    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI.`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI (with its tmux pane known, agy-bridge does that itself: --pane, or --via tui).`,
+    );
   }
   if (request.kind !== verdict.kind) {
     const use = request.kind === "permission" ? "approve or deny" : "answer (or deny to decline)";
@@ -256,8 +271,9 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
       }
       throw error;
     }
-    if (ctx.pressKeys !== undefined) await ctx.pressKeys(promptKeysFor(verdict)).catch(() => undefined);
-    return { result: "delivered", stepIndex: target.stepIndex };
+    if (ctx.closePrompt === undefined) return { result: "delivered", stepIndex: target.stepIndex, via: "rpc" };
+    const closed = await ctx.closePrompt().catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
+    return { result: "delivered", stepIndex: target.stepIndex, via: "rpc", prompt: { result: closed.result, reason: closed.reason } };
   }
   return { result: "timed_out", stepIndex: captured.stepIndex };
 }

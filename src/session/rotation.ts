@@ -4,11 +4,34 @@
  * Sub-agent conversations are children (a `parentConversationId`, or a
  * `rootConversationId` that is not their own key) and are never a rotation,
  * although each is more recently active than its idle parent (§4.11).
+ *
+ * A conversation the caller named is held to a stricter reading than one the
+ * session picked itself: only a `/clear` from it leaves it. Activity elsewhere
+ * on the server (another conversation's turn, a sibling that was there before)
+ * never does, or a watcher started before its conversation's first turn would
+ * follow whatever else happens to be busy.
  */
 import { asObject, asString, isObject } from "../protocol/json.js";
+import { isIdle } from "./run-status.js";
 
 /** The `trajectorySummaries` map as agy sends it. */
 export type Summaries = Record<string, unknown>;
+
+/** How strictly a rotation is read. */
+export interface RotationRules {
+  /**
+   * The caller named the bound conversation: leave it only through a `/clear`
+   * from it — it has had turns and is idle now, and the sibling was created
+   * after its last turn began and has been used since.
+   */
+  named?: boolean;
+  /**
+   * Conversations the reader saw before (its first reading). A sibling without
+   * a readable creation time counts as new, for a named conversation, only
+   * when it is not among them.
+   */
+  seenBefore?: ReadonlySet<string>;
+}
 
 /** True when the summary describes a sub-agent's conversation. */
 export function isChildConversation(id: string, summary: unknown): boolean {
@@ -22,7 +45,16 @@ export function isChildConversation(id: string, summary: unknown): boolean {
 /** Activity time in ms: `lastUserInputTime`, else `lastModifiedTime`; undefined when absent or unreadable. */
 export function activityOf(summary: unknown): number | undefined {
   const s = asObject(summary);
-  const text = asString(s?.["lastUserInputTime"]) ?? asString(s?.["lastModifiedTime"]);
+  return timeOf(asString(s?.["lastUserInputTime"]) ?? asString(s?.["lastModifiedTime"]));
+}
+
+/** Creation time in ms: `createdTime`, else `trajectoryMetadata.createdAt`; undefined when absent or unreadable. */
+export function createdOf(summary: unknown): number | undefined {
+  const s = asObject(summary);
+  return timeOf(asString(s?.["createdTime"]) ?? asString(asObject(s?.["trajectoryMetadata"])?.["createdAt"]));
+}
+
+function timeOf(text: string | undefined): number | undefined {
   if (text === undefined || text === "") return undefined;
   // A timestamp without a zone is UTC (spike-notes §4.10).
   const zoned = /(?:Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`;
@@ -34,11 +66,19 @@ export function activityOf(summary: unknown): number | undefined {
  * The conversation `bound` rotated to, or undefined. Rotates only when the
  * bound entry is present and a root sibling is strictly more recently active
  * (any active sibling when the bound one has no activity); ties do not rotate.
+ * With `rules.named`, see {@link RotationRules.named}: a bound conversation
+ * without turns, or one that is running, never rotates.
  */
-export function rotationTarget(bound: string, summaries: Summaries, skip: ReadonlySet<string> = new Set()): string | undefined {
+export function rotationTarget(
+  bound: string,
+  summaries: Summaries,
+  skip: ReadonlySet<string> = new Set(),
+  rules: RotationRules = {},
+): string | undefined {
   const own = summaries[bound];
   if (!isObject(own)) return undefined;
   const ownActivity = activityOf(own);
+  if (rules.named === true && (ownActivity === undefined || !isIdle(own))) return undefined;
   let best: { id: string; at: number } | undefined;
   for (const [id, summary] of Object.entries(summaries)) {
     if (id === bound || skip.has(id) || !isObject(summary)) continue;
@@ -47,9 +87,17 @@ export function rotationTarget(bound: string, summaries: Summaries, skip: Readon
     if (isChildConversation(id, summary)) continue;
     const at = activityOf(summary);
     if (at === undefined) continue;
+    if (rules.named === true && !mintedAfter(id, summary, ownActivity!, rules.seenBefore)) continue;
     if (best === undefined || at > best.at) best = { id, at };
   }
   if (best === undefined) return undefined;
   if (ownActivity !== undefined && best.at <= ownActivity) return undefined;
   return best.id;
+}
+
+/** A `/clear` mints its conversation after the turns of the one it replaces. */
+function mintedAfter(id: string, summary: Record<string, unknown>, ownActivity: number, seenBefore: ReadonlySet<string> | undefined): boolean {
+  const created = createdOf(summary);
+  if (created !== undefined) return created > ownActivity;
+  return seenBefore !== undefined && !seenBefore.has(id);
 }

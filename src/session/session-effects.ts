@@ -11,6 +11,12 @@ export async function defaultLocate(query: ServerQuery): Promise<ServerBinding> 
   return findServer(query);
 }
 
+/** Discovery's `findAgyPane`: the pane whose process tree holds the agy pid. */
+export async function defaultLocatePane(pid: number): Promise<PaneRef | undefined> {
+  const { findAgyPane } = await import("../discovery/index.js");
+  return findAgyPane(pid);
+}
+
 /** The tmux driver behind the session's `TurnDriver`: one driver per tmux server. */
 export async function defaultTurnDriver(): Promise<TurnDriver> {
   const { createTmuxDriver } = await import("../tmux/index.js");
@@ -27,6 +33,7 @@ export async function defaultTurnDriver(): Promise<TurnDriver> {
   };
   return {
     deliverTurn: (pane, text, options) => driverFor(pane).deliverTurn(pane.target, text, options),
-    pressPromptKeys: (pane, keys) => driverFor(pane).pressPromptKeys(pane.target, keys),
+    closePrompt: (pane, options) => driverFor(pane).closePrompt(pane.target, options),
+    answerPrompt: (pane, choice, options) => driverFor(pane).answerPrompt(pane.target, choice, options),
   };
 }

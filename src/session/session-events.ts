@@ -2,7 +2,8 @@
  * The session's side of `events()`: who gets which events when. The first
  * consumer starts with the conversation as read at attach (or the
  * interactions open then) plus everything published before it subscribed;
- * later consumers start at the present with the open interactions. The
+ * later consumers start at the present with the open interactions. Each
+ * consumer then gets one `history_end`: everything after it is live. The
  * fanout keeps each consumer's queue bounded.
  */
 import type { MapperEvent, PendingInteraction } from "../mapper/index.js";
@@ -50,7 +51,7 @@ export class SessionEvents {
     const first = this.#first;
     this.#first = false;
     // Subscribed now, not at the first next(): events from here on are kept for this consumer.
-    const live = this.#fanout.subscribe(signal, !first)[Symbol.asyncIterator]();
+    const live = this.#fanout.subscribe(signal, first ? [] : [...this.#open(), this.#historyEnd()])[Symbol.asyncIterator]();
     const takeEarly = () => {
       const early = this.#early;
       const lost = this.#earlyLost;
@@ -59,6 +60,7 @@ export class SessionEvents {
       return { early, lost };
     };
     const lostEarly = (count: number) => this.#lost(`${count} events arrived before anyone listened and were dropped; re-read the conversation for them.`);
+    const historyEnd = () => this.#historyEnd();
     return {
       async *[Symbol.asyncIterator]() {
         try {
@@ -67,6 +69,7 @@ export class SessionEvents {
             if (options.history !== false) yield* read;
             else yield* openAt(read);
             const { early, lost } = takeEarly();
+            yield historyEnd();
             if (lost > 0) yield lostEarly(lost);
             yield* early;
           }
@@ -98,6 +101,10 @@ export class SessionEvents {
       callId: p.callId,
       request: p.request,
     }));
+  }
+
+  #historyEnd(): MapperEvent {
+    return { type: "history_end", conversationId: this.#o.conversationId() };
   }
 
   #lost(message: string): MapperEvent {

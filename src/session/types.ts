@@ -3,18 +3,27 @@
  * are (discovery, tmux, RPC client) and the typed results of its actions.
  */
 import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
-import type { DeliverTurnOptions, PromptKeys, TurnDeliveryResult } from "../tmux/types.js";
+import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
 
 /** Finds the language server for a query (discovery's `findServer`). */
 export type Locate = (query: ServerQuery) => Promise<ServerBinding>;
 
-/** Types turns and prompt keys into agy's TUI (the tmux driver). */
+/** Types turns into agy's TUI and acts on its dialogs (the tmux driver). */
 export interface TurnDriver {
   deliverTurn(target: PaneRef, text: string, options: DeliverTurnOptions): Promise<TurnDeliveryResult>;
-  pressPromptKeys(target: PaneRef, keys: PromptKeys): Promise<void>;
+  /** Closes the dialog agy keeps open after an RPC answer: Escape only (spike-notes §5.4). */
+  closePrompt(target: PaneRef, options?: PromptActionOptions): Promise<ClosePromptResult>;
+  /** Answers the dialog on screen by moving the pointer, Enter on the intended row, Escape to decline (spike-notes §13). */
+  answerPrompt(target: PaneRef, choice: TuiChoice, options?: PromptActionOptions): Promise<TuiAnswerResult>;
 }
+
+/** The tmux pane that runs the agy with this pid, or undefined when none does (discovery's `findAgyPane`). */
+export type LocatePane = (pid: number, signal?: AbortSignal) => Promise<PaneRef | undefined>;
+
+/** Where an answer goes: over RPC (then agy's own dialog is closed with Escape), or typed in the TUI by moving its pointer. */
+export type AnswerVia = "rpc" | "tui";
 
 /** Makes an RPC client for a located server. */
 export type ClientFactory = (options: AgyRpcClientOptions) => AgyRpcClient;
@@ -28,8 +37,14 @@ export type ProbeKind = "summaries" | "tail";
 export interface AttachOptions {
   /** The conversation to follow; default: the one discovery binds (the server's only or most recent). */
   conversationId?: string;
-  /** The tmux pane running agy: needed for `sendTurn` and to close the TUI's prompt after an answer. */
+  /**
+   * The tmux pane running agy: needed for `sendTurn`, to close the TUI's
+   * prompt after an answer and to answer in the TUI. Without it, a session
+   * bound by discovery finds the pane of the agy that owns the conversation.
+   */
   pane?: PaneRef;
+  /** Finds the pane of an agy pid when no `pane` is given; default discovery's tmux lookup; `false` never looks. */
+  locatePane?: LocatePane | false;
   /** The language server's URL: skips discovery (it must be loopback). */
   url?: string | undefined;
   csrfToken?: string;
@@ -60,6 +75,20 @@ export interface AttachOptions {
   /** Transport failures in a row before the server is located again; default 3. */
   relocateAfterFailures?: number;
   /**
+   * Transport failures in a row (failed stream reconnects and reads, with no
+   * call reaching agy between them) after which the server counts as gone;
+   * default 10 (about 3 s of polling). It also counts as gone as soon as
+   * `locate` finds no server for the conversation. Either way every consumer
+   * gets a `status` `failed` with reason `server_gone`.
+   */
+  goneAfterFailures?: number;
+  /**
+   * After `server_gone`, keep following: go on retrying and asking `locate`
+   * until the server is back (default false: the session stops following and
+   * `events()` ends after the `status`; `close()` it).
+   */
+  relocate?: boolean;
+  /**
    * Start following at attach (default true): the conversation so far is read
    * then, and events from that moment on are kept for the first consumer.
    * false defers reading to the first `events()` call (one-shot answers).
@@ -71,8 +100,12 @@ export interface AttachOptions {
 
 /** The typed outcome of approve / deny / answer. */
 export type AnswerResult =
-  /** The answer reached agy for the WAITING step at `stepIndex` (the captured step or its timeout retry). */
-  | { result: "delivered"; stepIndex: number }
+  /**
+   * The answer reached agy for the WAITING step at `stepIndex` (the captured
+   * step or its timeout retry). `via` says how; `prompt` what closing agy's
+   * own dialog did after an RPC answer (absent when no pane is known).
+   */
+  | { result: "delivered"; stepIndex: number; via?: AnswerVia; prompt?: { result: ClosePromptResult["result"]; reason: string } }
   /** The step had already left WAITING by an answer (here, in the TUI, or by another caller); nothing was sent. */
   | { result: "already_resolved"; stepIndex: number }
   /** agy timed the prompt out and no retry of it is waiting; nothing was delivered. */
@@ -89,20 +122,26 @@ export type InterruptResult =
 export interface ApproveOptions {
   /** A permission scope name, e.g. `PERMISSION_SCOPE_CONVERSATION` (newer builds). */
   scope?: string;
+  /** Default `rpc` (a gate of kind `other`, which RPC cannot answer, goes to the TUI); `tui` answers in agy's dialog. */
+  via?: AnswerVia;
   /** Accepted for symmetry; agy's permission answer carries no approve instruction. */
   instruction?: string;
 }
 
 export interface DenyOptions {
-  /** An instruction for the model, sent with the deny (newer builds). */
+  /** An instruction for the model, sent with the deny (newer builds; not with `via: "tui"`). */
   instruction?: string;
+  /** Default `rpc`; `tui` declines agy's dialog with Escape. */
+  via?: AnswerVia;
 }
 
 export interface AnswerOptions {
   /** Option ids (`"1".."N"`) for the first question. */
   optionIds: string[];
-  /** Free text for the first question. */
+  /** Free text for the first question (not with `via: "tui"`). */
   writeIn?: string;
+  /** Default `rpc`; `tui` moves the dialog's pointer to the one chosen option and presses Enter. */
+  via?: AnswerVia;
 }
 
 /** An interaction waiting on the user, as the session sees it now. */
@@ -123,7 +162,8 @@ export interface EventsOptions {
    * The first consumer starts with the conversation as read at attach
    * (default true); false starts it at that moment, with the interactions
    * open then. Later consumers start at the present, with the open
-   * interactions.
+   * interactions. Every consumer then gets one `history_end` event:
+   * everything after it is live.
    */
   history?: boolean;
 }
@@ -142,8 +182,11 @@ export interface AgySession {
    * `diagnostic` and a resync instead of blocking the others.
    */
   events(options?: EventsOptions): AsyncIterable<MapperEvent>;
-  /** Types a turn into the pane; refused while a step is WAITING. */
-  sendTurn(text: string, options?: { signal?: AbortSignal }): Promise<TurnDeliveryResult>;
+  /**
+   * Types a turn into the pane; refused while a step is WAITING or a prompt
+   * holds the keyboard, and for a turn starting with `/` unless `slash`.
+   */
+  sendTurn(text: string, options?: { signal?: AbortSignal; slash?: boolean }): Promise<TurnDeliveryResult>;
   approve(interactionId: string, options?: ApproveOptions): Promise<AnswerResult>;
   deny(interactionId: string, options?: DenyOptions): Promise<AnswerResult>;
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult>;

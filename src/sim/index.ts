@@ -5,6 +5,7 @@
  */
 export { startSimServer, type SimServer, type SimServerOptions } from "./server/server.js";
 export { createSimEngine, type SimEngine, type SimEngineOptions } from "./engine/engine.js";
+export { AGY_VERSIONS, DEFAULT_AGY_VERSION, agyPersona, isAgyVersion, type AgyPersona, type AgyVersion } from "./engine/persona.js";
 export { loadScenarios, parseScenario, matchScenario, DEFAULT_SCENARIO_DIR } from "./engine/scenarios.js";
 export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./engine/scenario-schema.js";
 export type { SimFaults } from "./server/faults.js";

@@ -5,23 +5,22 @@
  * command, sent only once the paste shows in the composer. Every wait polls
  * the screen for a condition and has its own bound.
  *
- * Guards: a WAITING step (the Enter could answer its prompt), a numbered
- * prompt on screen (same reason, when no RPC client is bound), and a draft a
- * person typed (the turn would be appended to it).
+ * It types only when the screen model says agy is `ready` with an empty
+ * composer (a mode placeholder counts as empty; `? for shortcuts` is not
+ * required, agy 1.2.1 stops drawing it) and RPC shows no WAITING step: text
+ * plus Enter in an open dialog approves it (spike-notes §13), so nothing is
+ * typed, and no clearing key is sent, while a prompt holds the keyboard. A
+ * leftover dialog of a step RPC shows settled is closed with Escape first.
+ * A turn starting with `/` is a slash command: refused unless asked for, and
+ * then submitted only when the popup highlights the typed command.
  */
 import { AgyBridgeError } from "../errors.js";
-import {
-  AGY_MARKERS,
-  draftNeedle,
-  draftTailNeedle,
-  holdsDraft,
-  parseScreen,
-  pastePlaceholders,
-  squeeze,
-  type ComposerScreen,
-  type ScreenMarkers,
-} from "./composer-screen.js";
+import { draftNeedle, draftTailNeedle, parseScreen, pastePlaceholders, squeeze, type ComposerScreen } from "./composer-screen.js";
+import { described } from "./prompt-keys.js";
+import { readScreen } from "./screen-model.js";
+import type { ScreenModel } from "./screen-types.js";
 import { sanitizeTurnText } from "./sanitize-text.js";
+import { closeAnsweredPrompt, dialogOn, screenSummary, type PromptPane } from "./tui-prompt.js";
 import type { DeliverTurnOptions, TurnDeliveryResult } from "./types.js";
 
 /** The pane operations delivery needs; the driver implements them with tmux commands. */
@@ -48,7 +47,7 @@ const DEFAULTS = {
   enterAttempts: 3,
   pollMs: 100,
 };
-/** Clearing rounds at most when the composer is too tall to count its lines. */
+/** Clearing rounds at most (a draft taller than the screen hides how many lines it holds). */
 const MAX_CLEAR_ROUNDS = 500;
 /** Without a composer on screen there is nothing to watch; give the paste this long. */
 const BLIND_SETTLE_MS = 200;
@@ -84,53 +83,59 @@ class Delivery {
   readonly #text: string;
   readonly #options: DeliverTurnOptions;
   readonly #clock: TurnClock;
-  readonly #markers: ScreenMarkers;
   readonly #needle: string;
   readonly #tailNeedle: string;
   readonly #signal: AbortSignal;
+  /** The slash command typed (`/model`), when the turn is one. */
+  readonly #command: string | undefined;
   #placeholders: string[] = [];
+  #last: ScreenModel | undefined;
 
   constructor(pane: TurnPane, text: string, options: DeliverTurnOptions, clock: TurnClock) {
     this.#pane = pane;
     this.#text = text;
     this.#options = options;
     this.#clock = clock;
-    this.#markers = options.markers ?? AGY_MARKERS;
     this.#needle = draftNeedle(text);
     this.#tailNeedle = draftTailNeedle(text);
     this.#signal = options.signal ?? new AbortController().signal;
+    this.#command = slashCommandOf(text);
   }
 
   async run(): Promise<TurnDeliveryResult> {
     const o = this.#options;
+    if (this.#command !== undefined && o.slash !== true) {
+      return failed(
+        `The turn starts with "/", so agy reads it as a slash command and Enter would run whichever command its popup highlights (not always ${this.#command}); nothing was typed. Send it as a slash command (--slash) or reword it.`,
+      );
+    }
     if (o.force !== true && o.hasWaitingStep !== undefined && (await o.hasWaitingStep())) {
       return failed("The conversation has a step WAITING for an answer and Enter could answer its prompt; answer it first, or force the send.");
     }
     await this.#pane.assertAlive(this.#signal);
-    let screen = await this.#waitReady();
-    if (screen === undefined) {
-      const ms = o.readyTimeoutMs ?? DEFAULTS.readyTimeoutMs;
-      return failed(`The pane never showed agy's idle or running footer within ${seconds(ms)}; check that it runs agy at its composer.`);
-    }
-    if (o.force !== true && screen.prompt !== undefined) return failed(promptOpen(screen.prompt.title));
-    if (holdsDraft(screen)) {
+    const ready = await this.#waitReady();
+    if ("refused" in ready) return ready.refused;
+    if (ready.screen.composer === "draft") {
       if (o.clearDraft !== true) {
-        return failed("The composer holds a draft someone typed and the turn would be appended to it; let them finish, or clear the draft.");
+        return this.#failed("The composer holds a draft someone typed and the turn would be appended to it; let them finish, or clear the draft.", ready.screen);
       }
-      const cleared = await this.#clearDraft(screen);
-      if (cleared === undefined) return failed("The draft in the composer could not be cleared with C-a C-k (the composer never showed empty), so nothing was pasted; clear it by hand and send again.");
-      screen = cleared;
-      // A draft taller than the screen hides whatever was drawn above it, a prompt included.
-      if (o.force !== true && screen.prompt !== undefined) return failed(promptOpen(screen.prompt.title));
+      const refused = await this.#clearDraft();
+      if (refused !== undefined) return refused;
     }
-    const running = screen.footer === "running";
+    const baseline = await this.#composer();
     await this.#pane.paste(pastePayload(this.#text), this.#signal);
-    const shown = await this.#waitPasteShown(screen);
-    if (shown === "not_shown" && !running) {
-      return failed(`The pasted text never showed in the composer within ${seconds(o.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs)}, so Enter was not pressed; look at the pane (a dialog may have taken the paste).`);
+    const shown = await this.#waitPasteShown(baseline);
+    if (shown === "not_shown") {
+      return this.#failed(
+        `The pasted text never showed in the composer within ${seconds(o.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs)}, so Enter was not pressed; look at the pane (a dialog may have taken the paste).`,
+        this.#last,
+      );
     }
-    // Mid-turn, agy queues the paste as the next turn: one Enter only, a second could queue an empty turn.
-    const attempts = running || shown !== "shown" ? 1 : Math.max(1, o.enterAttempts ?? DEFAULTS.enterAttempts);
+    if (this.#command !== undefined) {
+      const refused = await this.#checkSlashPopup();
+      if (refused !== undefined) return refused;
+    }
+    const attempts = shown === "shown" ? Math.max(1, o.enterAttempts ?? DEFAULTS.enterAttempts) : 1;
     return this.#submit(attempts, shown);
   }
 
@@ -140,19 +145,19 @@ class Delivery {
     const bound = this.#options.verifyTimeoutMs ?? DEFAULTS.verifyTimeoutMs;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       await this.#pane.assertAlive(this.#signal);
-      const blocked = await this.#blockedBeforeEnter(seen === "blind");
-      if (blocked !== undefined) return failed(`${blocked}; the text is left in the composer, unsubmitted.`);
+      const blocked = await this.#blockedBeforeEnter(attempt);
+      if (blocked !== undefined) return this.#failed(`${blocked}; the text is left in the composer, unsubmitted.`, this.#last);
       await this.#pane.sendKeys(["Enter"], this.#signal);
       if (verify !== undefined) {
         if (await this.#poll(bound, () => verify(this.#signal))) {
           return { result: "delivered", reason: "The turn started: a new USER_INPUT step appeared after Enter." };
         }
-      } else if (seen === "shown" && (await this.#poll(bound, async () => this.#draftLeft(await this.#screen())))) {
+      } else if (seen === "shown" && (await this.#poll(bound, async () => this.#draftLeft(await this.#composer())))) {
         return { result: "delivered", reason: "The turn was submitted: the draft left the composer after Enter." };
       }
       // A draft that never showed cannot be seen leaving: nothing on screen can confirm this turn.
-      if (seen !== "shown") return { result: "unverified", reason: this.#unconfirmed(seen, verify !== undefined, bound) };
-      if (this.#draftLeft(await this.#screen())) {
+      if (seen !== "shown") return { result: "unverified", reason: this.#unconfirmed(verify !== undefined, bound) };
+      if (this.#draftLeft(await this.#composer())) {
         return {
           result: "unverified",
           reason: `The draft left the composer, but no new USER_INPUT step appeared within ${seconds(bound)}; the turn may be queued behind a running one.`,
@@ -162,63 +167,129 @@ class Delivery {
     return failed(`Enter was pressed ${attempts} time${attempts === 1 ? "" : "s"} but the draft stayed in the composer; the turn did not start.`);
   }
 
-  #unconfirmed(seen: "blind" | "not_shown", rpc: boolean, bound: number): string {
-    const where =
-      seen === "blind"
-        ? "no agy composer is visible in the pane"
-        : "a turn was running and the paste never showed in the composer (agy may have queued it)";
+  #unconfirmed(rpc: boolean, bound: number): string {
+    const where = "no agy composer is visible in the pane";
     return rpc
       ? `The text was pasted and Enter pressed, but no new USER_INPUT step appeared within ${seconds(bound)}, and ${where}.`
       : `The text was pasted and Enter pressed, but nothing confirms that a turn started: ${where}.`;
   }
 
   /**
-   * The guards again, just before Enter: a turn running while we pasted may
-   * have parked on a prompt since, and Enter would answer it.
+   * The guards again, just before each Enter: a step may have parked on a
+   * dialog since the paste, and Enter would confirm its highlighted option.
    */
-  async #blockedBeforeEnter(blind: boolean): Promise<string | undefined> {
-    if (this.#options.force === true) return undefined;
-    if (this.#options.hasWaitingStep !== undefined && (await this.#options.hasWaitingStep())) {
+  async #blockedBeforeEnter(attempt: number): Promise<string | undefined> {
+    if (this.#options.force !== true && this.#options.hasWaitingStep !== undefined && (await this.#options.hasWaitingStep())) {
       return "A step started WAITING for an answer after the paste, so Enter was not pressed";
     }
-    const prompt = blind ? undefined : (await this.#screen()).prompt;
-    return prompt === undefined ? undefined : `A numbered prompt ("${clip(prompt.title)}") opened after the paste, so Enter was not pressed`;
+    const screen = await this.#screen();
+    if (screen.state === "prompt" && screen.prompt !== null) {
+      if (screen.prompt.kind === "slash" && this.#command !== undefined && highlightedCommand(screen) === this.#command) return undefined;
+      return `A ${described(screen.prompt)} took the keyboard after the paste, so Enter was not pressed`;
+    }
+    if (screen.state === "prompt") return "Something took the keyboard after the paste, so Enter was not pressed";
+    // A busy screen after the first Enter is the turn itself; before it, someone else's.
+    if (attempt === 1 && screen.state === "busy") return "agy started working after the paste, so Enter was not pressed";
+    return undefined;
   }
 
-  async #screen(): Promise<ComposerScreen> {
-    return parseScreen(await this.#pane.capture(this.#signal), this.#markers);
-  }
-
-  /** Polls the screen until a footer marker shows; undefined when the bound passes. */
-  async #waitReady(): Promise<ComposerScreen | undefined> {
-    const markers = this.#markers;
-    let screen = await this.#screen();
-    if (markers.idle.length === 0 && markers.running.length === 0) return screen;
+  /**
+   * Waits until agy is ready (bounded). A dialog whose step RPC shows settled
+   * is agy's leftover (spike-notes §5.4) and is closed with Escape once; any
+   * other prompt refuses at once, naming what is on screen.
+   */
+  async #waitReady(): Promise<{ screen: ScreenModel } | { refused: TurnDeliveryResult }> {
     const bound = this.#options.readyTimeoutMs ?? DEFAULTS.readyTimeoutMs;
-    const ready = await this.#poll(bound, async () => {
-      screen = await this.#screen();
-      return screen.footer !== undefined;
-    });
-    return ready ? screen : undefined;
+    const deadline = this.#clock.now() + bound;
+    let closedStale = false;
+    for (;;) {
+      const screen = await this.#screen();
+      if (screen.state === "ready" && screen.composer !== "absent") return { screen };
+      if (screen.state === "prompt") {
+        const dialog = dialogOn(screen);
+        const check = this.#options.hasWaitingStep;
+        if (dialog !== undefined && !closedStale && check !== undefined && !(await check())) {
+          closedStale = true;
+          const closed = await closeAnsweredPrompt(this.#promptPane(), { signal: this.#signal }, this.#clock);
+          if (closed.result === "closed") continue;
+          return { refused: this.#failed(`agy's leftover ${dialog.kind} dialog of an answered step did not close (${closed.reason}); nothing was typed.`, closed.screen ?? screen) };
+        }
+        return { refused: this.#failed(`${capitalised(screenSummary(screen))}, which holds the keyboard: a typed turn would go into it, so nothing was typed. Answer or close it first.`, screen) };
+      }
+      if (this.#clock.now() >= deadline) {
+        const what = screen.state === "busy" ? "agy was still working" : "no agy composer could be recognised";
+        return { refused: this.#failed(`agy was not ready to type into within ${seconds(bound)} (${what}; ${screenSummary(screen)}); nothing was typed.`, screen) };
+      }
+      await this.#clock.sleep(this.#options.pollMs ?? DEFAULTS.pollMs, this.#signal);
+    }
   }
 
-  /** Clears the draft and returns the screen showing the composer empty, or undefined when it never did. */
-  async #clearDraft(start: ComposerScreen): Promise<ComposerScreen | undefined> {
-    let screen = start;
-    const empty = (s: ComposerScreen): boolean => s.region !== undefined && !holdsDraft(s);
-    // C-a C-k clears a line (spike-notes §6.2 step 3); BSpace then joins the line above, so each round
-    // removes one line. A clipped composer hides how many lines it holds: go on while rounds make progress.
-    const rounds = start.clipped ? MAX_CLEAR_ROUNDS : (start.draft ?? "").split("\n").length + 1;
-    for (let i = 0; i < rounds && !empty(screen); i++) {
-      const before = screen.region?.join("\n");
+  /**
+   * Clears the draft with C-a C-k BSpace rounds (spike-notes §6.2 step 3),
+   * re-reading before each round: a prompt that took the keyboard stops it
+   * (clearing keys must never reach a dialog). Undefined when the composer
+   * shows empty; else the refusal.
+   */
+  async #clearDraft(): Promise<TurnDeliveryResult | undefined> {
+    for (let round = 0; round < MAX_CLEAR_ROUNDS; round++) {
+      const before = await this.#pane.capture(this.#signal);
+      const screen = this.#read(before);
+      if (screen.state === "ready" && screen.composer === "empty") return undefined;
+      if (screen.state !== "ready" || screen.composer !== "draft") {
+        return this.#failed(`While clearing the draft, ${screenSummary(screen)}, so no more clearing keys were sent and nothing was pasted.`, screen);
+      }
       await this.#pane.sendKeys(["C-a", "C-k", "BSpace"], this.#signal);
-      const changed = await this.#poll(1_000, async () => {
-        screen = await this.#screen();
-        return screen.region?.join("\n") !== before;
-      });
+      const changed = await this.#poll(1_000, async () => (await this.#pane.capture(this.#signal)) !== before);
       if (!changed) break;
     }
-    return empty(screen) ? screen : undefined;
+    const screen = await this.#screen();
+    if (screen.state === "ready" && screen.composer === "empty") return undefined;
+    return this.#failed("The draft in the composer could not be cleared with C-a C-k (the composer never showed empty), so nothing was pasted; clear it by hand and send again.", screen);
+  }
+
+  /**
+   * With the slash command pasted, the popup's highlighted entry must be the
+   * typed command before Enter (Enter submits the highlighted one, spike-notes
+   * §13); otherwise Escape closes the popup and delivery fails.
+   */
+  async #checkSlashPopup(): Promise<TurnDeliveryResult | undefined> {
+    const screen = await this.#screen();
+    if (screen.state === "ready") return undefined;
+    if (screen.prompt?.kind !== "slash") {
+      return this.#failed(`After typing ${this.#command ?? ""}, ${screenSummary(screen)}, so Enter was not pressed.`, screen);
+    }
+    const highlighted = highlightedCommand(screen);
+    if (highlighted === this.#command) return undefined;
+    await this.#pane.sendKeys(["Escape"], this.#signal);
+    return this.#failed(
+      `The slash popup highlights ${highlighted ?? "no entry"}, not the typed ${this.#command ?? ""}, so Enter was not pressed; Escape closed the popup and the text is left in the composer.`,
+      screen,
+    );
+  }
+
+  #promptPane(): PromptPane {
+    return {
+      read: async (signal) => this.#read(await this.#pane.capture(signal)),
+      sendKeys: (keys, signal) => this.#pane.sendKeys(keys, signal),
+    };
+  }
+
+  #read(captured: string): ScreenModel {
+    this.#last = readScreen(captured);
+    return this.#last;
+  }
+
+  async #screen(): Promise<ScreenModel> {
+    return this.#read(await this.#pane.capture(this.#signal));
+  }
+
+  /** The composer's rows, for watching the paste arrive and leave. */
+  async #composer(): Promise<ComposerScreen> {
+    return parseScreen(await this.#pane.capture(this.#signal));
+  }
+
+  #failed(reason: string, screen: ScreenModel | undefined): TurnDeliveryResult {
+    return { result: "failed", reason, ...(screen === undefined ? {} : { screen }) };
   }
 
   async #waitPasteShown(baseline: ComposerScreen): Promise<PasteSeen> {
@@ -230,7 +301,7 @@ class Delivery {
     const placeholdersBefore = new Set(pastePlaceholders(baseline.region));
     const bound = this.#options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs;
     const seen = await this.#poll(bound, async () => {
-      const screen = await this.#screen();
+      const screen = await this.#composer();
       if (screen.region === undefined || screen.region.join("\n") === before) return false;
       const fresh = pastePlaceholders(screen.region).filter((p) => !placeholdersBefore.has(p));
       if (fresh.length > 0) {
@@ -269,6 +340,21 @@ class Delivery {
   }
 }
 
+/** `/model` of `/model gemini`: the command a turn starting with `/` runs; undefined for other turns. */
+export function slashCommandOf(text: string): string | undefined {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith("/")) return undefined;
+  return /^\S+/.exec(trimmed)?.[0];
+}
+
+/** The command of the popup row under the pointer (`/add-dir Add a directory…` → `/add-dir`). */
+function highlightedCommand(screen: ScreenModel): string | undefined {
+  const prompt = screen.prompt;
+  if (prompt === null || prompt.pointer === null) return undefined;
+  const row = prompt.options[prompt.pointer - 1];
+  return row === undefined ? undefined : /^\S+/.exec(row.label.trim())?.[0];
+}
+
 /**
  * The bytes pasted: the text itself, plus a newline when it ends with a
  * backslash, which agy's composer would otherwise read with the Enter as
@@ -282,14 +368,10 @@ function failed(reason: string): TurnDeliveryResult {
   return { result: "failed", reason };
 }
 
-function promptOpen(title: string): string {
-  return `A numbered prompt ("${clip(title)}") is open in the TUI and Enter would answer it; close it first, or force the send.`;
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }

@@ -11,7 +11,10 @@ export type { TmuxExec, TmuxExecOptions, TmuxExecResult } from "./spawn-tmux.js"
 export { deliverTurnToPane, pastePayload } from "./deliver-turn.js";
 export type { TurnClock, TurnPane } from "./deliver-turn.js";
 export { sanitizeTurnText, MAX_TURN_BYTES } from "./sanitize-text.js";
-export { promptKeyNames } from "./prompt-keys.js";
+export { DIALOG_KINDS, targetOption } from "./prompt-keys.js";
+export { answerOnScreen, closeAnsweredPrompt, dialogOn, screenSummary } from "./tui-prompt.js";
+export type { PromptClock, PromptPane } from "./tui-prompt.js";
+export { TuiAnswerError } from "./tui-answer-error.js";
 export { isPaneTarget, paneTarget, socketArgs } from "./target.js";
 export {
   AGY_MARKERS,
@@ -22,4 +25,14 @@ export {
   pastePlaceholders,
 } from "./composer-screen.js";
 export type { ComposerScreen, FooterState, PromptOption, ScreenMarkers, VisiblePrompt } from "./composer-screen.js";
-export type { DeliverTurnOptions, PromptKeys, TmuxSocket, TurnDeliveryResult } from "./types.js";
+export { readScreen } from "./screen-model.js";
+export type { ComposerState, PermissionMode, ScreenModel, ScreenOption, ScreenPrompt, ScreenPromptKind, ScreenState } from "./screen-types.js";
+export type {
+  ClosePromptResult,
+  DeliverTurnOptions,
+  PromptActionOptions,
+  TmuxSocket,
+  TuiAnswerResult,
+  TuiChoice,
+  TurnDeliveryResult,
+} from "./types.js";

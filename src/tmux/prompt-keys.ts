@@ -1,35 +1,60 @@
 /**
- * The keys that close agy's own numbered prompt after the answer went over
- * RPC (spike-notes §5.4: the TUI keeps its prompt open otherwise, and the
- * next typed turn lands in it). Key lists from spike-notes §5.6.
+ * Which row of a dialog a choice means, read from the dialog itself
+ * (spike-notes §13): a command dialog numbers "Yes" 1 and "No" 4 (also in
+ * its six-option form after a denial), a file dialog "No" 2, a question its
+ * options by label. Pure; the keys that move the pointer there are pressed
+ * by `tui-prompt.ts`, one at a time.
  */
-import { AgyBridgeError } from "../errors.js";
-import type { PromptKeys } from "./types.js";
+import type { ScreenPrompt, ScreenPromptKind } from "./screen-types.js";
+import type { TuiChoice } from "./types.js";
 
-/** Permission options are numbered 1 = Yes (once) … 4 = No (spike-notes §5.6). */
-const PERMISSION_ALLOW = "1";
-const PERMISSION_DENY = "4";
+/** The prompts that are agy's dialogs about a step: what an answer closes and a typed turn would approve. */
+export const DIALOG_KINDS: readonly ScreenPromptKind[] = ["command", "file", "question", "other"];
 
-/**
- * The tmux key names for `keys`, sent in one `send-keys` call without `-l`
- * so the digit and Enter cannot be split apart. Option ids must be digits:
- * they are sent as key names, and a name like `C-c` would be a different key.
- */
-export function promptKeyNames(keys: PromptKeys): string[] {
-  switch (keys.kind) {
-    case "permission":
-      return [keys.allow ? PERMISSION_ALLOW : PERMISSION_DENY, "Enter"];
-    case "question": {
-      // Only the first question's options can be typed; a write-in alone cannot (spike-notes §5.6).
-      if (keys.optionIds.length === 0) return ["Escape"];
-      for (const id of keys.optionIds) {
-        if (!/^[0-9]{1,3}$/.test(id)) {
-          throw new AgyBridgeError("invalid_argument", `Question option ids are typed as digits, and ${JSON.stringify(id.slice(0, 20))} is not one; pass the option's number.`);
-        }
-      }
-      return [...keys.optionIds, "Enter"];
-    }
-    case "dismiss":
-      return ["Escape"];
+/** The 1-based position in `prompt.options` the choice means, or why there is none. */
+export function targetOption(prompt: ScreenPrompt, choice: Exclude<TuiChoice, { kind: "decline" }>): { position: number } | { failure: string } {
+  const rows = prompt.options.map((o, i) => ({ ...o, position: i + 1, key: normal(o.label) }));
+  if (choice.kind === "approve") {
+    const yes =
+      prompt.kind === "command"
+        ? rows.filter((r) => r.number === 1 && r.key === "yes")
+        : prompt.kind === "file"
+          ? rows.filter((r) => r.number === 1 && /^yes\b/.test(r.key))
+          : rows.filter((r) => /^yes\b/.test(r.key)).slice(0, 1);
+    const row = yes[0];
+    if (row === undefined) return { failure: `the ${prompt.kind} dialog has no "Yes" row where agy draws it (${described(prompt)})` };
+    return { position: row.position };
   }
+  const wanted = choice.label === undefined ? undefined : normal(choice.label);
+  const byLabel = wanted === undefined ? [] : rows.filter((r) => r.key === wanted || stripBox(r.key) === wanted);
+  const matches = byLabel.length > 0 ? byLabel : rows.filter((r) => choice.number !== undefined && r.number === choice.number);
+  if (matches.length === 1) return { position: matches[0]!.position };
+  const what = wanted !== undefined ? `"${choice.label ?? ""}"` : `number ${choice.number ?? "?"}`;
+  if (matches.length === 0) return { failure: `the dialog offers no option ${what} (${described(prompt)})` };
+  return { failure: `the dialog offers ${matches.length} options matching ${what}, so none is chosen (${described(prompt)})` };
+}
+
+/** A dialog's identity on screen: a pointer move keeps it, a new dialog changes it. */
+export function promptSignature(prompt: ScreenPrompt): string {
+  return [prompt.kind, prompt.question ?? "", ...prompt.options.map((o) => `${o.number ?? ""}.${o.label}`)].join("\u0000");
+}
+
+/** `command dialog "Do you want to proceed?" with 1. Yes, 2. …, pointer on 1`: for failure sentences. */
+export function described(prompt: ScreenPrompt): string {
+  const options = prompt.options.map((o) => `${o.number === null ? "" : `${o.number}. `}${clip(o.label)}`).join(" / ");
+  const question = prompt.question === null ? "" : ` "${clip(prompt.question)}"`;
+  return `${prompt.kind} prompt${question}: ${options || "no options"}; pointer on ${prompt.pointer ?? "none"}`;
+}
+
+function normal(label: string): string {
+  return label.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/** `[ ] red` / `[x] red` (a multi-select row) → `red`. */
+function stripBox(key: string): string {
+  return key.replace(/^\[[ x✓✔]?\]\s*/u, "");
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }

@@ -37,7 +37,13 @@ export const spawnTmux: TmuxExec = (file, args, options) =>
       reject(options.signal.reason);
       return;
     }
-    const child = spawn(file, [...args], { stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, [...args], { stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    } catch (error) {
+      reject(new TmuxError("failed", `tmux could not be started: ${(error as Error).message}.`, { cause: error }));
+      return;
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;

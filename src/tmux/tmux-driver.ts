@@ -13,10 +13,12 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AgyBridgeError, TmuxError } from "../errors.js";
 import { deliverTurnToPane, type TurnClock, type TurnPane } from "./deliver-turn.js";
-import { promptKeyNames } from "./prompt-keys.js";
+import { readScreen } from "./screen-model.js";
+import type { ScreenModel } from "./screen-types.js";
+import { answerOnScreen, closeAnsweredPrompt, type PromptPane } from "./tui-prompt.js";
 import { spawnTmux, type TmuxExec } from "./spawn-tmux.js";
 import { paneTarget, socketArgs } from "./target.js";
-import type { DeliverTurnOptions, PromptKeys, TmuxSocket, TurnDeliveryResult } from "./types.js";
+import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TmuxSocket, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "./types.js";
 
 export interface TmuxDriverOptions {
   /** `{ name }` → `-L name`, `{ path }` → `-S path`, undefined → tmux's default server. */
@@ -54,14 +56,26 @@ export interface TmuxDriver {
   panePid(target: string, options?: CommandOptions): Promise<number>;
   /** `capture-pane -p -J`: the visible screen as text, wrapped lines joined. */
   capturePane(target: string, options?: CommandOptions): Promise<string>;
+  /** `capture-pane` then {@link readScreen}: what the pane shows now, as the screen model. */
+  readPane(target: string, options?: CommandOptions): Promise<ScreenModel>;
   /** One `send-keys` call with tmux key names (no `-l`), after checking the pane is alive. */
   sendKeys(target: string, keys: readonly string[], options?: CommandOptions): Promise<void>;
   /** Pastes exactly `text` as one bracketed paste through a uniquely named buffer. */
   pasteText(target: string, text: string, options?: CommandOptions): Promise<void>;
   /** Types a user turn and reports whether it started (see `deliverTurnToPane`). */
   deliverTurn(target: string, text: string, options?: DeliverTurnOptions): Promise<TurnDeliveryResult>;
-  /** Closes the TUI's own prompt after an RPC answer (spike-notes §5.4, §5.6). */
-  pressPromptKeys(target: string, keys: PromptKeys, options?: CommandOptions): Promise<void>;
+  /**
+   * Closes the dialog agy keeps open after an RPC answer (spike-notes §5.4):
+   * Escape only, and only when a dialog is on screen; then reads the screen
+   * until it has left (bounded). Never digits, never Enter.
+   */
+  closePrompt(target: string, options?: PromptActionOptions): Promise<ClosePromptResult>;
+  /**
+   * Answers the dialog on screen in the TUI itself: the pointer moved one
+   * Up/Down at a time and re-read after each key, Enter only on the intended
+   * row, Escape to decline (spike-notes §13).
+   */
+  answerPrompt(target: string, choice: TuiChoice, options?: PromptActionOptions): Promise<TuiAnswerResult>;
 }
 
 /** A driver for one tmux server. Nothing runs until a method is called. */
@@ -120,6 +134,10 @@ class SpawnTmuxDriver implements TmuxDriver {
     return this.run(["capture-pane", "-p", "-J", "-t", paneTarget(target)], options);
   }
 
+  async readPane(target: string, options: CommandOptions = {}): Promise<ScreenModel> {
+    return readScreen(await this.capturePane(target, options));
+  }
+
   async sendKeys(target: string, keys: readonly string[], options: CommandOptions = {}): Promise<void> {
     if (keys.length === 0) throw new AgyBridgeError("invalid_argument", "send-keys needs at least one key name.");
     await this.#assertAlive(target, options.signal);
@@ -152,8 +170,20 @@ class SpawnTmuxDriver implements TmuxDriver {
     return deliverTurnToPane(pane, text, options, this.#clock);
   }
 
-  async pressPromptKeys(target: string, keys: PromptKeys, options: CommandOptions = {}): Promise<void> {
-    await this.sendKeys(target, promptKeyNames(keys), options);
+  async closePrompt(target: string, options: PromptActionOptions = {}): Promise<ClosePromptResult> {
+    return closeAnsweredPrompt(this.#promptPane(target), options, this.#clock);
+  }
+
+  async answerPrompt(target: string, choice: TuiChoice, options: PromptActionOptions = {}): Promise<TuiAnswerResult> {
+    return answerOnScreen(this.#promptPane(target), choice, options, this.#clock);
+  }
+
+  #promptPane(target: string): PromptPane {
+    paneTarget(target);
+    return {
+      read: async (signal): Promise<ScreenModel> => readScreen(await this.capturePane(target, { signal })),
+      sendKeys: (keys, signal) => this.sendKeys(target, keys, { signal }),
+    };
   }
 
   async #assertAlive(target: string, signal?: AbortSignal): Promise<void> {

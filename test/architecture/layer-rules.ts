@@ -15,17 +15,19 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   rpc: ["protocol"],
   mapper: ["protocol"],
+  policy: ["mapper", "protocol"],
+  audit: ["mapper", "policy", "protocol"],
   sim: ["protocol"],
   discovery: ["rpc", "tmux", "protocol"],
   tmux: ["protocol"],
-  session: ["rpc", "mapper", "discovery", "tmux", "protocol"],
-  server: ["session", "mapper", "protocol"],
-  index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index"],
+  session: ["rpc", "mapper", "discovery", "tmux", "protocol", "policy"],
+  server: ["session", "mapper", "protocol", "policy", "audit"],
+  index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */
-export const PURE = new Set(["mapper", "protocol"]);
+export const PURE = new Set(["mapper", "protocol", "policy"]);
 
 /** `src/rpc/client.ts` → `rpc`; `src/index.ts` → `index`; `src/errors.ts` → `errors`. */
 export function layerOf(srcRelativePath: string): string {

@@ -28,6 +28,7 @@ const ROOT_RUNTIME_EXPORTS = [
   "isAgyBridgeError",
   "isLoopbackHost",
   "messageIdFor",
+  "readScreen",
   "watchAgentStateUpdates",
 ];
 

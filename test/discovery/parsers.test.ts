@@ -9,25 +9,31 @@ import { describe, expect, it } from "vitest";
 import { parseLsofListen } from "../../src/discovery/lsof-text.js";
 import { parseLogPorts } from "../../src/discovery/log-text.js";
 import { parsePaneList } from "../../src/discovery/pane-lookup.js";
-import { parseCmdline, parseEnviron, parseNetTcp, parseSocketLink, parseStatPpid } from "../../src/discovery/proc-text.js";
+import { parseCmdline, parseEnviron, parseNetTcp, parseSocketLink, parseStatPpid, parseStatusUid } from "../../src/discovery/proc-text.js";
 import { parsePsList } from "../../src/discovery/ps-text.js";
 import { agyInSubtree, descendants, serverKindOf } from "../../src/discovery/process-scan.js";
 
 const TCP = [
   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
-  "   0: 0100007F:1A6B 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1 0000000000000000 100 0 0 10 0",
+  "   0: 0100007F:1A6B 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 111 1 0000000000000000 100 0 0 10 0",
   "   1: 0100A8C0:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 222 1 0000000000000000 100 0 0 10 0",
   "   2: 0100007F:CD2A 0100007F:1A6B 01 00000000:00000000 00:00000000 00000000     0        0 333 1 0000000000000000 100 0 0 10 0",
   "   3: 0200007F:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 444 1 0000000000000000 100 0 0 10 0",
 ].join("\n");
 
 describe("parseNetTcp", () => {
-  it("keeps LISTEN rows with their decoded address, port and inode, and marks which are loopback", () => {
+  it("keeps LISTEN rows with their decoded address, port, owner uid and inode, and marks which are loopback", () => {
     expect(parseNetTcp(TCP, 4)).toEqual([
-      { host: "127.0.0.1", port: 6763, inode: "111", loopback: true },
-      { host: "192.168.0.1", port: 8080, inode: "222", loopback: false },
-      { host: "127.0.0.2", port: 80, inode: "444", loopback: true },
+      { host: "127.0.0.1", port: 6763, inode: "111", uid: 1000, loopback: true },
+      { host: "192.168.0.1", port: 8080, inode: "222", uid: 0, loopback: false },
+      { host: "127.0.0.2", port: 80, inode: "444", uid: 0, loopback: true },
     ]);
+  });
+
+  it("reads the uid a process's sockets belong to from its status (the filesystem uid)", () => {
+    expect(parseStatusUid("Name:\tagy\nUid:\t1000\t1001\t1002\t1003\nGid:\t5\t5\t5\t5\n")).toBe(1003);
+    expect(parseStatusUid("Uid:\t42\t43\n")).toBe(43);
+    expect(parseStatusUid("Name:\tagy\n")).toBeUndefined();
   });
 
   it("decodes IPv4-mapped and ::1 listeners of tcp6 as loopback", () => {

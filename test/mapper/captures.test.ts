@@ -92,12 +92,20 @@ describe("real agy 1.0.10 captures", () => {
     });
   });
 
-  it("pairs the call and output of run_command_done.json under the step-derived call id", () => {
-    expect(mapAlone("run_command_done.json")).toEqual([
+  it("replays the approved gate of run_command_done.json, then pairs the call and output under the step-derived call id", () => {
+    const events = mapAlone("run_command_done.json");
+    expect(events.map((e) => (e.type === "status" ? `status:${e.status}` : e.type))).toEqual([
+      "interaction_requested", "status:waiting", "interaction_resolved", "status:running", "function_call", "function_call_output",
+    ]);
+    expect(events[2]).toMatchObject({
+      type: "interaction_resolved", ...at(6), kind: "permission", outcome: "approved", stepStatus: "DONE",
+      response: { trajectoryId: TID, stepIndex: 6, permission: { allow: true } },
+    });
+    expect(events.slice(4)).toEqual([
       {
         type: "function_call", ...call(6, "run_command"),
         arguments: `{"CommandLine":"pwd","Cwd":"${SCRATCH}","WaitMsBeforeAsync":2000}`,
-        agyToolCallId: "cbawg2v8", description: "Running pwd command",
+        description: "Running pwd command",
       },
       { type: "function_call_output", ...call(6, "run_command"), output: `${SCRATCH}\n`, isError: false, stepStatus: "DONE" },
     ]);
@@ -105,8 +113,11 @@ describe("real agy 1.0.10 captures", () => {
 
   it("closes the call of the synthesized run_command_error.json with a failure marker", () => {
     const events = mapAlone("run_command_error.json");
-    expect(events.map((e) => e.type)).toEqual(["function_call", "function_call_output"]);
-    expect(events[1]).toEqual({
+    expect(events.map((e) => e.type)).toEqual([
+      "interaction_requested", "status", "interaction_resolved", "status", "function_call", "function_call_output",
+    ]);
+    expect(events[2]).toMatchObject({ type: "interaction_resolved", outcome: "timed_out", stepStatus: "ERROR" });
+    expect(events[5]).toEqual({
       type: "function_call_output", ...call(6, "run_command"),
       output: "[agy-bridge: run_command did not complete (status ERROR)]", isError: true, stepStatus: "ERROR",
     });
@@ -116,7 +127,7 @@ describe("real agy 1.0.10 captures", () => {
     const [fc, out] = mapAlone("list_directory_done.json");
     expect(fc).toEqual({
       type: "function_call", ...call(10, "list_dir"), arguments: `{"DirectoryPath":"${SCRATCH}"}`,
-      agyToolCallId: "h510vxi0", description: "Listing scratch directory contents",
+      description: "Listing scratch directory contents",
     });
     expect(out).toMatchObject({ type: "function_call_output", ...call(10, "list_dir"), isError: false });
     const output = (out as { output: string }).output;
@@ -125,10 +136,15 @@ describe("real agy 1.0.10 captures", () => {
   });
 
   it("reports the chosen option of ask_question_done.json in the output", () => {
-    const [fc, out] = mapAlone("ask_question_done.json");
-    expect(fc).toMatchObject({ type: "function_call", ...call(12, "ask_question"), agyToolCallId: "jfizoalt" });
+    const events = mapAlone("ask_question_done.json");
+    expect(events.find((e) => e.type === "interaction_resolved")).toMatchObject({ kind: "question", outcome: "answered", stepStatus: "DONE" });
+    const fc = events.find((e) => e.type === "function_call");
+    const out = events.find((e) => e.type === "function_call_output");
+    expect(fc).toMatchObject({ type: "function_call", ...call(12, "ask_question") });
+    expect(fc).not.toHaveProperty("agyToolCallId");
+    // From the body, which both projections carry (the stream has no argumentsJson).
     expect(JSON.parse((fc as { arguments: string }).arguments)).toEqual({
-      questions: [{ is_multi_select: false, options: OPTIONS.map((o) => o.text), question: QUESTION }],
+      questions: [{ question: QUESTION, options: OPTIONS, selectedOptionIds: ["4"] }],
     });
     expect(JSON.parse((out as { output: string }).output)).toEqual({
       questions: [{ question: QUESTION, options: OPTIONS, selectedOptionIds: ["4"] }],
@@ -139,7 +155,7 @@ describe("real agy 1.0.10 captures", () => {
     expect(mapAlone("stream_run_command_done.json")).toEqual([
       {
         type: "function_call", ...call(6, "run_command"),
-        arguments: `{"CommandLine":"git status && git log -n 5 --oneline","Cwd":"${SCRATCH}","WaitMsBeforeAsync":"5000"}`,
+        arguments: `{"CommandLine":"git status && git log -n 5 --oneline","Cwd":"${SCRATCH}","WaitMsBeforeAsync":5000}`,
         description: "Checking git status and recent commit history",
       },
       {
@@ -153,7 +169,7 @@ describe("real agy 1.0.10 captures", () => {
     expect(mapAlone("stream_view_file_done.json")).toEqual([
       {
         type: "function_call", ...call(16, "view_file"),
-        arguments: `{"AbsolutePath":"file://${SCRATCH}/package.json"}`,
+        arguments: `{"AbsolutePath":"${SCRATCH}/package.json"}`,
         description: "Reading package.json for tech stack details",
       },
       {
@@ -166,7 +182,7 @@ describe("real agy 1.0.10 captures", () => {
   it("maps the stream list_directory step without a toolCall to list_dir", () => {
     const [fc] = mapAlone("stream_list_directory_done.json");
     expect(fc).toEqual({
-      type: "function_call", ...call(8, "list_dir"), arguments: `{"DirectoryPath":"file://${SCRATCH}"}`,
+      type: "function_call", ...call(8, "list_dir"), arguments: `{"DirectoryPath":"${SCRATCH}"}`,
       description: "Listing project directory contents",
     });
   });
@@ -175,7 +191,7 @@ describe("real agy 1.0.10 captures", () => {
     const [fc, out] = mapAlone("stream_generic_done.json");
     expect(fc).toEqual({
       type: "function_call", ...call(40, "manage_subagents"), arguments: `{"Action":"list"}`,
-      agyToolCallId: "oK1OngcX", description: "Checking running subagent statuses",
+      description: "Checking running subagent statuses",
     });
     const output = JSON.parse((out as { output: string }).output);
     expect(output.result.startsWith("You have 4 active subagent(s):\n")).toBe(true);
@@ -192,6 +208,18 @@ describe("real agy 1.0.10 captures", () => {
     const poll = mapAlone("run_command_done.json").find((e) => e.type === "function_call");
     const stream = mapAlone("stream_run_command_done.json").find((e) => e.type === "function_call");
     expect(poll && "callId" in poll && poll.callId).toBe(stream && "callId" in stream && stream.callId);
+  });
+
+  it("gives the poll step and its stream projection the same function_call, byte for byte", () => {
+    // The stream projection of a poll step: agy drops toolCall and internalMetadata (spike-notes §3.4).
+    for (const name of ["run_command_done.json", "list_directory_done.json", "ask_question_done.json"]) {
+      const poll = capture(name) as { metadata: Record<string, unknown> };
+      const stream = structuredClone(poll);
+      delete stream.metadata["toolCall"];
+      delete stream.metadata["internalMetadata"];
+      const of = (step: unknown) => JSON.stringify(createTrajectoryTracker({ conversationId: CID }).applySteps([step]).filter((e) => e.type === "function_call"));
+      expect(of(stream), name).toBe(of(poll));
+    }
   });
 
   it("resolves the captured question exactly once with the echoed answer when WAITING turns DONE", () => {

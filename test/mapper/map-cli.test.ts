@@ -32,7 +32,8 @@ describe("agy-bridge map", () => {
     const events = lines(stdout);
     expect(events.map((e) => e["type"])).toEqual([
       "status", "model_changed", "user_message", "message", "usage", "status",
-      "status", "model_changed", "user_message", "usage", "function_call", "function_call_output", "message", "usage", "status",
+      "status", "model_changed", "user_message", "usage",
+      "interaction_requested", "status", "interaction_resolved", "status", "function_call", "function_call_output", "message", "usage", "status",
     ]);
     for (const e of events) MapperEventSchema.parse(e);
     expect(events.every((e) => e["conversationId"] === CID)).toBe(true);
@@ -50,6 +51,10 @@ describe("agy-bridge map", () => {
     const { code, stdout } = await cli(["map", join(CAPTURES, "run_command_done.json")]);
     expect(code).toBe(0);
     expect(lines(stdout).map((e) => [e["type"], e["conversationId"]])).toEqual([
+      ["interaction_requested", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
+      ["status", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
+      ["interaction_resolved", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
+      ["status", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
       ["function_call", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
       ["function_call_output", "2399249c-4a48-40f1-bf3b-4c6e5d3a5a0e"],
     ]);

@@ -26,7 +26,40 @@ describe("tool arguments", () => {
     const step = toolStep("VIEW_FILE", "DONE", { viewFile: { absolutePathUri: "file:///a" } }, {
       argumentsOrder: ["AbsolutePath", "toolAction"], toolCall: { id: "abc", argumentsJson: "{oops" },
     });
-    expect(callOf(mapOne(step)).arguments).toBe('{"AbsolutePath":"file:///a"}');
+    expect(callOf(mapOne(step)).arguments).toBe('{"AbsolutePath":"/a"}');
+  });
+
+  it("prefers the typed body over argumentsJson, so the poll and stream projections give the same arguments", () => {
+    const body = { runCommand: { commandLine: "pwd", cwd: "/w", waitMsBeforeAsync: "2000" } };
+    const meta = { argumentsOrder: ["CommandLine", "Cwd", "WaitMsBeforeAsync", "toolAction"] };
+    const poll = toolStep("RUN_COMMAND", "DONE", body, {
+      ...meta, toolCall: { id: "q7tk2m9d", argumentsJson: '{"CommandLine":"pwd","Cwd":"/w","WaitMsBeforeAsync":2000,"toolAction":"x"}' },
+    });
+    const stream = toolStep("RUN_COMMAND", "DONE", body, meta);
+    expect(callOf(mapOne(poll))).toEqual(callOf(mapOne(stream)));
+    expect(callOf(mapOne(stream)).arguments).toBe('{"CommandLine":"pwd","Cwd":"/w","WaitMsBeforeAsync":2000}');
+    expect(callOf(mapOne(poll))).not.toHaveProperty("agyToolCallId");
+  });
+
+  it("gives file:// URIs as paths (escapes decoded) and int64 text as numbers, at the top level only", () => {
+    const step = toolStep("GENERIC", "DONE", {
+      generic: {
+        args: {
+          Local: "file:///home/me/My%20Docs/a.txt", Host: "file://localhost/etc/hosts", Remote: "file://server/share",
+          Drive: "file:///C:/x", Bad: "file:///a%zz", Count: "2000", Negative: "-5", Padded: "007", Huge: "99999999999999999",
+          Text: "2000 rows", Nested: { Path: "file:///n", Count: "1" },
+        },
+      },
+    });
+    expect(JSON.parse(callOf(mapOne(step)).arguments)).toEqual({
+      Local: "/home/me/My Docs/a.txt", Host: "/etc/hosts", Remote: "file://server/share", Drive: "C:/x", Bad: "/a%zz",
+      Count: 2000, Negative: -5, Padded: "007", Huge: "99999999999999999", Text: "2000 rows", Nested: { Path: "file:///n", Count: "1" },
+    });
+  });
+
+  it("keeps an argument named __proto__ as an ordinary key while normalising it", () => {
+    const args = JSON.parse('{"__proto__":"file:///p","n":"1"}') as Record<string, unknown>;
+    expect(callOf(mapOne(toolStep("GENERIC", "DONE", { generic: { args } }))).arguments).toBe('{"__proto__":"/p","n":1}');
   });
 
   it("strips toolAction and toolSummary from parsed arguments", () => {
@@ -46,6 +79,37 @@ describe("tool outputs", () => {
 
   it("marks a failed step without a tool name generically", () => {
     expect(outputOf(mapOne(toolStep("RUN_COMMAND", "CANCELED", {}))).output).toBe("[agy-bridge: the tool did not complete (status CANCELED)]");
+  });
+
+  it("marks a declined command declined and an error, with the user's instruction, although agy left it DONE", () => {
+    const step = toolStep("RUN_COMMAND", "DONE", {
+      runCommand: { commandLine: "rm -rf build" },
+      permissions: { permissionGrants: [{ resource: { action: "command", target: "rm -rf build" } }] },
+      completedInteractions: [{ request: {}, response: { trajectoryId: TID, stepIndex: 3, permission: { userDenyInstruction: "use git clean instead" } } }],
+    });
+    expect(outputOf(mapOne(step))).toEqual({
+      type: "function_call_output", conversationId: "conv", trajectoryId: TID, stepIndex: 3, callId: "agy_call_traj_3", name: "run_command",
+      output: "[agy-bridge: the user declined run_command; it did not run. Instruction: use git clean instead]",
+      isError: true, stepStatus: "DONE", declined: true,
+    });
+  });
+
+  it.each([
+    ["a permission grant without allow", { permissions: { permissionGrants: [{ resource: {} }] } }],
+    ["a filePermission echo without allow", { completedInteractions: [{ response: { filePermission: {} } }] }],
+    ["a runCommand echo without confirm", { completedInteractions: [{ response: { runCommand: { proposedCommandLine: "x" } } }] }],
+  ])("reads %s as a decline", (_what, records) => {
+    expect(outputOf(mapOne(toolStep("VIEW_FILE", "DONE", records)))).toMatchObject({ declined: true, isError: true });
+  });
+
+  it.each([
+    ["an allowed permission grant", { permissions: { permissionGrants: [{ resource: {}, allow: true }] } }],
+    ["a runCommand echo with confirm", { completedInteractions: [{ response: { runCommand: { confirm: true } } }] }],
+    ["no record at all", {}],
+  ])("does not mark a call with %s declined", (_what, records) => {
+    const output = outputOf(mapOne(toolStep("RUN_COMMAND", "DONE", records)));
+    expect(output).toMatchObject({ isError: false });
+    expect(output).not.toHaveProperty("declined");
   });
 
   it("emits nothing for a tool step that has not settled", () => {

@@ -187,8 +187,65 @@ describe("interactions on the stream", () => {
     expect(requested).toMatchObject({ request: { questions: [{ multiSelect: false }, { multiSelect: false }] } });
   });
 
-  it("does not surface a DONE step that still carries its requestedInteraction", () => {
-    expect(of(tracker().applySteps([fixture("run_command_done.json")]), "interaction_requested")).toEqual([]);
+  it("replays a DONE step that still carries its requestedInteraction as requested and resolved at once, leaving nothing pending", () => {
+    const t = tracker();
+    const events = t.applySteps([fixture("run_command_done.json")]);
+    const [requested] = of(events, "interaction_requested");
+    expect(of(events, "interaction_resolved")).toEqual([
+      expect.objectContaining({ interactionId: requested?.interactionId, outcome: "approved", stepStatus: "DONE" }),
+    ]);
+    expect(t.pendingInteractions()).toEqual([]);
+  });
+
+  it("resolves a gate the same way live and in a replay: a deny is denied, an allow approved", () => {
+    const waiting = fixture("run_command_waiting.json");
+    const denied = {
+      ...fixture("run_command_done.json"),
+      permissions: { permissionGrants: [{ resource: { action: "command", target: "pwd" } }] },
+      completedInteractions: [{ request: {}, response: { trajectoryId: TID, stepIndex: 6, permission: {} } }],
+    };
+    const running = { ...waiting, status: "CORTEX_STEP_STATUS_RUNNING" };
+    // Each version applied on its own, as frames arrive; one tracker per history.
+    const outcome = (steps: unknown[]) => {
+      const t = tracker();
+      return of(steps.flatMap((step) => t.applySteps([step])), "interaction_resolved").map((e) => e.outcome);
+    };
+    expect(outcome([waiting, denied])).toEqual(["denied"]);
+    expect(outcome([denied])).toEqual(["denied"]);
+    expect(outcome([waiting, running, fixture("run_command_done.json")])).toEqual(["approved"]);
+    expect(outcome([fixture("run_command_done.json")])).toEqual(["approved"]);
+  });
+
+  it("holds a stream question without its multi-select flags until a snapshot brings the full step", () => {
+    const poll = fixture("ask_question_multi_select_waiting.json");
+    const stream = structuredClone(poll);
+    delete (stream["metadata"] as Record<string, unknown>)["toolCall"];
+    const index = (poll["metadata"] as { sourceTrajectoryStepInfo: { stepIndex: number } }).sourceTrajectoryStepInfo.stepIndex;
+    const t = createTrajectoryTracker({ conversationId: CID, holdIncompleteRequests: true });
+    expect(t.applyStreamUpdate(frame([index], [stream]) as StreamUpdate)).toEqual([]);
+    expect(t.stepsToRead()).toEqual([{ trajectoryId: TID, stepIndex: index }]);
+    const [requested] = of(t.applySnapshot({ steps: [poll], stepOffset: index }), "interaction_requested");
+    expect(requested?.request).toMatchObject({ kind: "question", questions: [{ multiSelect: true }, { multiSelect: false }] });
+    expect(t.stepsToRead()).toEqual([]);
+    // Without the option the stream question is surfaced at once, from what the frame has.
+    const plain = tracker();
+    expect(of(plain.applyStreamUpdate(frame([index], [stream]) as StreamUpdate), "interaction_requested")[0]?.request).toMatchObject({
+      questions: [{ multiSelect: false }, { multiSelect: false }],
+    });
+    expect(plain.stepsToRead()).toEqual([]);
+  });
+
+  it("surfaces a held question when it settles before any snapshot, requested and resolved at once", () => {
+    const poll = fixture("ask_question_multi_select_waiting.json");
+    const stream = structuredClone(poll);
+    delete (stream["metadata"] as Record<string, unknown>)["toolCall"];
+    const index = (poll["metadata"] as { sourceTrajectoryStepInfo: { stepIndex: number } }).sourceTrajectoryStepInfo.stepIndex;
+    const t = createTrajectoryTracker({ conversationId: CID, holdIncompleteRequests: true });
+    t.applyStreamUpdate(frame([index], [stream]) as StreamUpdate);
+    const done = { ...stream, status: "CORTEX_STEP_STATUS_DONE" };
+    const events = t.applyStreamUpdate(frame([index], [done]) as StreamUpdate);
+    expect(events.map((e) => e.type).slice(0, 4)).toEqual(["interaction_requested", "status", "interaction_resolved", "status"]);
+    expect(t.stepsToRead()).toEqual([]);
   });
 
   it("derives the same interaction id from the same step every time", () => {

@@ -30,7 +30,8 @@ describe("a two-turn snapshot", () => {
     const events = tracker().applySnapshot({ steps: snapshot() });
     expect(types(events)).toEqual([
       "status:running", "model_changed", "user_message", "message", "usage", "status:idle",
-      "status:running", "model_changed", "user_message", "usage", "function_call", "function_call_output",
+      "status:running", "model_changed", "user_message", "usage",
+      "interaction_requested", "status:waiting", "interaction_resolved", "status:running", "function_call", "function_call_output",
       "message", "usage", "status:idle",
     ]);
   });
@@ -208,5 +209,33 @@ describe("our fixtures", () => {
     t.applySnapshot({ steps });
     t.applySteps([fixture("ask_question_multi_select_waiting.json")]);
     expect(steps).toEqual(before);
+  });
+});
+
+describe("an interrupted answer", () => {
+  const stopped = (status: string) => planner(7, status, { modifiedResponse: "Half of the answer" });
+
+  it.each(["CANCELED", "INTERRUPTED", "CLEARED"])("commits what agy had of a planner stopped %s, marked interrupted", (status) => {
+    const events = tracker().applySnapshot({ steps: [stopped(status)], stepOffset: 7 });
+    expect(events).toEqual([
+      {
+        type: "message", conversationId: CID, trajectoryId: TID, stepIndex: 7, messageId: `agy_msg_${TID}_7`,
+        role: "assistant", text: "Half of the answer", failed: false, interrupted: true,
+      },
+    ]);
+  });
+
+  it("gives a live reader the same message after the deltas it streamed, and closes no turn", () => {
+    const t = tracker();
+    const live = [
+      ...t.applySnapshot({ steps: [planner(7, "GENERATING", { modifiedResponse: "Half of" })], stepOffset: 7 }),
+      ...t.applySnapshot({ steps: [stopped("CANCELED")], stepOffset: 7 }),
+    ];
+    expect(types(live)).toEqual(["message_delta", "message_delta", "message"]);
+    expect(live.at(-1)).toEqual(tracker().applySnapshot({ steps: [stopped("CANCELED")], stepOffset: 7 })[0]);
+  });
+
+  it("commits nothing for a stopped planner without text", () => {
+    expect(tracker().applySnapshot({ steps: [planner(7, "CANCELED", {})], stepOffset: 7 })).toEqual([]);
   });
 });

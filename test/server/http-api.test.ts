@@ -143,10 +143,10 @@ describe("sessions and pending", () => {
     const second = h.addSession("conv-a");
     await h.hub.refresh();
     second.push(userMessage("conv-a", "again"));
-    const after = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": "2" });
+    const after = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": `${h.hub.epoch}-2` });
     await after.until((c) => c.messages.length === 1, "the event of the new attachment");
     after.close();
-    expect(after.messages.map((m) => [m.id, JSON.parse(m.data).text])).toEqual([[3, "again"]]);
+    expect(after.messages.map((m) => [m.id, JSON.parse(m.data).text])).toEqual([[`${h.hub.epoch}-3`, "again"]]);
   });
 
   it("lists sessions in a stable order", async () => {
@@ -175,9 +175,9 @@ describe("events over SSE", () => {
     await sse.until((c) => c.messages.length === 3, "the live event");
     sse.close();
     expect(sse.messages.map((m) => [m.id, m.event])).toEqual([
-      [1, "user_message"],
-      [2, "interaction_requested"],
-      [3, "user_message"],
+      [`${h.hub.epoch}-1`, "user_message"],
+      [`${h.hub.epoch}-2`, "interaction_requested"],
+      [`${h.hub.epoch}-3`, "user_message"],
     ]);
     expect(JSON.parse(sse.messages[2]?.data ?? "{}")).toMatchObject({ type: "user_message", text: "live" });
   });
@@ -192,10 +192,10 @@ describe("events over SSE", () => {
     first.close();
     const lastSeen = 3;
     for (let i = 5; i < 8; i++) session.push(userMessage("conv-a", `m${i}`));
-    const resumed = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": String(lastSeen) });
+    const resumed = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": `${h.hub.epoch}-${lastSeen}` });
     await resumed.until((c) => c.messages.length === 5, "events 4 to 8");
     resumed.close();
-    expect(resumed.messages.map((m) => m.id)).toEqual([4, 5, 6, 7, 8]);
+    expect(resumed.messages.map((m) => m.seq)).toEqual([4, 5, 6, 7, 8]);
     expect(resumed.messages.map((m) => JSON.parse(m.data).text)).toEqual(["m3", "m4", "m5", "m6", "m7"]);
   });
 
@@ -225,17 +225,17 @@ describe("events over SSE", () => {
     const stalled = connect(port, "127.0.0.1");
     await new Promise<void>((resolve) => stalled.once("connect", resolve));
     stalled.pause();
-    stalled.write(`GET /v1/sessions/conv-a/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`);
+    stalled.write(`GET /v1/sessions/conv-a/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`);
     const reader = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}` });
     const big = "x".repeat(64 * 1024);
     const count = 300;
     for (let i = 0; i < count; i++) session.push(userMessage("conv-a", `${i}:${big}`));
     await reader.until((c) => c.messages.length === count, `${count} events at the reading client`, 30_000);
     reader.close();
-    expect(reader.messages.map((m) => m.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(reader.messages.map((m) => m.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
     // Now the stalled client reads: every event arrives, in order, once.
     let text = "";
-    const lastFrame = `id: ${count}\n`;
+    const lastFrame = `id: ${h.hub.epoch}-${count}\n`;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`stalled client got ${text.length} bytes, not event ${count}`)), 30_000);
       stalled.setEncoding("utf8");
@@ -249,7 +249,7 @@ describe("events over SSE", () => {
       stalled.resume();
     });
     stalled.destroy();
-    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    const ids = [...text.matchAll(/^id: [a-z0-9]+-(\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids).toEqual(Array.from({ length: count }, (_, i) => i + 1));
   });
 

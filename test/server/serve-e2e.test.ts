@@ -41,8 +41,9 @@ describe("agy-bridge serve", { timeout: 120_000 }, () => {
     const again = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending!.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ result: "already_resolved" });
-    const ids = events.messages.map((m) => m.id);
+    const ids = events.messages.map((m) => m.seq);
     expect(ids).toEqual(ids.map((_, i) => i + 1));
+    expect(new Set(events.messages.map((m) => m.epoch)).size).toBe(1);
     expect(w.stderr()).not.toContain(w.token);
   });
 
@@ -54,20 +55,21 @@ describe("agy-bridge serve", { timeout: 120_000 }, () => {
     const pending = await until(async () => (await pendingOf(w))[0], "a pending permission", 30_000);
     await first.until((c) => c.messages.some((m) => m.event === "interaction_requested"), "the request on the stream", 30_000);
     first.close();
-    const lastSeen = first.messages.at(-1)?.id ?? 0;
+    const last = first.messages.at(-1);
+    const lastSeen = last?.seq ?? 0;
     const post = () => w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "deny", instruction: "keep the build" }) });
     const statuses = (await Promise.all([post(), post()])).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409]);
-    const resumed = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}`, "last-event-id": String(lastSeen) });
+    const resumed = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}`, "last-event-id": last?.id ?? "" });
     await resumed.until((c) => c.messages.some((m) => m.event === "interaction_resolved"), "the resolution after resuming", 30_000);
     resumed.close();
     const full = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}` });
-    const total = resumed.messages.at(-1)?.id ?? 0;
-    await full.until((c) => (c.messages.at(-1)?.id ?? 0) >= total, "the full history", 30_000);
+    const total = resumed.messages.at(-1)?.seq ?? 0;
+    await full.until((c) => (c.messages.at(-1)?.seq ?? 0) >= total, "the full history", 30_000);
     full.close();
     const seen = [...first.messages, ...resumed.messages].map((m) => m.id);
     expect(seen).toEqual(full.messages.slice(0, seen.length).map((m) => m.id));
     expect(new Set(seen).size).toBe(seen.length);
-    expect(resumed.messages[0]?.id).toBe(lastSeen + 1);
+    expect(resumed.messages[0]?.seq).toBe(lastSeen + 1);
   });
 });

@@ -55,6 +55,7 @@ interface HeadlessInfo {
   pid: number;
   agyPid: number;
   csrfTokenPresent: boolean;
+  agyVersion: string;
 }
 
 /** `agy-bridge sim --as-agy --headless …` as a real process; stopped with SIGTERM when the test ends. */
@@ -169,11 +170,12 @@ describe("agy-bridge sim --as-agy", () => {
     await expect.poll(() => alive(idle), GONE).toBe(false);
   });
 
-  it("prints one JSON line headless with the launcher's pid and csrfTokenPresent, never the token, and stops on SIGTERM", async () => {
-    const sim = await startHeadless(["--csrf-token", TOKEN]);
+  it("prints one JSON line headless with the launcher's pid, csrfTokenPresent and the persona, never the token, and stops on SIGTERM", async () => {
+    const sim = await startHeadless(["--csrf-token", TOKEN, "--agy-version", "1.2"]);
     const { info } = sim;
-    expect(Object.keys(info).sort()).toEqual(["agyPid", "conversationId", "csrfTokenPresent", "pid", "plainUrl", "tlsUrl"]);
+    expect(Object.keys(info).sort()).toEqual(["agyPid", "agyVersion", "conversationId", "csrfTokenPresent", "pid", "plainUrl", "tlsUrl"]);
     expect(info.csrfTokenPresent).toBe(true);
+    expect(info.agyVersion).toBe("1.2");
     expect(cmdline(info.agyPid)[0]).toMatch(/\/bin\/agy$/);
     expect(cmdline(info.agyPid).slice(1, 3)).toEqual(["--csrf_token", TOKEN]);
     const plainPort = Number(new URL(info.plainUrl).port);
@@ -203,6 +205,7 @@ describe("agy-bridge sim --as-agy", () => {
     const sim = await startHeadless(["--no-csrf"]);
     const { info } = sim;
     expect(info.csrfTokenPresent).toBe(false);
+    expect(info.agyVersion).toBe("1.0.10");
     expect(cmdline(info.agyPid)).not.toContain("--csrf_token");
     const plainPort = Number(new URL(info.plainUrl).port);
     expect(await plainHeartbeat(plainPort)).toBe(200);

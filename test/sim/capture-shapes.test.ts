@@ -71,7 +71,7 @@ beforeAll(async () => {
 
   polled = await pollSteps(server, cascadeId);
   const total = polled.length;
-  await reader.waitForFrame((f) => f.update.fullyIdle === true && f.update.mainTrajectoryUpdate.stepsUpdate.totalLength === total);
+  await reader.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE" && f.update.mainTrajectoryUpdate.stepsUpdate.totalLength === total);
   for (const frame of reader.frames) {
     const update = frame.update.mainTrajectoryUpdate.stepsUpdate;
     (update.indices ?? []).forEach((index: number, i: number) => streamed.set(index, update.steps[i]));

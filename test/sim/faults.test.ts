@@ -51,7 +51,7 @@ describe("fault knobs", () => {
     const live = await stream();
     // A second stream opened after the knob was lifted keeps flowing, proving frames were produced.
     await sendTurn(server, cascadeId, "Say hello in one short sentence.");
-    await live.waitForFrame((f) => f.update.fullyIdle === true, 1);
+    await live.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE", 1);
     expect(live.frames.length).toBeGreaterThan(3);
     // The stalled one saw only its first frame, and is still open.
     expect(reader.frames).toHaveLength(1);

@@ -100,7 +100,7 @@ describe("sub-agents (spike-notes §3.11, §4.3, §4.11)", () => {
       expect(Date.parse(invoke.metadata.completedAt)).toBeGreaterThanOrEqual(childDone);
 
       // The stream showed the step RUNNING with the child's id before it finished.
-      await reader.waitForFrame((f) => f.update.fullyIdle === true, 1);
+      await reader.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE", 1);
       const streamed = reader.frames.flatMap((f) => (f.update.mainTrajectoryUpdate.stepsUpdate.steps ?? []) as Json[]);
       const running = streamed.filter((s) => s.type === "CORTEX_STEP_TYPE_INVOKE_SUBAGENT" && s.status === "CORTEX_STEP_STATUS_RUNNING");
       expect(running.some((s) => s.invokeSubagent.results?.[0]?.conversationId === childId)).toBe(true);

@@ -222,7 +222,7 @@ describe("scenario turns over RPC", () => {
   it("streams thinking before the response text for a thinking model (spike-notes §4.3)", async () => {
     const reader = await openStream(server.tlsUrl, { conversationId: cascadeId });
     await sendTurn(server, cascadeId, "Think about caching");
-    await reader.waitForFrame((f) => f.update.fullyIdle === true, 1);
+    await reader.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE", 1);
     reader.cancel();
     const planners = reader.frames
       .flatMap((f) => (f.update.mainTrajectoryUpdate.stepsUpdate.steps ?? []) as Json[])

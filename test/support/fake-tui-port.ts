@@ -8,7 +8,8 @@ export type FakePortCall =
   | { call: "submitTurn"; text: string }
   | { call: "answer"; stepIndex: number; answer: TuiAnswer; delivered: boolean }
   | { call: "cancel" }
-  | { call: "clear" };
+  | { call: "clear" }
+  | { call: "setModel"; model: string };
 
 export interface FakeTuiPort extends SimTuiPort {
   readonly calls: FakePortCall[];
@@ -45,14 +46,24 @@ export function createFakeTuiPort(initial: Partial<TuiView> = {}): FakeTuiPort {
       const delivered = view.pending?.stepIndex === stepIndex;
       calls.push({ call: "answer", stepIndex, answer, delivered });
       if (delivered) {
-        const { pending: _answered, ...rest } = view;
+        const { pending: answered, ...rest } = view;
         view = rest;
+        // Like the engine's transcript: a declined command stays as its tool row and `⎿  User declined the tool call`.
+        if (answered?.kind === "permission" && answer.kind === "permission" && !answer.allow && (answered.action ?? "command") === "command") {
+          const arg = answered.target.split("\n")[0] ?? "";
+          view = { ...view, transcript: [...view.transcript, { role: "tool", text: "User declined the tool call", call: { name: "Bash", arg }, header: "Command" }] };
+        }
         notify();
       }
       return delivered;
     },
     cancel() {
       calls.push({ call: "cancel" });
+    },
+    setModel(model: string) {
+      calls.push({ call: "setModel", model });
+      view = { ...view, model };
+      notify();
     },
     clear() {
       calls.push({ call: "clear" });

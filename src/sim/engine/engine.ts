@@ -121,6 +121,10 @@ class Engine implements SimEngine {
       answer: (stepIndex, answer) => this.#answerFromTui(stepIndex, answer),
       cancel: () => this.#active.interrupt(),
       clear: () => void this.rotate(),
+      setModel: (model) => {
+        this.#active.model = model;
+        this.#notifyTui();
+      },
     } satisfies SimTuiPort;
   }
 

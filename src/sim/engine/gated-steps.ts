@@ -3,6 +3,7 @@
  * ASK_QUESTION and a VIEW_FILE behind a file permission, with agy's
  * timeout-and-retry of unanswered prompts.
  */
+import { approvesCommand, approvesFileRead, echoedResponse } from "./answer-echo.js";
 import { TurnStopped, type SimInteraction } from "./conversation.js";
 import type { CommandScriptStep, QuestionScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
 import { moveStep, stepInfo, type JsonObject, type ToolCallSpec, type WireStep } from "./step-factory.js";
@@ -80,11 +81,9 @@ export async function awaitGate(
   }
 }
 
-function echo(scope: TurnScope, index: number, request: JsonObject, interaction: SimInteraction, kind: "permission" | "askQuestion" | "filePermission"): JsonObject[] {
-  const response: JsonObject = { trajectoryId: scope.conv.trajectoryId };
-  if (index !== 0) response.stepIndex = index;
-  response[kind] = interaction[kind] ?? {};
-  return [{ request: structuredClone(request), response }];
+/** `completedInteractions`: the request, and the answer as sent (whatever its kind), re-serialised as proto-JSON. */
+function echo(scope: TurnScope, index: number, request: JsonObject, interaction: SimInteraction): JsonObject[] {
+  return [{ request: structuredClone(request), response: echoedResponse(scope.conv.trajectoryId, index, interaction) }];
 }
 
 export async function playCommand(scope: TurnScope, script: CommandScriptStep): Promise<boolean> {
@@ -113,10 +112,10 @@ export async function playCommand(scope: TurnScope, script: CommandScriptStep): 
     };
     const answered = await awaitGate(scope, index, request, { silent: script.silentGate === true });
     index = answered.index;
-    const allow = asObject(answered.interaction.permission)?.allow === true;
+    const allow = approvesCommand(answered.interaction);
     // proto-JSON omits `allow: false`.
     permissions = { permissionGrants: [allow ? { resource, allow: true } : { resource }] };
-    completed = echo(scope, index, request, answered.interaction, "permission");
+    completed = echo(scope, index, request, answered.interaction);
     if (!allow) {
       finishStep(scope, index, { permissions, completedInteractions: completed });
       await scope.planner({ text: script.deniedText ?? "The command was declined, so I did not run it." });
@@ -184,7 +183,7 @@ export async function playQuestion(scope: TurnScope, script: QuestionScriptStep)
     if (typeof response?.writeInResponse === "string" && response.writeInResponse !== "") chosen.push(response.writeInResponse);
   });
   moveStep(step, S.RUNNING, scope.settings.stamp());
-  finishStep(scope, index, { completedInteractions: echo(scope, index, request, answered.interaction, "askQuestion") });
+  finishStep(scope, index, { completedInteractions: echo(scope, index, request, answered.interaction) });
   const text =
     chosen.length > 0
       ? scope.fill(script.answeredText ?? "You chose: {{answer}}.", chosen.join(", "))
@@ -204,8 +203,8 @@ export async function playGatedFileRead(scope: TurnScope, script: ViewFileScript
   const request = { filePermission: { absolutePathUri: fileUri(script.path) } };
   const answered = await awaitGate(scope, index, request);
   index = answered.index;
-  const completedInteractions = echo(scope, index, request, answered.interaction, "filePermission");
-  if (asObject(answered.interaction.filePermission)?.allow !== true) {
+  const completedInteractions = echo(scope, index, request, answered.interaction);
+  if (!approvesFileRead(answered.interaction)) {
     finishStep(scope, index, { completedInteractions });
     await scope.planner({ text: script.deniedText ?? `I was not allowed to read ${script.path}, so I stopped.` });
     return false;

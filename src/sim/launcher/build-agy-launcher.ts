@@ -62,9 +62,16 @@ async function isExecutable(path: string): Promise<boolean> {
 
 function compile(cc: string, args: string[], env: BuildAgyLauncherOptions["env"]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cc, args, { stdio: ["ignore", "ignore", "pipe"], env: env === undefined ? undefined : { ...env } });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(cc, args, { stdio: ["ignore", "ignore", "pipe"], env: env === undefined ? undefined : { ...env } });
+    } catch (error) {
+      reject(new AgyBridgeError("internal", `cannot build the --as-agy launcher: ${(error as Error).message}`, { cause: error }));
+      return;
+    }
     let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    // No stderr when the spawn failed for want of fds (EMFILE): the 'error' listener settles that.
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     child.on("error", (error: NodeJS.ErrnoException) => {
       const message =
         error.code === "ENOENT"

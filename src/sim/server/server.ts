@@ -1,7 +1,8 @@
 /**
  * The fake agy language server: two loopback listeners like agy 1.1.5 (TLS
  * with HTTP/1.1 + HTTP/2, and plain HTTP/1.1), both answering Connect JSON
- * unary calls and the `StreamAgentStateUpdates` server-stream.
+ * unary calls and the `StreamAgentStateUpdates` server-stream, in the
+ * persona of one agy version (`persona.ts`).
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
@@ -16,10 +17,17 @@ import { ClientGone, hasCsrfToken, isHttp2, readBody, refuse, sendConnectError, 
 import type { Scenario } from "../engine/scenario-schema.js";
 import { loadScenarios } from "../engine/scenarios.js";
 import { systemClock, type SimClock } from "../engine/sim-clock.js";
-import { handleStream, type StreamContext } from "./stream-handler.js";
+import { handleStream, REACTIVE_METHOD, sendReactiveDeprecated, type StreamContext } from "./stream-handler.js";
+import { agyPersona, type AgyPersona, type AgyVersion } from "../engine/persona.js";
 import { createUnaryHandlers, type UnaryHandler } from "./unary-handlers.js";
 
 export interface SimServerOptions {
+  /**
+   * The agy version whose wire the simulator speaks (docs/simulator.md,
+   * "Personas"): `"1.0.10"` (default), `"1.1"` or `"1.2"`. Each sends only
+   * the fields that version is recorded to send.
+   */
+  agyVersion?: AgyVersion;
   /** When set, every call must carry `x-codeium-csrf-token: <token>`, else HTTP 401 "missing CSRF token". */
   csrfToken?: string;
   /** Already-bound listening sockets inherited from the --as-agy launcher (file descriptors). Default: bind 127.0.0.1:0 twice. */
@@ -53,8 +61,12 @@ export interface SimServer {
   readonly tlsUrl: string; // "https://127.0.0.1:<tlsPort>"
   readonly plainUrl: string; // "http://127.0.0.1:<plainPort>"
   readonly engine: SimEngine;
+  /** The agy version this simulator plays. */
+  readonly agyVersion: AgyVersion;
   /** The fault knobs in force. */
   readonly faults: SimFaults;
+  /** How many `StreamAgentStateUpdates` streams follow `conversationId` right now (a test waits for its client to subscribe). */
+  openStreams(conversationId: string): number;
   /** Replaces the fault knobs: unary calls see them at once, streams from their next connection on. */
   setFaults(faults: SimFaults): void;
   /** Closes both listeners and every connection, then binds new ephemeral ports; conversations survive. */
@@ -67,6 +79,7 @@ const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** Starts the simulated agy language server on two loopback listeners. */
 export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
+  const persona = agyPersona(options.agyVersion);
   const scenarios = options.scenarios ?? (await loadScenarios());
   const certificate = await createSelfSignedCertificate();
   const engine = createSimEngine({
@@ -77,7 +90,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
   });
-  const server = new Server(engine, options, certificate);
+  const server = new Server(engine, persona, options, certificate);
   try {
     await server.listen(options.listenFds);
   } catch (error) {
@@ -89,6 +102,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
 
 class Server implements SimServer {
   readonly engine: SimEngine;
+  readonly #persona: AgyPersona;
   readonly #csrfToken: string | undefined;
   readonly #clock: SimClock;
   readonly #maxRequestBytes: number;
@@ -102,15 +116,16 @@ class Server implements SimServer {
   #faults: SimFaults;
   #closed = false;
 
-  constructor(engine: SimEngine, options: SimServerOptions, certificate: { cert: string; key: string }) {
+  constructor(engine: SimEngine, persona: AgyPersona, options: SimServerOptions, certificate: { cert: string; key: string }) {
     this.engine = engine;
+    this.#persona = persona;
     this.#csrfToken = options.csrfToken;
     this.#clock = options.clock ?? systemClock;
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.#onError = options.onError ?? (() => undefined);
     this.#faults = { ...options.faults };
-    this.#unary = createUnaryHandlers({ engine, workspacePath: options.workspacePath ?? "/home/sim/project" });
-    this.#stream = { engine, faults: () => this.#faults, subscribers: new Map() };
+    this.#unary = createUnaryHandlers({ engine, persona, workspacePath: options.workspacePath ?? "/home/sim/project" });
+    this.#stream = { engine, persona, faults: () => this.#faults, subscribers: new Map(), open: new Map() };
     const handler = (req: SimRequest, res: SimResponse): void => {
       this.#handle(req, res).catch((error: unknown) => this.#failed(res, error));
     };
@@ -128,6 +143,10 @@ class Server implements SimServer {
     });
   }
 
+  get agyVersion(): AgyVersion {
+    return this.#persona.version;
+  }
+
   get tlsPort(): number {
     return (this.#tls.address() as AddressInfo | null)?.port ?? 0;
   }
@@ -142,6 +161,10 @@ class Server implements SimServer {
 
   get plainUrl(): string {
     return `http://127.0.0.1:${this.plainPort}`;
+  }
+
+  openStreams(conversationId: string): number {
+    return this.#stream.open.get(conversationId) ?? 0;
   }
 
   get faults(): SimFaults {
@@ -198,7 +221,8 @@ class Server implements SimServer {
     }
     const url = req.url ?? "";
     const method = url.startsWith(PATH_PREFIX) ? url.slice(PATH_PREFIX.length).split("?")[0] ?? "" : "";
-    if (req.method !== "POST" || (method !== "StreamAgentStateUpdates" && this.#unary[method] === undefined)) {
+    const known = method === "StreamAgentStateUpdates" || method === REACTIVE_METHOD || this.#unary[method] !== undefined;
+    if (req.method !== "POST" || !known) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...(isHttp2(res) ? {} : { connection: "close" }) });
       res.end("404 page not found\n");
       return;
@@ -210,6 +234,10 @@ class Server implements SimServer {
     }
     if (method === "StreamAgentStateUpdates") {
       handleStream(body, res, this.#stream);
+      return;
+    }
+    if (method === REACTIVE_METHOD) {
+      sendReactiveDeprecated(res);
       return;
     }
     const contentType = String(req.headers["content-type"] ?? "");

@@ -4,11 +4,14 @@
  * data frame replays the existing steps, later frames carry only the changed
  * steps with their `indices`. A gate's move to WAITING is one frame; nothing
  * follows while it is parked, and a gate parked silently (spike-notes §5.2)
- * gets no frame at all.
+ * gets no frame at all. What a frame carries depends on the persona
+ * (`persona.ts`): only agy 1.2.x adds the `fullyIdle` and
+ * `mainTrajectoryUpdate.status` fields.
  */
 import { FLAG_COMPRESSED, FLAG_END_STREAM, encodeJsonEnvelope } from "../../protocol/envelope.js";
 import type { SimConversation } from "../engine/conversation.js";
 import type { SimEngine } from "../engine/engine.js";
+import type { AgyPersona } from "../engine/persona.js";
 import type { SimFaults } from "./faults.js";
 import { abortResponse, writeChunk, type SimResponse } from "./http-edge.js";
 import { streamProjection } from "../engine/projection.js";
@@ -17,9 +20,12 @@ import { asIndex, asObject, asString, isObject, type JsonObject } from "../../pr
 
 export interface StreamContext {
   engine: SimEngine;
+  persona: AgyPersona;
   faults: () => SimFaults;
   /** Live subscriptions by `subscriberId`; the value closes that subscription. */
   subscribers: Map<string, () => void>;
+  /** Streams following a conversation right now, by conversation id. */
+  open: Map<string, number>;
 }
 
 interface ConnectErrorBody {
@@ -54,6 +60,7 @@ export function handleStream(body: Buffer, res: SimResponse, ctx: StreamContext)
     if (finished) return;
     finished = true;
     unsubscribe();
+    ctx.open.set(conv.id, (ctx.open.get(conv.id) ?? 1) - 1);
     if (subscriberId !== undefined && ctx.subscribers.get(subscriberId) === closeByRepeat) ctx.subscribers.delete(subscriberId);
   };
   const closeByRepeat = (): void => {
@@ -65,7 +72,7 @@ export function handleStream(body: Buffer, res: SimResponse, ctx: StreamContext)
   const send = (indices: number[]): void => {
     if (finished) return;
     if (faults.stallStreamAfterFrames !== undefined && frames >= faults.stallStreamAfterFrames) return;
-    const bytes = encodeJsonEnvelope(0, frameOf(conv, indices));
+    const bytes = encodeJsonEnvelope(0, frameOf(conv, indices, ctx.persona));
     if (faults.closeMidFrameAfterFrames !== undefined && frames >= faults.closeMidFrameAfterFrames) {
       cleanup();
       writeChunk(res, bytes.subarray(0, Math.max(1, Math.floor(bytes.byteLength / 2))), () => abortResponse(res));
@@ -93,9 +100,11 @@ export function handleStream(body: Buffer, res: SimResponse, ctx: StreamContext)
     ctx.subscribers.set(subscriberId, closeByRepeat);
   }
   const unsubscribe = conv.subscribe(onChange);
+  ctx.open.set(conv.id, (ctx.open.get(conv.id) ?? 0) + 1);
   res.on("close", cleanup);
 
-  const bounds = asObject(request.value.initialStepsPageBounds) ?? {};
+  // A persona without page bounds drops the field as unknown (spike-notes §1.2, §11.6) and replays everything.
+  const bounds = (ctx.persona.initialPageBounds ? asObject(request.value.initialStepsPageBounds) : undefined) ?? {};
   const start = asIndex(bounds.startIndex) ?? 0;
   const end = Math.min(conv.steps.length, asIndex(bounds.endIndexExclusive) ?? conv.steps.length);
   const initial: number[] = [];
@@ -122,14 +131,21 @@ function parseEnvelope(body: Buffer): { value: JsonObject } | { error: ConnectEr
   }
 }
 
-/** One data frame; zero values are omitted as proto-JSON does (`fullyIdle` only when true). */
-function frameOf(conv: SimConversation, indices: number[]): JsonObject {
+/**
+ * One data frame; zero values are omitted as proto-JSON does (`fullyIdle`
+ * only when true). The 1.0.10 and 1.1 personas send no `fullyIdle` and no
+ * `mainTrajectoryUpdate.status`: only a 1.2.x client reports them.
+ */
+function frameOf(conv: SimConversation, indices: number[], persona: AgyPersona): JsonObject {
   const stepsUpdate: JsonObject = {};
   if (indices.length > 0) {
     stepsUpdate.indices = indices;
     stepsUpdate.steps = indices.map((i) => streamProjection(conv.steps[i] as WireStep));
   }
   if (conv.steps.length > 0) stepsUpdate.totalLength = conv.steps.length;
+  if (!persona.streamIdleFields) {
+    return { update: { conversationId: conv.id, trajectoryId: conv.trajectoryId, status: conv.runStatus, mainTrajectoryUpdate: { stepsUpdate } } };
+  }
   const idle = conv.fullyIdle ? { fullyIdle: true } : {};
   return {
     update: {
@@ -140,4 +156,19 @@ function frameOf(conv: SimConversation, indices: number[]): JsonObject {
       mainTrajectoryUpdate: { stepsUpdate, status: conv.runStatus, ...idle },
     },
   };
+}
+
+/** The retired reactive stream: agy answers it with an error, never with data (spike-notes §1.6). */
+export const REACTIVE_METHOD = "StreamCascadeReactiveUpdates";
+
+/**
+ * `StreamCascadeReactiveUpdates` as live agy 1.0.10 answers it: "reactive
+ * state is deprecated" (spike-notes §1.6; newer builds alike, §10.4). The
+ * `{"error":{…}}` wrapper is a Connect end-stream message, so it comes as
+ * HTTP 200 with that one trailer frame; the code, which the facts do not
+ * record, is `unknown`, connect-go's code for an uncoded error (inferred).
+ */
+export function sendReactiveDeprecated(res: SimResponse): void {
+  res.writeHead(200, { "content-type": "application/connect+json" });
+  res.end(encodeJsonEnvelope(FLAG_END_STREAM, { error: { code: "unknown", message: "reactive state is deprecated" } }));
 }

@@ -1,10 +1,12 @@
 /**
  * The simulated language server's unary methods, answering like agy does
  * (agy 1.0.10 / 1.1.x facts): 200 with proto-JSON on success, 500
- * `{"code":"unknown","message":…}` for not-found-like failures.
+ * `{"code":"unknown","message":…}` for not-found-like failures. Methods and
+ * fields recorded only for newer builds exist only in those personas.
  */
 import type { SimConversation } from "../engine/conversation.js";
 import type { SimEngine } from "../engine/engine.js";
+import type { AgyPersona } from "../engine/persona.js";
 import { pollProjection } from "../engine/projection.js";
 import { asIndex, asObject, asString, type JsonObject } from "../../protocol/json.js";
 import { TRAJECTORY_TYPE } from "../../protocol/wire-names.js";
@@ -16,6 +18,7 @@ export type UnaryHandler = (request: JsonObject) => UnaryResult;
 
 export interface UnaryHandlerOptions {
   engine: SimEngine;
+  persona: AgyPersona;
   /** The workspace GetConversationMetadata reports. */
   workspacePath: string;
 }
@@ -30,22 +33,15 @@ function str(value: unknown): string | undefined {
 }
 
 export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string, UnaryHandler> {
-  const { engine } = options;
+  const { engine, persona } = options;
   const find = (id: unknown): SimConversation | undefined => {
     const key = asString(id);
     return key === undefined ? undefined : engine.conversation(key);
   };
   const workspaceUri = `file://${options.workspacePath}`;
-
-  return {
-    Heartbeat: () => ok(),
-
-    GetConversationMetadata: (req) => {
-      const conv = find(req.conversationId);
-      if (conv === undefined) return NOT_FOUND;
-      return ok({
-        metadata: {
-          rootConversationId: conv.lineage?.rootConversationId ?? conv.id,
+  const workspaces = (): JsonObject =>
+    persona.metadataWorkspaces
+      ? {
           workspaces: [
             {
               workspaceFolderAbsoluteUri: workspaceUri,
@@ -55,8 +51,17 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
             },
           ],
           workspaceUris: [workspaceUri],
-        },
-      });
+        }
+      : {};
+
+  const handlers: Record<string, UnaryHandler> = {
+    Heartbeat: () => ok(),
+
+    GetConversationMetadata: (req) => {
+      const conv = find(req.conversationId);
+      if (conv === undefined) return NOT_FOUND;
+      // 1.0.10 is recorded answering only the root id; newer builds add the workspaces (spike-notes §3.2, §10.4).
+      return ok({ metadata: { rootConversationId: conv.lineage?.rootConversationId ?? conv.id, ...workspaces() } });
     },
 
     GetCascadeTrajectorySteps: (req) => {
@@ -146,6 +151,9 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
       return ok();
     },
   };
+  // Recorded only from newer builds' clients (spike-notes §10.4): older personas answer 404, like any unknown method.
+  if (!persona.cascadeTrajectoryMethod) delete handlers.GetCascadeTrajectory;
+  return handlers;
 }
 
 /** One `trajectorySummaries` entry; times are absent until the first turn (agy 1.0.10). */

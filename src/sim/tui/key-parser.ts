@@ -22,7 +22,8 @@ export type TuiKey =
         | "up"
         | "down"
         | "left"
-        | "right";
+        | "right"
+        | "shift-tab";
     };
 
 export interface KeyParser {
@@ -58,6 +59,8 @@ const CSI_KEYS: Record<string, TuiKey> = {
   B: { type: "down" },
   C: { type: "right" },
   D: { type: "left" },
+  // shift+tab (back-tab): cycles agy's permission modes.
+  Z: { type: "shift-tab" },
 };
 
 /** A parser that keeps state across chunks (an unfinished paste or escape sequence). */

@@ -1,23 +1,23 @@
 /**
- * The TUI's own numbered prompt for a WAITING step. It lives apart from the
- * engine's pending state on purpose: agy 1.0.x keeps this prompt open after
- * the step was answered over RPC until keys close it (spike-notes §5.4).
+ * The dialog agy draws for a WAITING step, replacing the composer (spike-notes
+ * §13): the tool row, a header word and a full-width rule, the body, the
+ * question, the options with the `>` pointer at column 0, and a key-hint
+ * footer. It lives apart from the engine's pending state on purpose: agy
+ * keeps this dialog open after the step was answered over RPC until keys
+ * close it (spike-notes §5.4).
+ *
+ * Keys: Up/Down move the pointer, Enter confirms the pointed option, Escape
+ * declines. Typed text is not taken — but the Enter after it still confirms
+ * the pointed option, as on real agy (agy 1.2.3). Digits move the pointer
+ * only when the TUI accepts digits (agy 1.0.10); by default they do nothing.
  */
-import type { TuiAnswer, TuiPending } from "./tui-port.js";
+import type { TuiAnswer, TuiPending, TuiQuestion } from "./tui-port.js";
+import type { TuiDigits, TuiVersion } from "./tui-options.js";
+import { menuRows, movePointer } from "./menu-rows.js";
 
-/** Permission options in agy's order: 1 = Yes … 4 = No (spike-notes §5.6). */
-export const PERMISSION_OPTIONS = [
-  "Yes",
-  "Yes, and always allow this command for this conversation",
-  "Yes, and always allow in this workspace",
-  "No",
-] as const;
+export type PromptKey = { type: "digit"; digit: number } | { type: "up" | "down" | "enter" | "escape" | "toggle" };
 
-export type PromptKey =
-  | { type: "digit"; digit: number }
-  | { type: "up" | "down" | "enter" | "escape" };
-
-/** What a key did: nothing final yet, or an answer to deliver (the prompt then closes). */
+/** What a key did: nothing final yet, or an answer to deliver (the dialog then closes). */
 export type PromptOutcome = { done: false } | { done: true; answer: TuiAnswer };
 
 export interface TuiPrompt {
@@ -26,23 +26,84 @@ export interface TuiPrompt {
   readonly cursor: number;
   /** Option ids ticked in a multi-select question. */
   readonly ticked: ReadonlySet<string>;
+  /** The options' labels, in screen order. */
+  readonly labels: readonly string[];
   key(key: PromptKey): PromptOutcome;
-  /** The prompt's lines, without the surrounding layout. */
-  lines(): string[];
+  /** The dialog's rows at `width` columns, without the status row. */
+  lines(width: number): string[];
 }
 
-/** A numbered prompt for `pending`, pointer on option 1. */
-export function createTuiPrompt(pending: TuiPending): TuiPrompt {
-  return new NumberedPrompt(pending);
+export interface PromptSettings {
+  digits: TuiDigits;
+  version: TuiVersion;
 }
 
-class NumberedPrompt implements TuiPrompt {
+/** A dialog for `pending`, pointer on option 1. */
+export function createTuiPrompt(pending: TuiPending, settings: PromptSettings = { digits: "ignore", version: "1.1" }): TuiPrompt {
+  return new Dialog(pending, settings);
+}
+
+interface Option {
+  label: string;
+  /** The answer Enter sends on this option; questions answer from their ids. */
+  answer: TuiAnswer;
+  id?: string;
+}
+
+const ALLOW: TuiAnswer = { kind: "permission", allow: true };
+const DENY: TuiAnswer = { kind: "permission", allow: false };
+
+/** agy quotes the first 80 characters of a command in its always-allow labels (agy 1.1.27). */
+function commandPrefix(command: string): string {
+  const chars = Array.from(command);
+  return chars.length <= 80 ? command : `${chars.slice(0, 80).join("")}...`;
+}
+
+function permissionOptions(pending: Extract<TuiPending, { kind: "permission" }>): Option[] {
+  switch (pending.action ?? "command") {
+    case "create-file":
+      return [
+        { label: "Yes, allow creation", answer: ALLOW },
+        { label: "No, deny creation", answer: DENY },
+      ];
+    case "read-file":
+      return [
+        { label: "Yes, allow reading", answer: ALLOW },
+        { label: "No, deny reading", answer: DENY },
+      ];
+    case "command": {
+      const quoted = `'${commandPrefix(pending.target)}'`;
+      const options: Option[] = [
+        { label: "Yes", answer: ALLOW },
+        { label: `Yes, and always allow in this conversation for commands that start with ${quoted}`, answer: ALLOW },
+        { label: `Yes, and always allow for commands that start with ${quoted} (Persist to settings.json)`, answer: ALLOW },
+        { label: "No", answer: DENY },
+      ];
+      if (pending.deniedBefore === true) {
+        options.push(
+          { label: `No, and always deny for commands that start with ${quoted} in this conversation`, answer: DENY },
+          { label: `No, and always deny for commands that start with ${quoted} (Persist to settings.json)`, answer: DENY },
+        );
+      }
+      return options;
+    }
+  }
+}
+
+class Dialog implements TuiPrompt {
   readonly pending: TuiPending;
+  readonly #settings: PromptSettings;
+  readonly #options: Option[];
   #cursor = 0;
   readonly #ticked = new Set<string>();
 
-  constructor(pending: TuiPending) {
+  constructor(pending: TuiPending, settings: PromptSettings) {
     this.pending = pending;
+    this.#settings = settings;
+    this.#options =
+      pending.kind === "permission"
+        ? permissionOptions(pending)
+        : (pending.questions[0]?.options ?? []).map((o) => ({ label: o.text, id: o.id, answer: { kind: "question", selectedOptionIds: [o.id] } }));
   }
 
   get cursor(): number {
@@ -53,89 +114,105 @@ class NumberedPrompt implements TuiPrompt {
     return this.#ticked;
   }
 
+  get labels(): readonly string[] {
+    return this.#options.map((o) => o.label);
+  }
+
   key(key: PromptKey): PromptOutcome {
-    const count = this.#optionCount();
     switch (key.type) {
       case "up":
-        this.#cursor = (this.#cursor + count - 1) % count;
-        return { done: false };
       case "down":
-        this.#cursor = (this.#cursor + 1) % count;
+        this.#cursor = movePointer(this.#cursor, key.type === "up" ? -1 : 1, this.#options.length);
         return { done: false };
       case "digit":
-        if (key.digit >= 1 && key.digit <= count) {
+        if (this.#settings.digits === "accept" && key.digit >= 1 && key.digit <= this.#options.length) {
           this.#cursor = key.digit - 1;
-          if (this.#multiSelect()) this.#toggle(this.#optionId(this.#cursor));
+          if (this.#multiSelect()) this.#toggle(this.#cursor);
         }
         return { done: false };
+      case "toggle":
+        if (this.#multiSelect()) this.#toggle(this.#cursor);
+        return { done: false };
       case "escape":
-        return {
-          done: true,
-          answer: this.pending.kind === "permission" ? { kind: "permission", allow: false } : { kind: "dismiss" },
-        };
+        return { done: true, answer: this.pending.kind === "permission" ? DENY : { kind: "dismiss" } };
       case "enter":
         return { done: true, answer: this.#confirm() };
     }
   }
 
-  lines(): string[] {
-    if (this.pending.kind === "permission") {
-      const out = [`Allow this command? ${this.pending.target}`];
-      if (this.pending.description !== "") out.push(`  ${this.pending.description}`);
-      const pattern = this.pending.suggestedPersistPattern;
-      PERMISSION_OPTIONS.forEach((text, i) => {
-        const shown = i === 1 && pattern !== undefined ? `Yes, and always allow \`${pattern}\` for this conversation` : text;
-        out.push(this.#optionLine(i, shown));
-      });
-      out.push("Enter to confirm · Esc to decline");
-      return out;
+  lines(width: number): string[] {
+    const pending = this.pending;
+    if (pending.kind === "question") return this.#questionLines(pending.questions, width);
+    const rule = "─".repeat(width);
+    const options = menuRows(this.#options.map((o, i) => ({ label: o.label, number: i + 1 })), this.#cursor, width);
+    switch (pending.action ?? "command") {
+      case "create-file": {
+        const preview = pending.preview ?? [];
+        return [
+          `● Create(${pending.target}) (ctrl+o to expand)`, "", "Create file", rule, "",
+          `${pending.target}  +${preview.length}`,
+          ...preview.map((line, i) => `${String(i + 1).padStart(4)} +  ${line}`),
+          "", "Allow creation of this file?", ...options, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+        ];
+      }
+      case "read-file":
+        return [
+          `● Read(${pending.target}) (ctrl+o to expand)`, "", "Read file", rule, "",
+          pending.target, "", "Allow reading this file?", ...options, "", "  ↑/↓ Navigate · tab Amend",
+        ];
+      case "command": {
+        const commandLines = pending.target.split("\n");
+        const hidden = commandLines.length - 4;
+        const review = this.#settings.version === "1.0" ? " · ctrl+r Review" : "";
+        return [
+          `● Bash(${commandLines[0] ?? ""}) (ctrl+o to expand)`, "", "Command", rule, "",
+          "Requesting permission for:",
+          ...commandLines.slice(0, 4).map((line) => `   ${line}`),
+          ...(hidden > 0 ? [`   ⋯ (${hidden} lines hidden)`] : []),
+          "", "Do you want to proceed?", ...options, "", `  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command${review}`,
+        ];
+      }
     }
-    const [first, ...others] = this.pending.questions;
-    if (first === undefined) return ["(question without content)", "Esc to dismiss"];
-    const out = [first.question];
-    first.options.forEach((option, i) => out.push(this.#optionLine(i, option.text)));
-    for (const other of others) out.push(`  (also asked: ${other.question})`);
-    out.push(first.multiSelect ? "Digits toggle · Enter to confirm · Esc to dismiss" : "Enter to confirm · Esc to dismiss");
-    return out;
   }
 
-  #optionLine(i: number, text: string): string {
-    const pointer = i === this.#cursor ? ">" : " ";
-    const tick = this.#multiSelect() ? (this.#ticked.has(this.#optionId(i)) ? "[x] " : "[ ] ") : "";
-    return ` ${pointer} ${i + 1}. ${tick}${text}`;
+  /** Not captured from agy: the simulator's questions drawn in the style of its permission dialogs. */
+  #questionLines(questions: readonly TuiQuestion[], width: number): string[] {
+    const [first, ...others] = questions;
+    const multi = this.#multiSelect();
+    const rows = this.#options.map((o, i) => ({
+      label: multi ? `${this.#ticked.has(o.id ?? "") ? "[x]" : "[ ]"} ${o.label}` : o.label,
+      number: i + 1,
+    }));
+    return [
+      `● Question(${first?.question ?? ""})`, "", "Question", "─".repeat(width), "",
+      first?.question ?? "(question without content)",
+      ...menuRows(rows, this.#cursor, width),
+      ...others.map((q) => `  (also asked: ${q.question})`),
+      "",
+      multi ? "  ↑/↓ Navigate · space Toggle · enter Confirm" : "  ↑/↓ Navigate · enter Select",
+    ];
   }
 
   #confirm(): TuiAnswer {
-    if (this.pending.kind === "permission") {
-      return { kind: "permission", allow: this.#cursor !== PERMISSION_OPTIONS.length - 1 };
-    }
-    if (this.#multiSelect()) {
+    const pointed = this.#options[this.#cursor];
+    if (this.pending.kind === "permission") return pointed?.answer ?? DENY;
+    if (pointed === undefined) return { kind: "dismiss" };
+    if (this.#multiSelect() && this.#ticked.size > 0) {
       // Keep the options' order, not the order they were ticked in.
-      const ids = this.#options().map((o) => o.id).filter((id) => this.#ticked.has(id));
+      const ids = this.#options.flatMap((o) => (o.id !== undefined && this.#ticked.has(o.id) ? [o.id] : []));
       return { kind: "question", selectedOptionIds: ids };
     }
-    const id = this.#options()[this.#cursor]?.id;
-    return id === undefined ? { kind: "dismiss" } : { kind: "question", selectedOptionIds: [id] };
+    return pointed.answer;
   }
 
-  #toggle(id: string): void {
+  #toggle(index: number): void {
+    const id = this.#options[index]?.id;
+    if (id === undefined) return;
     if (this.#ticked.has(id)) this.#ticked.delete(id);
     else this.#ticked.add(id);
   }
 
-  #options(): { id: string; text: string }[] {
-    return this.pending.kind === "question" ? (this.pending.questions[0]?.options ?? []) : [];
-  }
-
-  #optionId(i: number): string {
-    return this.#options()[i]?.id ?? String(i + 1);
-  }
-
   #multiSelect(): boolean {
     return this.pending.kind === "question" && this.pending.questions[0]?.multiSelect === true;
-  }
-
-  #optionCount(): number {
-    return this.pending.kind === "permission" ? PERMISSION_OPTIONS.length : Math.max(1, this.#options().length);
   }
 }

@@ -1,21 +1,37 @@
 /**
- * Pure layout of the fake TUI's screen: transcript, the open prompt, the
- * composer between two separator rules, and the footer (spike-notes §6.2: drivers
- * find the composer as the lines between the last two rules, and read
- * `? for shortcuts` / `esc to cancel` as the idle / running markers).
- * No clock and no ids that change per run, so `capture-pane` text is stable.
+ * Pure layout of the fake TUI's screen, as agy draws it (spike-notes §13):
+ * inline and top-anchored — banner, transcript, then either the composer
+ * (full-width rule, `>` row, full-width rule) or a dialog that REPLACES it,
+ * then one status row. No clock and no ids that change per run, so
+ * `capture-pane` text is stable.
  */
 import type { TuiTranscriptEntry } from "./tui-port.js";
+import { MODE_PLACEHOLDER, type TuiMode, type TuiVersion } from "./tui-options.js";
+import { statusRow } from "./status-row.js";
+import { entryLines } from "./transcript-lines.js";
+import { hardWrap, prefixedBlock } from "./text-wrap.js";
 
 export const IDLE_FOOTER = "? for shortcuts";
 export const RUNNING_FOOTER = "esc to cancel";
 export const PROMPT_GLYPH = ">";
+/** agy's spinner row; one frame, so captures are stable. */
+export const SPINNER_ROW = "⢿  Generating...";
 
 export interface TuiNote {
   /** Shown after this many transcript entries. */
   after: number;
-  text: string;
+  /** The rows to show (already in agy's look). */
+  lines: readonly string[];
 }
+
+/**
+ * What holds the keyboard besides the composer: a dialog (replaces the
+ * composer), the trust screen (replaces everything), or a picker / the slash
+ * popup (drawn below the composer).
+ */
+export type TuiOverlay =
+  | { kind: "dialog" | "trust"; lines: readonly string[] }
+  | { kind: "picker" | "popup"; lines: readonly string[] };
 
 export interface ScreenModel {
   columns: number;
@@ -23,62 +39,57 @@ export interface ScreenModel {
   banner: readonly string[];
   transcript: readonly TuiTranscriptEntry[];
   notes: readonly TuiNote[];
-  /** Lines of the open prompt, if any. */
-  prompt: readonly string[] | undefined;
+  overlay?: TuiOverlay | undefined;
   draft: string;
   running: boolean;
+  /** Model enum for the status row's label. */
+  model?: string | undefined;
+  mode?: TuiMode;
+  version?: TuiVersion;
 }
 
-const ROLE_PREFIX: Record<TuiTranscriptEntry["role"], string> = {
-  user: "> ",
-  assistant: "● ",
-  tool: "  ⎿ ",
-  error: "✗ ",
-};
-
-/** The screen as plain lines, at most `rows` of them, each at most `columns` wide. */
+/** The screen as plain rows, at most `rows` of them (the newest), each at most `columns` wide. */
 export function renderScreen(model: ScreenModel): string[] {
-  const width = Math.max(20, model.columns);
-  const body: string[] = [...model.banner.flatMap((line) => wrap(line, width))];
+  const columns = Math.max(20, model.columns);
+  const version = model.version ?? "1.1";
+  const mode = model.mode ?? "default";
+  const status = (left: string): string => statusRow({ columns, left, model: model.model, mode, version });
+  const overlay = model.overlay;
+  if (overlay?.kind === "trust") return fit([...overlay.lines, status("")], columns, model.rows);
+
+  const body: string[] = [...model.banner];
   if (model.banner.length > 0) body.push("");
   const notesAt = (count: number): void => {
-    for (const note of model.notes) {
-      if (note.after === count) body.push(...wrap(`  ⎿ ${note.text}`, width), "");
-    }
+    for (const note of model.notes) if (note.after === count) body.push(...note.lines, "");
   };
   notesAt(0);
   model.transcript.forEach((entry, i) => {
-    body.push(...block(ROLE_PREFIX[entry.role], entry.text, width), "");
+    body.push(...entryLines(entry, columns));
     notesAt(i + 1);
   });
-  if (model.prompt !== undefined) {
-    // No rule around the prompt: drivers treat any line of box-drawing glyphs as a separator.
-    body.push(...model.prompt.flatMap((line) => wrap(line, width)), "");
+
+  if (overlay?.kind === "dialog") {
+    if (body.length > 0 && body[body.length - 1] !== "") body.push("");
+    return fit([...body, ...overlay.lines, status(RUNNING_FOOTER)], columns, model.rows);
   }
-  const separator = "─".repeat(width);
-  const composer = block(`${PROMPT_GLYPH} `, model.draft, width);
-  const footer = `  ${model.running ? RUNNING_FOOTER : IDLE_FOOTER}`;
-  const bottom = [separator, ...composer, separator, footer];
-  const room = Math.max(0, model.rows - bottom.length);
-  return [...body.slice(Math.max(0, body.length - room)), ...bottom].slice(-Math.max(1, model.rows));
+  if (model.running) {
+    while (body.length > 0 && body[body.length - 1] === "") body.pop();
+    body.push(SPINNER_ROW);
+  }
+  // agy 1.2.1 after a tool turn: no `? for shortcuts`, and a three-row input box.
+  const toolTurn = version === "1.2.1" && model.transcript.some((entry) => entry.role === "tool");
+  const rule = "─".repeat(columns);
+  const placeholder = MODE_PLACEHOLDER[mode];
+  const shown = model.draft === "" && placeholder !== undefined ? placeholder : model.draft;
+  const composer = prefixedBlock(`${PROMPT_GLYPH} `, shown, columns - 1, "  ").map((line) => line.trimEnd());
+  while (toolTurn && composer.length < 3) composer.push("");
+  const left =
+    overlay?.kind === "popup" || model.running ? RUNNING_FOOTER : overlay?.kind === "picker" || toolTurn ? "" : IDLE_FOOTER;
+  return fit([...body, rule, ...composer, rule, ...(overlay?.lines ?? []), status(left)], columns, model.rows);
 }
 
-/** A prefixed block: the prefix on the first line, its width of spaces on the rest. */
-function block(prefix: string, text: string, width: number): string[] {
-  const indent = " ".repeat(prefix.length);
-  const lines = text.split("\n");
-  return lines.flatMap((line, i) => wrap(`${i === 0 ? prefix : indent}${line}`, width, indent));
-}
-
-function wrap(line: string, width: number, indent = ""): string[] {
-  const chars = Array.from(line);
-  if (chars.length <= width) return [line];
-  const out: string[] = [chars.slice(0, width).join("")];
-  let rest = chars.slice(width);
-  const room = Math.max(1, width - indent.length);
-  while (rest.length > 0) {
-    out.push(indent + rest.slice(0, room).join(""));
-    rest = rest.slice(room);
-  }
-  return out;
+/** Rows cut at the pane width (as a terminal would wrap them), the newest `rows` kept. */
+function fit(lines: readonly string[], columns: number, rows: number): string[] {
+  const out = lines.flatMap((line) => hardWrap(line, columns)).map((line) => line.trimEnd());
+  return out.slice(-Math.max(1, rows));
 }

@@ -11,16 +11,25 @@ export interface TuiQuestion {
   multiSelect: boolean;
 }
 
+/** What a permission gate asks for; decides the dialog agy draws (spike-notes §13). */
+export type TuiPermissionAction = "command" | "read-file" | "create-file";
+
 /** The prompt the conversation is waiting on, keyed by the WAITING step. */
 export type TuiPending =
   | {
       kind: "permission";
       trajectoryId: string;
       stepIndex: number;
-      /** The command line (or other target) awaiting approval. */
+      /** The command line (or the file path) awaiting approval. */
       target: string;
       description: string;
       suggestedPersistPattern?: string;
+      /** Default `command`. */
+      action?: TuiPermissionAction;
+      /** The same command was denied before in this conversation: agy then offers two "always deny" options. */
+      deniedBefore?: boolean;
+      /** For `create-file`: the lines the file would get (the dialog's diff preview). */
+      preview?: string[];
     }
   | {
       kind: "question";
@@ -30,8 +39,14 @@ export type TuiPending =
     };
 
 export interface TuiTranscriptEntry {
-  role: "user" | "assistant" | "tool" | "error";
+  /** `reasoning` is agy's `▸ Thought for …` row. */
+  role: "user" | "assistant" | "tool" | "error" | "reasoning";
+  /** For a tool entry: the result shown under `⎿` (may be empty). */
   text: string;
+  /** A tool entry's call, drawn as agy's tool row `● Name(arg)`. */
+  call?: { name: string; arg: string; expandable?: boolean };
+  /** A tool entry whose dialog was declined keeps the dialog's header word above the result (`Command`). */
+  header?: string;
 }
 
 export interface TuiView {
@@ -42,6 +57,8 @@ export interface TuiView {
   transcript: TuiTranscriptEntry[];
   /** What the conversation waits on right now; undefined when nothing is WAITING. */
   pending?: TuiPending | undefined;
+  /** The model enum the next typed turn uses (the status row's label); absent: the TUI's default. */
+  model?: string | undefined;
 }
 
 export type TuiAnswer =
@@ -65,4 +82,6 @@ export interface SimTuiPort {
   cancel(): void;
   /** `/clear`: a new root conversation on the same server; the TUI follows it. */
   clear(): void;
+  /** `/model`: later typed turns use `model` (an enum such as `MODEL_PLACEHOLDER_M71`). Optional: without it the picker only closes. */
+  setModel?(model: string): void;
 }

@@ -1,6 +1,7 @@
 /**
- * What the fake TUI shows of a conversation: the transcript and the prompt a
- * WAITING step asks (the TUI's numbered prompt, spike-notes §5.4).
+ * What the fake TUI shows of a conversation: the transcript as agy draws it
+ * (user turns, reasoning, tool rows with their results, replies) and the
+ * dialog a WAITING step asks (spike-notes §5.4, §13).
  */
 import type { SimConversation } from "../engine/conversation.js";
 import type { JsonObject, WireStep } from "../engine/step-factory.js";
@@ -16,70 +17,95 @@ export function buildTuiView(conversation: SimConversation): TuiView {
       pending ??= pendingOf(conversation, step, index);
       return;
     }
-    const entry = entryOf(step);
-    if (entry !== undefined) transcript.push(entry);
+    transcript.push(...entriesOf(step));
   });
-  const view: TuiView = { conversationId: conversation.id, running: conversation.running, transcript };
+  const view: TuiView = { conversationId: conversation.id, running: conversation.running, transcript, model: conversation.model };
   if (pending !== undefined) view.pending = pending;
   return view;
 }
 
-function entryOf(step: WireStep): TuiTranscriptEntry | undefined {
+const DECLINED = "User declined the tool call";
+
+/** A tool row `● Name(arg)` with its result under `⎿`. */
+function tool(name: string, arg: string, text: string, extra: { expandable?: boolean; header?: string } = {}): TuiTranscriptEntry {
+  const entry: TuiTranscriptEntry = { role: "tool", text, call: { name, arg, expandable: extra.expandable ?? true } };
+  if (extra.header !== undefined) entry.header = extra.header;
+  return entry;
+}
+
+function entriesOf(step: WireStep): TuiTranscriptEntry[] {
   const failed = step.status === STEP_STATUS.ERROR;
   switch (step.type) {
     case STEP_TYPE.USER_INPUT:
-      return { role: "user", text: String((step.userInput as JsonObject).userResponse ?? "") };
+      return [{ role: "user", text: String((step.userInput as JsonObject).userResponse ?? "") }];
     case STEP_TYPE.PLANNER_RESPONSE: {
       const planner = step.plannerResponse as JsonObject;
-      if (failed) return { role: "error", text: asString(asObject(step.error)?.userErrorMessage) ?? "The model returned an error." };
+      if (failed) return [{ role: "error", text: asString(asObject(step.error)?.userErrorMessage) ?? "The model returned an error." }];
+      const out: TuiTranscriptEntry[] = [];
+      const thinking = asString(planner.thinking);
+      if (thinking !== undefined && thinking !== "") out.push({ role: "reasoning", text: thoughtFor(step, thinking) });
       const text = planner.modifiedResponse ?? planner.response;
-      return typeof text === "string" && text !== "" ? { role: "assistant", text } : undefined;
+      if (typeof text === "string" && text !== "") out.push({ role: "assistant", text });
+      return out;
     }
     case STEP_TYPE.RUN_COMMAND: {
       const run = step.runCommand as JsonObject;
-      const head = `$ ${String(run.commandLine)}`;
-      if (failed) return { role: "tool", text: `${head} (prompt timed out)` };
-      if (step.status === STEP_STATUS.CANCELED) return { role: "tool", text: `${head} (canceled)` };
+      const command = String(run.commandLine);
+      // agy's tool row names only the command's first line (agy 1.1.27, spike-notes §13).
+      const arg = command.split("\n")[0] ?? "";
+      if (failed) return [tool("Bash", arg, "Prompt timed out")];
+      if (step.status === STEP_STATUS.CANCELED) return [tool("Bash", arg, "Interrupted")];
       if (run.exitCode === undefined) {
-        return step.status === STEP_STATUS.DONE ? { role: "tool", text: `${head} (declined)` } : { role: "tool", text: `${head} (running)` };
+        return step.status === STEP_STATUS.DONE ? [tool("Bash", arg, DECLINED, { header: "Command" })] : [tool("Bash", arg, "Running…")];
       }
-      const output = asString(asObject(run.combinedOutput)?.full) ?? "";
-      return { role: "tool", text: output === "" ? head : `${head}\n${output.replace(/\s+$/, "")}` };
+      const output = (asString(asObject(run.combinedOutput)?.full) ?? "").replace(/\s+$/, "");
+      return [tool("Bash", arg, output)];
     }
     case STEP_TYPE.ASK_QUESTION: {
+      if (step.status !== STEP_STATUS.DONE && !failed) return [];
       const questions = ((step.askQuestion as JsonObject).questions ?? []) as JsonObject[];
-      const lines = questions.map((q) => {
+      return questions.map((q) => {
         const options = (q.options ?? []) as { id: string; text: string }[];
         const ids = (q.selectedOptionIds ?? []) as string[];
         const chosen = options.filter((o) => ids.includes(o.id)).map((o) => o.text);
-        return `? ${String(q.question)} → ${chosen.length > 0 ? chosen.join(", ") : failed ? "(timed out)" : "(skipped)"}`;
+        return tool("Question", String(q.question), chosen.length > 0 ? chosen.join(", ") : failed ? "Timed out" : "Skipped", { expandable: false });
       });
-      return step.status === STEP_STATUS.DONE || failed ? { role: "tool", text: lines.join("\n") } : undefined;
     }
     case STEP_TYPE.LIST_DIRECTORY:
-      return { role: "tool", text: `Listed ${asString(asObject(step.listDirectory)?.directoryPathUri) ?? ""}` };
+      return [tool("List", pathOf(asString(asObject(step.listDirectory)?.directoryPathUri)), "")];
     case STEP_TYPE.VIEW_FILE: {
       const uri = asString(asObject(step.viewFile)?.absolutePathUri);
-      if (uri !== undefined) return { role: "tool", text: `Read ${uri}` };
-      const asked = asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri) ?? "";
-      return step.status === STEP_STATUS.DONE ? { role: "tool", text: `Read ${asked} (declined)` } : undefined;
+      if (uri !== undefined) return [tool("Read", pathOf(uri), "")];
+      const asked = pathOf(asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri));
+      return step.status === STEP_STATUS.DONE ? [tool("Read", asked, DECLINED, { header: "Read file" })] : [];
     }
     case STEP_TYPE.ERROR_MESSAGE: {
       const body = asObject(step.errorMessage);
-      if (body?.shouldShowUser !== true) return undefined;
-      return { role: "error", text: asString(asObject(body.error)?.userErrorMessage) ?? "agy reported an error." };
+      if (body?.shouldShowUser !== true) return [];
+      return [{ role: "error", text: asString(asObject(body.error)?.userErrorMessage) ?? "agy reported an error." }];
     }
     case STEP_TYPE.INVOKE_SUBAGENT: {
       const names = ((asObject(step.invokeSubagent)?.subagents ?? []) as JsonObject[]).map((a) => String(a.typeName)).join(", ");
-      return { role: "tool", text: `Sub-agent ${names}${step.status === STEP_STATUS.DONE ? " finished" : " working"}` };
+      return [tool("Subagent", names, step.status === STEP_STATUS.DONE ? "Finished" : "Working…", { expandable: false })];
     }
     case STEP_TYPE.GENERIC: {
       const name = asString(asObject(step.metadata.toolCall)?.name) ?? "tool";
-      return { role: "tool", text: `${name}: ${asString(asObject(asObject(step.generic)?.result)?.result) ?? ""}` };
+      return [tool(name, "", asString(asObject(asObject(step.generic)?.result)?.result) ?? "", { expandable: false })];
     }
     default:
-      return undefined;
+      return [];
   }
+}
+
+/** agy's reasoning row text; the simulator has no wall clock to report, so seconds follow the token count. */
+function thoughtFor(step: WireStep, thinking: string): string {
+  const usage = asObject(step.metadata.modelUsage);
+  const tokens = Number(asString(usage?.thinkingOutputTokens) ?? Math.ceil(thinking.length / 4));
+  return `Thought for ${Math.max(1, Math.round(tokens / 250))}s, ${tokens} tokens`;
+}
+
+function pathOf(uri: string | undefined): string {
+  return (uri ?? "").replace(/^file:\/\//, "");
 }
 
 function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: number): TuiPending | undefined {
@@ -96,12 +122,13 @@ function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: num
     };
     const pattern = asString(permission.suggestedPersistPattern);
     if (pattern !== undefined) pending.suggestedPersistPattern = pattern;
+    if (pending.target !== "" && deniedBefore(conversation, stepIndex, pending.target)) pending.deniedBefore = true;
     return pending;
   }
   const file = asObject(request.filePermission);
   if (file !== undefined) {
-    const path = (asString(file.absolutePathUri) ?? "").replace(/^file:\/\//, "");
-    return { kind: "permission", trajectoryId: conversation.trajectoryId, stepIndex, target: path, description: `Read ${path}` };
+    const path = pathOf(asString(file.absolutePathUri));
+    return { kind: "permission", trajectoryId: conversation.trajectoryId, stepIndex, target: path, description: `Read ${path}`, action: "read-file" };
   }
   const ask = asObject(request.askQuestion);
   if (ask === undefined) return undefined;
@@ -112,6 +139,15 @@ function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: num
     multiSelect: multi[i] === true,
   }));
   return { kind: "question", trajectoryId: conversation.trajectoryId, stepIndex, questions };
+}
+
+/** An earlier command step with the same command line was declined (agy then offers "always deny", agy 1.1.27). */
+function deniedBefore(conversation: SimConversation, stepIndex: number, commandLine: string): boolean {
+  return conversation.steps.slice(0, stepIndex).some((step) => {
+    if (step.type !== STEP_TYPE.RUN_COMMAND || step.status !== STEP_STATUS.DONE) return false;
+    const run = step.runCommand as JsonObject;
+    return run.commandLine === commandLine && run.exitCode === undefined;
+  });
 }
 
 /** `is_multi_select` lives only in the tool call's argumentsJson (agy 1.0.10). */

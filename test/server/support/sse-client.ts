@@ -5,7 +5,11 @@
 import { request, type IncomingMessage } from "node:http";
 
 export interface SseMessage {
-  id?: number;
+  /** The id as sent: `<epoch>-<seq>`. */
+  id?: string;
+  /** The id's epoch and sequence number. */
+  epoch?: string;
+  seq?: number;
   event?: string;
   data: string;
 }
@@ -40,7 +44,12 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
           let isMessage = false;
           for (const line of block.split("\n")) {
             if (line.startsWith(":")) comments.push(line.slice(1).trim());
-            else if (line.startsWith("id: ")) message.id = Number(line.slice(4));
+            else if (line.startsWith("id: ")) {
+              message.id = line.slice(4);
+              const cut = message.id.lastIndexOf("-");
+              message.epoch = message.id.slice(0, Math.max(0, cut));
+              message.seq = Number(message.id.slice(cut + 1));
+            }
             else if (line.startsWith("event: ")) message.event = line.slice(7);
             else if (line.startsWith("data: ")) {
               message.data += line.slice(6);

@@ -1,0 +1,44 @@
+/**
+ * One line of the audit log: a decision about one of agy's requests — by a
+ * policy rule, a person at the CLI, a bot over HTTP, the approval page, or a
+ * person in agy's own TUI — and what became of it. Never holds a token.
+ */
+import { z } from "zod";
+
+export const AuditDecisionSchema = z.enum(["approve", "deny", "answer", "ask"]);
+export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
+
+export const AuditRecordSchema = z.object({
+  /** ISO 8601, to the millisecond. */
+  time: z.string(),
+  /** The machine's hostname. */
+  host: z.string(),
+  /** agy's process id, when known. */
+  agyPid: z.number().int().optional(),
+  conversationId: z.string(),
+  trajectoryId: z.string().optional(),
+  stepIndex: z.number().int().optional(),
+  interactionId: z.string().optional(),
+  /** `permission`, `question` or `other`. */
+  kind: z.string(),
+  /** What agy asked: the command line, the file path, the question, or the variant. */
+  request: z.object({
+    commandLine: z.string().optional(),
+    path: z.string().optional(),
+    question: z.string().optional(),
+    variant: z.string().optional(),
+  }),
+  decision: AuditDecisionSchema,
+  /** `policy:<rule id>`, `policy:default`, `cli`, `http:<token name>`, `page`, `tui`. */
+  decidedBy: z.string(),
+  /**
+   * What became of it: the answer path's result (`delivered`, `already_resolved`,
+   * `timed_out`, `not_found`, `failed`), `pending` for an `ask`, or `observed`
+   * for an answer given elsewhere.
+   */
+  delivery: z.string(),
+  /** The policy's sentence, or the deny instruction sent to agy. */
+  reason: z.string().optional(),
+  instruction: z.string().optional(),
+});
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
