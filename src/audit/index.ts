@@ -7,3 +7,5 @@ export { createAuditLog, defaultAuditPath, readAuditLog } from "./audit-log.js";
 export type { AuditEntry, AuditLog, AuditLogOptions, AuditQuery, AuditReading } from "./audit-log.js";
 export { AuditDecisionSchema, AuditRecordSchema } from "./audit-record.js";
 export type { AuditDecision, AuditRecord } from "./audit-record.js";
+export { createSessionAuditor } from "./session-auditor.js";
+export type { ManualAnswer, PolicyDecisionReport, SessionAuditor, SessionAuditorOptions } from "./session-auditor.js";

@@ -93,7 +93,7 @@ function plain(event: MapperEvent): [keyof typeof STYLE, string] | undefined {
       return ["tool", `  tool call ${clip(event.name, 80)} ${clip(argumentsText(event.arguments))}`];
     case "function_call_output": {
       // `declined`: the person (or a bot) refused the call; not the tool's failure.
-      const declined = (event as { declined?: unknown }).declined === true;
+      const declined = event.declined === true;
       const what = declined ? "declined" : event.isError ? "failed" : "output";
       const header = `  tool ${what} (${clip(event.name, 80)})`;
       return [event.isError && !declined ? "failure" : "tool", event.output.trim() === "" ? `${header}: (empty)` : `${header}:\n${outputBlock(event.output)}`];

@@ -12,17 +12,17 @@ import { platform as osPlatform } from "node:os";
 import { join } from "node:path";
 import { createAgyRpcClient, type AgyRpcClient, type AgyRpcClientOptions } from "../rpc/client.js";
 import { childEnvironment, decideToken, tokenFromArgv, type TokenSighting } from "./credentials.js";
-import { attributeListeners, hostWideListeners, lsofListeners, MAX_FALLBACK_LISTENERS, type Attribution, type CandidateListener } from "./listener-scan.js";
+import { attributeListeners, hostWideListeners, listenerOwners, lsofListeners, MAX_FALLBACK_LISTENERS, type Attribution, type CandidateListener } from "./listener-scan.js";
 import { parseLogPorts } from "./log-text.js";
 import { listPanes, socketArgs, type TmuxServerRef } from "./pane-lookup.js";
-import { parseEnviron } from "./proc-text.js";
+import { parseEnviron, parseStatusUid } from "./proc-text.js";
 import { createProcSource, type ProcSource } from "./proc-source.js";
 import { agyInSubtree, descendants, scanProcesses, serverKindOf, type AgyProcess, type ProcessScan } from "./process-scan.js";
 import { parsePsList } from "./ps-text.js";
 import { HINTS, type DiscoveryStep } from "./report.js";
 import { spawnCommand, type RunCommand } from "./run-command.js";
 import { createAbortFanout } from "./abort-fanout.js";
-import { probeServer } from "./server-probe.js";
+import { probeServer, type ProbeCandidate } from "./server-probe.js";
 import type { DiscoveredServer } from "./types.js";
 
 export interface DiscoverOptions {
@@ -62,6 +62,8 @@ export interface DiscoveryResult {
 interface Gathered {
   process: AgyProcess;
   attribution: Attribution;
+  /** The uid agy's sockets belong to (`/proc/<pid>/status`), when readable. */
+  uid?: number;
   candidates: CandidateListener[];
   sightings: TokenSighting[];
   version?: string;
@@ -84,6 +86,7 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
 
   const gathered = await Promise.all(scan.processes.map((p) => gather(p, scan, proc, platform, run, commandTimeoutMs, options)));
   await addFallbacks(gathered, proc, steps);
+  const probeCandidates = gathered.map(vetCandidates);
 
   const abort = createAbortFanout(options.signal);
   const settings = {
@@ -95,7 +98,7 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
   const tmuxServers = options.tmuxServers ?? [{}];
   const decisions = gathered.map((g) => tokenOf(g, options.csrfToken));
   const [probes, panes] = await Promise.all([
-    Promise.all(gathered.map((g, i) => probeServer(g.process.pid, g.candidates, decisions[i]?.token, settings))),
+    Promise.all(gathered.map((g, i) => probeServer(g.process.pid, probeCandidates[i] ?? [], decisions[i]?.token, settings))),
     Promise.all(tmuxServers.map((server) => listPanes(run, server, commandTimeoutMs).then((list) => ({ server, list })))),
   ]).finally(() => abort.close());
 
@@ -131,7 +134,8 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
     };
     if (g.version !== undefined) server.version = g.version;
     if (probe.url !== undefined) server.url = probe.url;
-    if (decision.token !== undefined) server.csrfToken = decision.token;
+    // The binding carries the token only to a listener that was proven to be agy's and took it.
+    if (decision.token !== undefined && probe.urlTokenSent === true) server.csrfToken = decision.token;
     if (decision.sources.length > 0) server.csrfTokenSources = decision.sources;
     const pane = paneOf.get(g.process.pid);
     if (pane !== undefined) server.tmuxPane = pane;
@@ -183,6 +187,8 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
   }
 
   const candidates = [...attribution.listeners];
+  const status = platform === "darwin" ? undefined : await proc.read(`${pid}/status`, 64 * 1024);
+  const uid = status?.ok === true ? parseStatusUid(status.value) : undefined;
   if (attribution.attributed) {
     steps.push(
       attribution.listeners.length > 0
@@ -197,12 +203,31 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
       detail: `the listeners of pid ${pid} cannot be attributed (${platform === "darwin" ? "lsof" : "its fds are unreadable"}: ${attribution.failure ?? "unknown"})`,
       hint: HINTS.fdsUnreadable,
     });
-    if (envPort !== undefined) candidates.push({ host: "127.0.0.1", port: envPort, source: "environ" });
+    const leads: CandidateListener[] = [];
+    if (envPort !== undefined) leads.push({ host: "127.0.0.1", port: envPort, source: "environ" });
     for (const port of await logPorts(proc, pid, options.logPath)) {
-      if (!candidates.some((c) => c.port === port)) candidates.push({ host: "127.0.0.1", port, source: "log" });
+      if (!leads.some((c) => c.port === port)) leads.push({ host: "127.0.0.1", port, source: "log" });
+    }
+    const owners = leads.length === 0 ? new Map<number, number>() : await listenerOwners(proc);
+    for (const lead of leads) {
+      const owner = owners.get(lead.port);
+      if (owner !== undefined) lead.uid = owner;
+      // A socket of another user is not agy's, whatever agy's log or environment once said.
+      if (owner !== undefined && uid !== undefined && owner !== uid) {
+        steps.push({
+          step: "listeners",
+          status: "warn",
+          pid,
+          port: lead.port,
+          detail: `port ${lead.port} (from agy's ${lead.source === "log" ? "log" : "environment"}) belongs to uid ${owner}, not to uid ${uid} that pid ${pid} runs as, so it is not probed`,
+        });
+        continue;
+      }
+      candidates.push(lead);
     }
   }
   const gathered: Gathered = { process: p, attribution, candidates, sightings, steps };
+  if (uid !== undefined) gathered.uid = uid;
   if (version !== undefined) gathered.version = version;
   return gathered;
 }
@@ -212,20 +237,39 @@ async function addFallbacks(gathered: Gathered[], proc: ProcSource, steps: Disco
   const blind = gathered.filter((g) => !g.attribution.attributed && g.candidates.length === 0);
   if (blind.length === 0) return;
   const owned = new Set(gathered.flatMap((g) => g.attribution.listeners.map((l) => l.port)));
-  const { listeners, total } = await hostWideListeners(proc, owned);
+  let none = false;
   for (const g of blind) {
+    const { listeners, total } = await hostWideListeners(proc, owned, g.uid);
+    none ||= listeners.length === 0;
     g.candidates.push(...listeners);
+    const whose = g.uid === undefined ? "" : ` owned by uid ${g.uid} (pid ${g.process.pid}'s user)`;
     g.steps.push({
       step: "listeners",
       status: "warn",
       pid: g.process.pid,
       detail:
-        `guessing: probing ${listeners.length} of ${total} loopback listener${total === 1 ? "" : "s"} from the host-wide table for pid ${g.process.pid}` +
-        (total > MAX_FALLBACK_LISTENERS ? ` (bounded to the lowest ${MAX_FALLBACK_LISTENERS})` : ""),
+        `guessing: probing ${listeners.length} of ${total} loopback listener${total === 1 ? "" : "s"}${whose} from the host-wide table for pid ${g.process.pid}` +
+        (total > MAX_FALLBACK_LISTENERS ? ` (bounded to the lowest ${MAX_FALLBACK_LISTENERS})` : "") +
+        (g.uid === undefined
+          ? "; its user is unknown, so none of them is sent the CSRF token"
+          : "; each is asked without the CSRF token first, and gets it only if it refuses that with 401 as agy does"),
       hint: HINTS.fdsUnreadable,
     });
   }
-  if (listeners.length === 0) steps.push({ step: "listeners", status: "fail", detail: "the host-wide table has no loopback listener to try", hint: HINTS.noListener });
+  if (none) steps.push({ step: "listeners", status: "fail", detail: "the host-wide table has no loopback listener to try", hint: HINTS.noListener });
+}
+
+/** Each candidate with how far it is proven to be the process's own (which decides who gets the token). */
+function vetCandidates(g: Gathered): ProbeCandidate[] {
+  return g.candidates.map((c) => {
+    if (c.source === "fd" || c.source === "lsof") return { ...c, trust: "own" };
+    if (c.uid !== undefined && g.uid !== undefined && c.uid === g.uid) {
+      return { ...c, trust: "same_user", trustDetail: `owned by uid ${c.uid}, the user of pid ${g.process.pid}, but not among its fds` };
+    }
+    const trustDetail =
+      c.uid === undefined ? "no socket in the host-wide table says who owns it" : g.uid === undefined ? `owned by uid ${c.uid}; pid ${g.process.pid}'s user is unknown` : `owned by uid ${c.uid}, not pid ${g.process.pid}'s uid ${g.uid}`;
+    return { ...c, trust: "guess", trustDetail };
+  });
 }
 
 async function logPorts(proc: ProcSource, pid: number, logPath: string | false | undefined): Promise<number[]> {

@@ -4,6 +4,16 @@
  * `GetAllCascadeTrajectories` on the preferred listener (TLS first) lists its
  * conversations (spike-notes §2.5, §3.1, §3.11, §10.2). Every wait is short
  * and bounded, so a silent listener costs one timeout, never a hang.
+ *
+ * agy's CSRF token goes only where it came from. A listener among agy's own
+ * fds (`own`) gets it. One merely owned by agy's uid (`same_user`) is first
+ * asked without it, and gets it only when it refuses that with 401 as agy's
+ * server does — a process of agy's own user could read the token from agy
+ * anyway, so nothing is given away that was not already theirs. Any other
+ * listener (`guess`) is never sent it: it is asked without a token, is
+ * usable only when it answers so (an agy that wants no token), and a 401
+ * from it is reported, not answered. A listener that answers a tokenless
+ * call while agy has a token is not agy's (agy refuses those).
  */
 import { isAgyBridgeError, RpcError } from "../errors.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
@@ -11,7 +21,14 @@ import { conversationsOf } from "./conversations.js";
 import type { CandidateListener } from "./listener-scan.js";
 import { HINTS, type DiscoveryStep } from "./report.js";
 import { probeHandshake } from "./transport-probe.js";
-import type { DiscoveredConversation, DiscoveredListener } from "./types.js";
+import type { DiscoveredConversation, DiscoveredListener, ListenerTrust } from "./types.js";
+
+/** A listener to probe, with how far it is proven to be the process's own. */
+export interface ProbeCandidate extends CandidateListener {
+  trust: ListenerTrust;
+  /** Why it is not `own`, for messages (`owned by uid 1000, agy's user`). */
+  trustDetail?: string;
+}
 
 export interface ProbeSettings {
   createClient: (options: AgyRpcClientOptions) => AgyRpcClient;
@@ -26,6 +43,8 @@ export interface ProbeSettings {
 export interface ServerProbe {
   listeners: DiscoveredListener[];
   url?: string;
+  /** The token was sent to (and accepted by) the `url` listener: the binding may carry it. */
+  urlTokenSent?: boolean;
   conversations: DiscoveredConversation[];
   steps: DiscoveryStep[];
 }
@@ -43,7 +62,7 @@ interface ListenerProbe {
  * soon as it does, without waiting for its sibling; a plain listener is asked
  * only when no TLS one passed.
  */
-export async function probeServer(pid: number, listeners: readonly CandidateListener[], token: string | undefined, settings: ProbeSettings): Promise<ServerProbe> {
+export async function probeServer(pid: number, listeners: readonly ProbeCandidate[], token: string | undefined, settings: ProbeSettings): Promise<ServerProbe> {
   let asked: { probe: ListenerProbe; conversations: Promise<DiscoveryStep & { conversations?: DiscoveredConversation[] }> } | undefined;
   const ask = (probe: ListenerProbe) => {
     asked ??= { probe, conversations: listConversations(pid, probe, settings) };
@@ -62,6 +81,7 @@ export async function probeServer(pid: number, listeners: readonly CandidateList
     const chosen = asked as typeof asked | undefined;
     if (chosen === undefined) return result;
     result.url = (chosen.probe.client as AgyRpcClient).baseUrl;
+    result.urlTokenSent = chosen.probe.listener.tokenSent;
     const { conversations, ...step } = await chosen.conversations;
     if (conversations !== undefined) result.conversations = conversations;
     result.steps.push(step);
@@ -83,10 +103,10 @@ async function listConversations(pid: number, probe: ListenerProbe, settings: Pr
   }
 }
 
-async function probeListener(pid: number, candidate: CandidateListener, token: string | undefined, settings: ProbeSettings): Promise<ListenerProbe> {
-  const { port, source } = candidate;
+async function probeListener(pid: number, candidate: ProbeCandidate, token: string | undefined, settings: ProbeSettings): Promise<ListenerProbe> {
+  const { port, source, trust } = candidate;
   const host = dialHost(candidate.host);
-  const base = { port, host: candidate.host, source };
+  const base = { port, host: candidate.host, source, trust, tokenSent: false };
   const handshake = await probeHandshake(host, port, settings.handshakeTimeoutMs, settings.signal?.());
   const step = (status: DiscoveryStep["status"], detail: string, hint?: string): DiscoveryStep => ({
     step: "listener",
@@ -106,18 +126,52 @@ async function probeListener(pid: number, candidate: CandidateListener, token: s
   }
   const transport = handshake.kind === "tls" ? "tls" : "plain";
   const url = `${transport === "tls" ? "https" : "http"}://${urlHost(host)}:${port}`;
-  const client = settings.createClient({ baseUrl: url, ...(token === undefined ? {} : { csrfToken: token }) });
-  const beat = await heartbeat(client, token, settings);
+  const { client, beat, tokenSent } = await vettedHeartbeat(pid, url, candidate, token, settings);
   if (!beat.ok) await client.close();
   if (handshake.kind === "closed" && beat.httpStatus === undefined && !beat.ok) {
     const error = `port ${port}: ${handshake.detail}, and plain HTTP got no answer either`;
     return { listener: { ...base, transport: "unknown", heartbeatOk: false, error }, step: step("fail", error, HINTS.tlsFailed) };
   }
-  const listener: DiscoveredListener = { ...base, transport, heartbeatOk: beat.ok };
+  const listener: DiscoveredListener = { ...base, transport, heartbeatOk: beat.ok, tokenSent };
   if (beat.httpStatus !== undefined) listener.httpStatus = beat.httpStatus;
   if (beat.ok) return { listener, client, step: step("ok", `port ${port} speaks ${transport === "tls" ? "TLS" : "plain HTTP"} and answers Heartbeat`) };
   if (beat.error !== undefined) listener.error = beat.error;
   return { listener, step: step("fail", `port ${port} (${transport === "tls" ? "TLS" : "plain HTTP"}): ${beat.error}`, beat.hint) };
+}
+
+type Beat = { ok: boolean; httpStatus?: number; error?: string; hint?: string };
+
+/**
+ * `Heartbeat` on `url` under the token rule above: the client that made the
+ * last call (open), what it answered, and whether the token was sent.
+ */
+async function vettedHeartbeat(
+  pid: number,
+  url: string,
+  candidate: ProbeCandidate,
+  token: string | undefined,
+  settings: ProbeSettings,
+): Promise<{ client: AgyRpcClient; beat: Beat; tokenSent: boolean }> {
+  if (token === undefined || candidate.trust === "own") {
+    const client = settings.createClient({ baseUrl: url, ...(token === undefined ? {} : { csrfToken: token }) });
+    return { client, beat: await heartbeat(client, token, settings), tokenSent: token !== undefined };
+  }
+  const bare = settings.createClient({ baseUrl: url });
+  const first = await heartbeat(bare, undefined, settings);
+  const unproven = candidate.trustDetail === undefined ? "" : ` (${candidate.trustDetail})`;
+  if (first.ok) {
+    const error = `answered Heartbeat without a CSRF token, which the agy of pid ${pid} (it has one) would refuse, so it is not that agy's listener; the token was not sent`;
+    return { client: bare, beat: { ok: false, error, hint: HINTS.notAgy }, tokenSent: false };
+  }
+  if (first.httpStatus !== 401) return { client: bare, beat: first, tokenSent: false };
+  if (candidate.trust === "guess") {
+    const error = `answered 401 as agy does, but it cannot be shown to be the listener of pid ${pid}${unproven}, so its CSRF token was not sent`;
+    return { client: bare, beat: { ok: false, httpStatus: 401, error, hint: HINTS.guessed }, tokenSent: false };
+  }
+  // Owned by agy's user and refusing a tokenless call as agy does: it may have the token.
+  await bare.close();
+  const client = settings.createClient({ baseUrl: url, csrfToken: token });
+  return { client, beat: await heartbeat(client, token, settings), tokenSent: true };
 }
 
 async function heartbeat(

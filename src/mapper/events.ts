@@ -193,6 +193,13 @@ export const InteractionResolvedEventSchema = z.object({
   stepStatus: z.string(),
   /** agy's echo of the delivered answer (`completedInteractions[].response`), when present. */
   response: JsonRecordSchema.optional(),
+  /**
+   * Who answered, when this agy-bridge session delivered the answer:
+   * `policy:<rule id>`, `policy:default`, `cli`, `http:<token name>`, `page`.
+   * Absent when the answer came from elsewhere (agy's TUI, another process)
+   * or the resolution was read from history.
+   */
+  decidedBy: z.string().optional(),
 });
 
 export const StatusSchema = z.enum(["running", "waiting", "idle", "failed"]);
@@ -271,6 +278,8 @@ export const DiagnosticCodeSchema = z.enum([
   "invalid_tool_arguments",
   "unserializable_value",
   "agy_error",
+  /** Session layer: a step from the stream lacked fields its events need and could not be read in full. */
+  "incomplete_step",
   /** Session layer: a consumer fell too far behind; its backlog was dropped and a resync follows. */
   "events_dropped",
   /** Session layer: the stream or a read failed; the session keeps trying. */

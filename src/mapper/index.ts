@@ -7,7 +7,6 @@ export type {
   PendingInteraction,
   RunStatusInput,
   SnapshotInput,
-  StepToRead,
   TrajectoryTracker,
   TrajectoryTrackerOptions,
 } from "./tracker-api.js";

@@ -14,11 +14,11 @@ import type { Step } from "../protocol/wire-schemas.js";
 import type { InteractionOutcome, InteractionRequest } from "./events.js";
 import type { EventSink, StepWhere } from "./event-sink.js";
 import { callIdFor, interactionIdFor } from "./ids.js";
-import { echoedResponse, interactionRequest, isPendingInteraction, lacksMultiSelect } from "./interaction-spec.js";
+import { echoedResponse, interactionRequest, isPendingInteraction } from "./interaction-spec.js";
 import { interactionOutcome } from "./interaction-verdict.js";
 import type { LiveStep } from "./live-step.js";
 import type { JsonObject } from "./step-access.js";
-import type { PendingInteraction, StepToRead } from "./tracker-api.js";
+import type { PendingInteraction } from "./tracker-api.js";
 import type { TurnState } from "./turn-state.js";
 
 type At = { trajectoryId: string; stepIndex: number };
@@ -26,8 +26,6 @@ type At = { trajectoryId: string; stepIndex: number };
 /** The open interactions of one tracker, in request order. */
 export class InteractionBook {
   #pending = new Map<LiveStep, PendingInteraction>();
-  /** WAITING steps whose request waits for the full step (see `observe`'s `hold`). */
-  #held = new Map<LiveStep, StepToRead>();
 
   constructor(
     readonly sink: EventSink,
@@ -43,19 +41,12 @@ export class InteractionBook {
     return [...this.#pending.values()];
   }
 
-  held(): StepToRead[] {
-    return [...this.#held.values()];
-  }
-
   /**
-   * A new version of a step that is WAITING, was requested or is held: requests
+   * A new version of a step that is WAITING or was requested before: requests
    * its interaction once, refreshes an open one, or resolves it when the step
-   * left WAITING. Runs whatever the step's type. With `hold`, a request that
-   * needs a field this projection lacks is not emitted yet: the step is listed
-   * by `held()` until a version that has the field (or any version read with
-   * `hold` false) arrives.
+   * left WAITING. Runs whatever the step's type.
    */
-  observe(raw: JsonObject, state: LiveStep, status: string, suffix: string, realTrajectoryId: string | undefined, where: At, hold: boolean): void {
+  observe(raw: JsonObject, state: LiveStep, status: string, suffix: string, realTrajectoryId: string | undefined, where: At): void {
     const pendingNow = isPendingInteraction(raw, status);
     const open = this.#pending.get(state);
     if (open !== undefined) {
@@ -66,16 +57,7 @@ export class InteractionBook {
       this.resolve(state, raw, status, where);
       return;
     }
-    if (state.held) {
-      state.held = false;
-      this.#held.delete(state);
-    }
     if (!pendingNow || state.requested) return;
-    if (hold && realTrajectoryId !== undefined && lacksMultiSelect(raw)) {
-      state.held = true;
-      this.#held.set(state, { trajectoryId: realTrajectoryId, stepIndex: where.stepIndex });
-      return;
-    }
     state.requested = true;
     const pending = this.#request(raw, suffix, realTrajectoryId, where);
     if (pending !== undefined) this.#pending.set(state, pending);
@@ -95,10 +77,6 @@ export class InteractionBook {
    * that ended the wait; `outcome` overrides what the step says.
    */
   resolve(state: LiveStep, raw: JsonObject, status: string, where: StepWhere, outcome?: InteractionOutcome): void {
-    if (state.held) {
-      state.held = false;
-      this.#held.delete(state);
-    }
     const open = this.#pending.get(state);
     if (open === undefined) return;
     this.#pending.delete(state);

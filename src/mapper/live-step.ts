@@ -8,8 +8,6 @@ import type { JsonObject } from "./step-access.js";
 export class LiveStep {
   /** An interaction was requested (or found unusable) for this step. */
   requested = false;
-  /** Its request waits for the full step (the tracker's `stepsToRead()`). */
-  held = false;
   text: LiveText | undefined = undefined;
   reasoning: LiveText | undefined = undefined;
   constructor(

@@ -121,6 +121,22 @@ function lowerCase(text: string): string {
   return lower;
 }
 
+/**
+ * The step's arguments are only in a projection it was not read from: no
+ * `argumentsJson` (agy's stream projection drops `toolCall`), no
+ * `generic.args`, and nothing of `argumentsOrder` in the typed body (a
+ * sub-agent's prompt, a declined file read's path). The poll projection of the
+ * same step has them.
+ */
+export function argumentsOnlyInFullStep(step: JsonObject, fields: StepFields): boolean {
+  const call = fields.toolCall;
+  if (asString(call?.["argumentsJson"]) !== undefined || asString(call?.["invalidJsonStr"])) return false;
+  if (asObject(asObject(step["generic"])?.["args"]) !== undefined) return false;
+  const order = fields.metadata?.["argumentsOrder"];
+  if (!Array.isArray(order) || !order.some((name) => typeof name === "string" && !NOT_ARGUMENTS.has(lowerCase(name)))) return false;
+  return recoveredArguments(fields) === undefined;
+}
+
 /** The call's arguments: compact JSON text, or the model's raw text with agy's parse error. */
 export interface ToolArguments {
   text: string;

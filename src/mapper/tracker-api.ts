@@ -18,12 +18,6 @@ export interface PendingInteraction {
   step: Step;
 }
 
-/** A step whose request waits for its full version (see `holdIncompleteRequests`). */
-export interface StepToRead {
-  trajectoryId: string;
-  stepIndex: number;
-}
-
 export interface SnapshotInput {
   /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
   steps: readonly unknown[];
@@ -64,13 +58,16 @@ export interface TrajectoryTracker {
   /** WAITING steps, in the order they were requested (kind `other` included: a person answers those in the TUI). */
   pendingInteractions(): PendingInteraction[];
   /**
-   * With `holdIncompleteRequests`: WAITING steps read from a stream frame whose
-   * request needs a field that projection lacks (a question's multi-select
-   * flags). Their `interaction_requested` follows when a snapshot page
-   * (`GetCascadeTrajectorySteps` with `stepOffset`) brings the full step, or
-   * when the step settles. Empty without the option.
+   * Whether this version of a step, about to be applied from a stream frame
+   * at `stepIndex`, lacks fields the events still to come from it need — a
+   * question's multi-select flags, arguments only `toolCall.argumentsJson`
+   * holds — which agy's stream projection drops. A reader that can should
+   * read the step in full (`GetCascadeTrajectorySteps` with `stepOffset`) and
+   * apply that version instead; without it the events say what the frame has
+   * (`multiSelect: false`, `arguments: "{}"`). False for steps that already
+   * settled here. Pure, like the rest of the tracker.
    */
-  stepsToRead(): StepToRead[];
+  needsFullStep(step: unknown, stepIndex: number, frameTrajectoryId?: string): boolean;
   /** True between a turn's first USER_INPUT and its close. */
   readonly turnActive: boolean;
   /** The last `totalLength` a stream frame reported. */
@@ -79,12 +76,4 @@ export interface TrajectoryTracker {
 
 export interface TrajectoryTrackerOptions {
   conversationId: string;
-  /**
-   * Hold a request read from a stream frame when the frame lacks a field the
-   * request needs, until a snapshot brings the full step (`stepsToRead()`
-   * lists them). For a reader that can read the step; without it the request
-   * is emitted at once from what the frame has (a stream question then says
-   * `multiSelect: false`). Default false.
-   */
-  holdIncompleteRequests?: boolean;
 }

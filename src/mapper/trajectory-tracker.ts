@@ -10,13 +10,14 @@ import { AgyBridgeError } from "../errors.js";
 import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { MapperEvent } from "./events.js";
 import { EventSink } from "./event-sink.js";
+import { fullStepWanted } from "./full-step.js";
 import { InteractionBook } from "./interaction-book.js";
 import { LiveStep, type Slot } from "./live-step.js";
 import { PlannerEvents } from "./planner-events.js";
 import { settledStepEvents } from "./settled-step-events.js";
 import { asIndex, asObject, asString, isObject, type JsonObject } from "./step-access.js";
 import { checkStep, describeValue, newStepFields, type StepFields } from "./step-check.js";
-import type { PendingInteraction, RunStatusInput, SnapshotInput, StepToRead, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
+import type { PendingInteraction, RunStatusInput, SnapshotInput, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
 import { TurnState } from "./turn-state.js";
 import { UserInputs } from "./user-inputs.js";
 
@@ -46,13 +47,9 @@ class Tracker implements TrajectoryTracker {
   readonly #planners: PlannerEvents;
   /** What {@link checkStep} read of the step being applied. */
   readonly #fields: StepFields = newStepFields();
-  readonly #holdIncomplete: boolean;
-  /** The steps being applied come from a stream frame (the low-fidelity projection). */
-  #fromStream = false;
 
   constructor(options: TrajectoryTrackerOptions) {
     this.conversationId = options.conversationId;
-    this.#holdIncomplete = options.holdIncompleteRequests === true;
     this.#sink = new EventSink(options.conversationId);
     this.#turn = new TurnState(this.#sink);
     this.#interactions = new InteractionBook(this.#sink, this.#turn);
@@ -128,23 +125,18 @@ class Tracker implements TrajectoryTracker {
       return sink.flush();
     }
     const frameTrajectoryId = asString(update.trajectoryId) || undefined;
-    this.#fromStream = true;
-    try {
-      for (let i = 0; i < stepList.length; i++) {
-        const step = stepList[i];
-        if (!Array.isArray(indices)) {
-          this.#apply(step, undefined, frameTrajectoryId);
-          continue;
-        }
-        const position = asIndex(indices[i]);
-        if (position === undefined) {
-          sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
-          continue;
-        }
-        this.#apply(step, position, frameTrajectoryId);
+    for (let i = 0; i < stepList.length; i++) {
+      const step = stepList[i];
+      if (!Array.isArray(indices)) {
+        this.#apply(step, undefined, frameTrajectoryId);
+        continue;
       }
-    } finally {
-      this.#fromStream = false;
+      const position = asIndex(indices[i]);
+      if (position === undefined) {
+        sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
+        continue;
+      }
+      this.#apply(step, position, frameTrajectoryId);
     }
     // A replayed or reopened stream may report an older, smaller length: record, do not judge.
     const total = asIndex(stepsUpdate?.["totalLength"]);
@@ -179,9 +171,17 @@ class Tracker implements TrajectoryTracker {
     return this.#interactions.list();
   }
 
-  stepsToRead(): StepToRead[] {
-    return this.#interactions.held();
+  needsFullStep(step: unknown, stepIndex: number, frameTrajectoryId?: string): boolean {
+    if (!isObject(step)) return false;
+    // Its own fields: the tracker's are those of the step being applied.
+    const fields = newStepFields();
+    if (checkStep(step, fields) !== undefined) return false;
+    const slot = this.#states.get(fields.trajectoryId ?? frameTrajectoryId ?? this.conversationId)?.[stepIndex];
+    // A settled slot emits nothing more, whatever version comes.
+    if (slot !== undefined && !(slot instanceof LiveStep)) return false;
+    return fullStepWanted(step, fields, slot?.requested === true);
   }
+
 
   /**
    * One step version. `position` is its index when the caller knows it (a
@@ -231,9 +231,8 @@ class Tracker implements TrajectoryTracker {
       state = new LiveStep(raw);
       states[index] = state;
     }
-    if (state !== undefined && (state.requested || state.held || status === "WAITING")) {
-      const hold = this.#holdIncomplete && this.#fromStream;
-      this.#interactions.observe(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index }, hold);
+    if (state !== undefined && (state.requested || status === "WAITING")) {
+      this.#interactions.observe(raw, state, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
     }
     if (suffix === "PLANNER_RESPONSE" && status === "GENERATING") {
       // Deltas need a real index (agy's or the position): a guessed 0 could merge two steps' text.

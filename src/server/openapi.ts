@@ -125,6 +125,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "404": unknownConversation,
             "409": problem("Not typed: `interaction_pending` (a step waits for an answer; `interactionId` names it) or `no_pane` (serve knows no tmux pane of this agy; `detail` says what to do)"),
             "413": tooLarge,
+            "422": problem("The session cannot take this turn as asked (`invalid_for_interaction`; `detail` says why)"),
             "502": badGateway,
           }),
         },

@@ -15,6 +15,7 @@ import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedI
 import { activityOf, isChildConversation } from "./rotation.js";
 import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
 import { answerInTui } from "./tui-answer.js";
+import { runPolicy } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
 import type {
   AgySession as AgySessionApi,
@@ -65,6 +66,16 @@ export const AgySession = {
       await session.close();
       throw error;
     }
+    if (options.policy !== undefined) {
+      const policy = "policy" in options.policy ? options.policy : { policy: options.policy };
+      // Without a workspace given, agy's own (GetConversationMetadata) is `{workspace}`.
+      let workspace = policy.context?.workspace;
+      if (workspace === undefined) workspace = await session.workspace().catch(() => undefined);
+      const context = { ...policy.context, ...(workspace === undefined ? {} : { workspace }) };
+      const run = runPolicy(session, { ...policy, context, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+      // Its events end with the session's; a failure to read shows to every consumer, not here.
+      void run.done.catch(() => undefined);
+    }
     return session;
   },
 };
@@ -87,6 +98,8 @@ class Session implements AgySessionApi {
   readonly #captured = new Map<string, CapturedInteraction>();
   readonly #settled = new Map<string, AnswerResult>();
   readonly #inFlight = new Map<string, Promise<AnswerResult>>();
+  /** Who decided each interaction this session delivered an answer to (`decidedBy` on its resolution). */
+  readonly #decidedBy = new Map<string, string>();
 
   constructor(options: AttachOptions) {
     this.#o = options;
@@ -204,7 +217,7 @@ class Session implements AgySessionApi {
       goneAfterFailures: o.goneAfterFailures ?? DEFAULTS.goneAfterFailures,
       publish: (events) => {
         for (const event of events) this.#remember(event);
-        this.#events.publish(events);
+        this.#events.publish(this.#withDecidedBy(events));
       },
       mode: o.mode ?? "stream",
       probe: o.probe ?? "tail",
@@ -220,6 +233,16 @@ class Session implements AgySessionApi {
       return history;
     });
     return this.#readerStart;
+  }
+
+  /** Tags the resolution of an interaction this session answered with who decided it. */
+  #withDecidedBy(events: MapperEvent[]): MapperEvent[] {
+    if (this.#decidedBy.size === 0) return events;
+    return events.map((event) => {
+      if (event.type !== "interaction_resolved") return event;
+      const decidedBy = this.#decidedBy.get(event.interactionId);
+      return decidedBy === undefined ? event : { ...event, decidedBy };
+    });
   }
 
   #remember(event: MapperEvent): void {
@@ -264,7 +287,7 @@ class Session implements AgySessionApi {
   }
 
   approve(interactionId: string, options: ApproveOptions = {}): Promise<AnswerResult> {
-    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) }, options.via);
+    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) }, options.via, options.decidedBy);
   }
 
   async deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
@@ -274,7 +297,7 @@ class Session implements AgySessionApi {
       captured.kind === "permission"
         ? { kind: "permission", allow: false, ...(options.instruction === undefined ? {} : { instruction: options.instruction }) }
         : { kind: "question", decline: true };
-    return this.#answer(interactionId, verdict, options.via);
+    return this.#answer(interactionId, verdict, options.via, options.decidedBy);
   }
 
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
@@ -282,7 +305,7 @@ class Session implements AgySessionApi {
       kind: "question",
       optionIds: [...options.optionIds],
       ...(options.writeIn === undefined ? {} : { writeIn: options.writeIn }),
-    }, options.via);
+    }, options.via, options.decidedBy);
   }
 
   async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
@@ -294,11 +317,13 @@ class Session implements AgySessionApi {
   }
 
   /** One delivery per interaction: a second call waits for the first and reports `already_resolved`. */
-  #answer(interactionId: string, verdict: Verdict, via?: AnswerVia): Promise<AnswerResult> {
+  #answer(interactionId: string, verdict: Verdict, via?: AnswerVia, decidedBy?: string): Promise<AnswerResult> {
     const settled = this.#settled.get(interactionId);
     if (settled !== undefined) return Promise.resolve(alreadyResolved(settled));
     const running = this.#inFlight.get(interactionId);
-    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict, via));
+    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict, via, decidedBy));
+    // Set before delivering: agy's stream may show the step leave WAITING before the RPC call returns.
+    if (decidedBy !== undefined) this.#decidedBy.set(interactionId, decidedBy);
     const attempt = (async (): Promise<AnswerResult> => {
       const captured = await this.#capturedFor(interactionId);
       if (captured === undefined) return { result: "not_found" };
@@ -309,11 +334,27 @@ class Session implements AgySessionApi {
           ? await answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict)
           : await deliverVerdict(this.#delivery(pane), captured, verdict);
       if (result.result === "delivered" || result.result === "already_resolved") this.#settled.set(interactionId, result);
+      if (result.result !== "delivered") this.#decidedBy.delete(interactionId);
       return result;
     })();
+    if (decidedBy !== undefined) void attempt.catch(() => this.#decidedBy.delete(interactionId));
     this.#inFlight.set(interactionId, attempt);
     void attempt.finally(() => this.#inFlight.delete(interactionId)).catch(() => undefined);
     return attempt;
+  }
+
+  async workspace(): Promise<string | undefined> {
+    const answer = await this.#rpc.getConversationMetadata({ conversationId: this.conversationId }, { signal: this.#closed.signal });
+    const workspaces = asObject(answer.metadata)?.["workspaces"];
+    const first = Array.isArray(workspaces) ? asObject(workspaces[0]) : undefined;
+    const uri = asString(first?.["workspaceFolderAbsoluteUri"]);
+    if (uri === undefined || uri === "") return undefined;
+    if (!uri.startsWith("file://")) return uri;
+    try {
+      return decodeURIComponent(new URL(uri).pathname);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A fresh read from the frontier: below it every step has settled, so none waits. */

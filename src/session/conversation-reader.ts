@@ -27,6 +27,7 @@ import type { AgyRpcClient } from "../rpc/client.js";
 import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
 import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
 import { displayNameFor } from "./model-names.js";
+import { completeFrame } from "./request-completion.js";
 import { activityOf, rotationTarget, type Summaries } from "./rotation.js";
 import { isIdle, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
@@ -288,7 +289,12 @@ class Reader implements ConversationReader {
             this.#lastFrameAt = this.#now();
             this.#streamFailures = 0;
             this.#reached();
-            const update = this.#frontier.fresher(event.update);
+            // Steps the stream projection leaves without what their events need are read in full first (issue 18).
+            const full = await completeFrame(event.update, this.#tracker, async (stepOffset) =>
+              (await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id, stepOffset }, { signal: this.#stop.signal }))).steps);
+            if (id !== this.#conversationId) break;
+            this.#emit(full.diagnostics);
+            const update = this.#frontier.fresher(full.update);
             this.#frontier.observeUpdate(update);
             // A frame's run status may be older than a snapshot already applied (the
             // replay frame of a new stream says IDLE while a turn we saw has begun),

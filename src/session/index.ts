@@ -24,3 +24,5 @@ export type {
 export { answerPayload, type Verdict } from "./interaction-delivery.js";
 export { rotationTarget, isChildConversation } from "./rotation.js";
 export { displayNameFor } from "./model-names.js";
+export { runPolicy } from "./policy-runner.js";
+export type { PolicyOutcome, PolicyRun, PolicyRunOptions } from "./policy-runner.js";

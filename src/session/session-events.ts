@@ -37,19 +37,21 @@ export class SessionEvents {
   }
 
   publish(events: MapperEvent[]): void {
-    if (this.#fanout.consumers === 0 && this.#first) {
+    if (this.#first) {
+      // Kept for the first consumer; background consumers (below) get them live as well.
       const room = Math.max(0, this.#o.capacity - this.#early.length);
       for (const event of events.slice(0, room)) this.#early.push(event);
       this.#earlyLost += Math.max(0, events.length - room);
-      return;
+      if (this.#fanout.consumers === 0) return;
     }
     this.#fanout.publish(events);
   }
 
   /** A consumer; `history` resolves with the events of the read at attach. */
   subscribe(options: EventsOptions, signal: AbortSignal, history: Promise<MapperEvent[]>): AsyncIterable<MapperEvent> {
-    const first = this.#first;
-    this.#first = false;
+    // A background consumer (the policy runner) never takes the first consumer's place.
+    const first = this.#first && options.background !== true;
+    if (options.background !== true) this.#first = false;
     // Subscribed now, not at the first next(): events from here on are kept for this consumer.
     const live = this.#fanout.subscribe(signal, first ? [] : [...this.#open(), this.#historyEnd()])[Symbol.asyncIterator]();
     const takeEarly = () => {

@@ -6,6 +6,8 @@ import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js"
 import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
+import type { Policy } from "../policy/index.js";
+import type { PolicyRunOptions } from "./policy-runner.js";
 
 /** Finds the language server for a query (discovery's `findServer`). */
 export type Locate = (query: ServerQuery) => Promise<ServerBinding>;
@@ -77,7 +79,7 @@ export interface AttachOptions {
   /**
    * Transport failures in a row (failed stream reconnects and reads, with no
    * call reaching agy between them) after which the server counts as gone;
-   * default 10 (about 3 s of polling). It also counts as gone as soon as
+   * default 10 (about 2 s after agy exits). It also counts as gone as soon as
    * `locate` finds no server for the conversation. Either way every consumer
    * gets a `status` `failed` with reason `server_gone`.
    */
@@ -88,6 +90,12 @@ export interface AttachOptions {
    * `events()` ends after the `status`; `close()` it).
    */
   relocate?: boolean;
+  /**
+   * A policy (docs/policy.md) applied to every request as it appears, from
+   * the ones open at attach on: `approve` and `deny` are delivered through
+   * the answer path, `ask` is left for a person.
+   */
+  policy?: Policy | Omit<PolicyRunOptions, "signal">;
   /**
    * Start following at attach (default true): the conversation so far is read
    * then, and events from that moment on are kept for the first consumer.
@@ -120,6 +128,8 @@ export type InterruptResult =
   | { result: "idle" };
 
 export interface ApproveOptions {
+  /** Who decided (`cli`, `http:<token name>`, `page`, `policy:<rule id>`): carried on the `interaction_resolved` this delivery causes. */
+  decidedBy?: string;
   /** A permission scope name, e.g. `PERMISSION_SCOPE_CONVERSATION` (newer builds). */
   scope?: string;
   /** Default `rpc` (a gate of kind `other`, which RPC cannot answer, goes to the TUI); `tui` answers in agy's dialog. */
@@ -129,6 +139,8 @@ export interface ApproveOptions {
 }
 
 export interface DenyOptions {
+  /** Who decided (`cli`, `http:<token name>`, `page`, `policy:<rule id>`): carried on the `interaction_resolved` this delivery causes. */
+  decidedBy?: string;
   /** An instruction for the model, sent with the deny (newer builds; not with `via: "tui"`). */
   instruction?: string;
   /** Default `rpc`; `tui` declines agy's dialog with Escape. */
@@ -136,6 +148,8 @@ export interface DenyOptions {
 }
 
 export interface AnswerOptions {
+  /** Who decided (`cli`, `http:<token name>`, `page`, `policy:<rule id>`): carried on the `interaction_resolved` this delivery causes. */
+  decidedBy?: string;
   /** Option ids (`"1".."N"`) for the first question. */
   optionIds: string[];
   /** Free text for the first question (not with `via: "tui"`). */
@@ -166,6 +180,12 @@ export interface EventsOptions {
    * everything after it is live.
    */
   history?: boolean;
+  /**
+   * A background consumer (a policy runner, an audit writer) starts at the
+   * present with the open interactions and leaves the conversation as read
+   * at attach for the first foreground consumer.
+   */
+  background?: boolean;
 }
 
 /** An attached agy conversation: follow it, type into it, answer it, interrupt it. */
@@ -192,6 +212,8 @@ export interface AgySession {
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult>;
   /** Interactions WAITING right now (a fresh read). */
   pending(): Promise<PendingSummary[]>;
+  /** agy's workspace root for the conversation (`GetConversationMetadata`), or undefined when agy names none. */
+  workspace(): Promise<string | undefined>;
   /** Cancels running work, or denies what is WAITING. */
   interrupt(): Promise<InterruptResult>;
   close(): Promise<void>;

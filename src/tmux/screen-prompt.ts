@@ -65,16 +65,34 @@ export function dialogPrompt(rows: readonly string[], to: number): PromptReading
   const header = rule > 0 ? (rows[rule - 1] ?? "").trim() : "";
   const body = rows.slice(from, list.first).map((row) => row.trim());
   const prompt = promptOf("other", rows, from, list, footer);
-  prompt.kind = dialogKind(header, body, prompt.question);
+  prompt.kind = dialogKind(header, toolAbove(rows, rule), body, prompt.question);
   return { prompt, unrecognized: false };
 }
 
-function dialogKind(header: string, body: readonly string[], question: string | null): ScreenPromptKind {
+/**
+ * The dialog's kind from its header word (`Command`, `Create file`), its
+ * body and question, and — when those say nothing — the tool row above it
+ * (`● Bash(…)`, `● Create(…)`). What none of them names is `other`.
+ */
+function dialogKind(header: string, tool: string, body: readonly string[], question: string | null): ScreenPromptKind {
   if (body.includes("Accessing workspace:") || question?.startsWith("Do you trust") === true) return "trust";
   if (header === "Command" || body.includes("Requesting permission for:") || question === "Do you want to proceed?" || question === "Run this command?") return "command";
   if (/\bfile\b/iu.test(header) || (question !== null && /\bthis file\?$/u.test(question))) return "file";
   if (/\bquestions?\b/iu.test(header)) return "question";
+  if (/^(Bash|Shell|RunCommand)\(/u.test(tool)) return "command";
+  if (/^(Create|Edit|Write|Delete)\(/u.test(tool)) return "file";
+  if (/^Ask/u.test(tool)) return "question";
   return "other";
+}
+
+/** The tool row (`● Bash(…)`) just above a dialog's header word, without its bullet; "" when there is none. */
+function toolAbove(rows: readonly string[], rule: number): string {
+  for (let i = rule - 2; i >= 0 && i >= rule - 4; i--) {
+    const row = rows[i] ?? "";
+    if (row.startsWith("● ")) return row.slice(2);
+    if (!isBlank(row)) return "";
+  }
+  return "";
 }
 
 function promptOf(kind: ScreenPromptKind, rows: readonly string[], from: number, list: OptionList, footer: number): ScreenPrompt {

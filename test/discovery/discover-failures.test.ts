@@ -12,7 +12,7 @@ import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { discoverServers, DiscoveryError, findServer, HINTS } from "../../src/discovery/index.js";
-import { createFakeProc } from "./support/fake-proc.js";
+import { createFakeProc, OWN_UID } from "./support/fake-proc.js";
 import { startSimAsAgy, tempCache } from "./support/agy-process.js";
 
 const NO_TMUX = { tmuxServers: [] } as const;
@@ -80,7 +80,12 @@ describe("discovery failure paths", () => {
         ["warn", HINTS.fdsUnreadable],
       ]);
       expect(listenerSteps[0]?.detail).toContain("cannot be attributed (its fds are unreadable: ENOENT)");
-      expect(listenerSteps[1]?.detail).toContain("guessing: probing 3 of 3 loopback listeners from the host-wide table");
+      expect(listenerSteps[1]?.detail).toContain(`guessing: probing 3 of 3 loopback listeners owned by uid ${OWN_UID} (pid ${agy.info.agyPid}'s user) from the host-wide table`);
+      // agy's own user's sockets, refusing a tokenless call as agy does: the token went to them only then.
+      expect(server?.listeners.map((l) => [l.trust, l.tokenSent])).toEqual([
+        ["same_user", true],
+        ["same_user", true],
+      ]);
       const binding = await findServer({ conversationId: agy.info.conversationId }, options);
       expect(binding).toMatchObject({ pid: agy.info.agyPid, url: agy.info.tlsUrl, csrfToken: token });
     } finally {

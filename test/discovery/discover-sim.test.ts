@@ -192,9 +192,10 @@ describe("ownership conflicts and panes", () => {
       expect(binding.csrfToken).toBe(token);
       expect(binding.how).toContain(`tmux pane =agy on -L ${tmux.socketName}`);
       // Scoped to the pane's pid from here on: the pane's server knows which pane holds it.
-      const { servers } = await discoverServers({ pids: [binding.pid as number], tmuxServers: [{ socketName: tmux.socketName }] });
+      const { servers, steps } = await discoverServers({ pids: [binding.pid as number], tmuxServers: [{ socketName: tmux.socketName }] });
       const paneId = (await tmux.run(["display-message", "-p", "-t", "agy", "#{pane_id}"])).trim();
       expect(only(servers, binding.pid as number).tmuxPane).toBe(paneId);
+      expect(steps.find((s) => s.step === "tmux")?.detail).toBe(`1 tmux pane on -L ${tmux.socketName}; 1 holds an agy`);
     } finally {
       await tmux.kill();
       own.remove();

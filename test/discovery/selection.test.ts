@@ -14,7 +14,7 @@ function server(pid: number, conversations: string[], options: { token?: string 
   const s: DiscoveredServer = {
     pid,
     executable: "/usr/local/bin/agy",
-    listeners: [{ port: pid * 10, host: "127.0.0.1", transport: "tls", heartbeatOk: true, source: "fd" }],
+    listeners: [{ port: pid * 10, host: "127.0.0.1", transport: "tls", heartbeatOk: true, source: "fd", trust: "own", tokenSent: true }],
     csrfTokenPresent: options.token !== undefined,
     conversations: conversations.map((conversationId) => ({ conversationId, waitingSteps: [] })),
   };

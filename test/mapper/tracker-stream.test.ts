@@ -216,36 +216,40 @@ describe("interactions on the stream", () => {
     expect(outcome([fixture("run_command_done.json")])).toEqual(["approved"]);
   });
 
-  it("holds a stream question without its multi-select flags until a snapshot brings the full step", () => {
+  it("says a stream question without its multi-select flags needs the full step, until its request is out", () => {
     const poll = fixture("ask_question_multi_select_waiting.json");
     const stream = structuredClone(poll);
     delete (stream["metadata"] as Record<string, unknown>)["toolCall"];
     const index = (poll["metadata"] as { sourceTrajectoryStepInfo: { stepIndex: number } }).sourceTrajectoryStepInfo.stepIndex;
-    const t = createTrajectoryTracker({ conversationId: CID, holdIncompleteRequests: true });
-    expect(t.applyStreamUpdate(frame([index], [stream]) as StreamUpdate)).toEqual([]);
-    expect(t.stepsToRead()).toEqual([{ trajectoryId: TID, stepIndex: index }]);
-    const [requested] = of(t.applySnapshot({ steps: [poll], stepOffset: index }), "interaction_requested");
+    const t = tracker();
+    expect(t.needsFullStep(stream, index)).toBe(true);
+    expect(t.needsFullStep(poll, index)).toBe(false);
+    // The full version applied instead: the request says what the step says.
+    const [requested] = of(t.applyStreamUpdate(frame([index], [poll]) as StreamUpdate), "interaction_requested");
     expect(requested?.request).toMatchObject({ kind: "question", questions: [{ multiSelect: true }, { multiSelect: false }] });
-    expect(t.stepsToRead()).toEqual([]);
-    // Without the option the stream question is surfaced at once, from what the frame has.
-    const plain = tracker();
-    expect(of(plain.applyStreamUpdate(frame([index], [stream]) as StreamUpdate), "interaction_requested")[0]?.request).toMatchObject({
-      questions: [{ multiSelect: false }, { multiSelect: false }],
-    });
-    expect(plain.stepsToRead()).toEqual([]);
+    // Later stream versions of the step need nothing more: its request is out, and once settled nothing more comes.
+    expect(t.needsFullStep({ ...stream, status: "CORTEX_STEP_STATUS_RUNNING" }, index)).toBe(false);
+    const done = { ...stream, status: "CORTEX_STEP_STATUS_DONE" };
+    t.applyStreamUpdate(frame([index], [done]) as StreamUpdate);
+    expect(t.needsFullStep(done, index)).toBe(false);
+    // A tracker that never saw the question needs the full step to replay its request.
+    expect(tracker().needsFullStep(done, index)).toBe(true);
   });
 
-  it("surfaces a held question when it settles before any snapshot, requested and resolved at once", () => {
-    const poll = fixture("ask_question_multi_select_waiting.json");
-    const stream = structuredClone(poll);
-    delete (stream["metadata"] as Record<string, unknown>)["toolCall"];
-    const index = (poll["metadata"] as { sourceTrajectoryStepInfo: { stepIndex: number } }).sourceTrajectoryStepInfo.stepIndex;
-    const t = createTrajectoryTracker({ conversationId: CID, holdIncompleteRequests: true });
-    t.applyStreamUpdate(frame([index], [stream]) as StreamUpdate);
-    const done = { ...stream, status: "CORTEX_STEP_STATUS_DONE" };
-    const events = t.applyStreamUpdate(frame([index], [done]) as StreamUpdate);
-    expect(events.map((e) => e.type).slice(0, 4)).toEqual(["interaction_requested", "status", "interaction_resolved", "status"]);
-    expect(t.stepsToRead()).toEqual([]);
+  it("says a settled stream tool step whose arguments only argumentsJson holds needs the full step", () => {
+    const step = (meta: Record<string, unknown>, body: Record<string, unknown> = {}) => ({
+      type: "CORTEX_STEP_TYPE_INVOKE_SUBAGENT", status: "CORTEX_STEP_STATUS_DONE",
+      metadata: { sourceTrajectoryStepInfo: { trajectoryId: TID, stepIndex: 3 }, argumentsOrder: ["Prompt", "toolAction"], ...meta },
+      invokeSubagent: { subagents: [{ typeName: "researcher" }] }, ...body,
+    });
+    const t = tracker();
+    expect(t.needsFullStep(step({}), 3)).toBe(true);
+    expect(t.needsFullStep(step({ toolCall: { argumentsJson: '{"Prompt":"p"}' } }), 3)).toBe(false);
+    expect(t.needsFullStep(step({ argumentsOrder: ["Subagents"] }), 3)).toBe(false);
+    expect(t.needsFullStep(step({ argumentsOrder: ["toolAction"] }), 3)).toBe(false);
+    expect(t.needsFullStep({ ...step({}), status: "CORTEX_STEP_STATUS_RUNNING" }, 3)).toBe(false);
+    expect(t.needsFullStep(fixture("stream_run_command_done.json"), 6)).toBe(false);
+    expect(t.needsFullStep(null, 3)).toBe(false);
   });
 
   it("derives the same interaction id from the same step every time", () => {

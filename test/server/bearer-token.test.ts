@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,6 +46,42 @@ describe("the bearer token", () => {
     const failure = loadBearerToken({ env: {}, tokenFile });
     await expect(failure).rejects.toThrow(/can be read by other users \(mode 644\); run `chmod 600/);
     await expect(failure).rejects.not.toThrow(/file-token/);
+  });
+
+  it("refuses a token file owned by another user, even with mode 0600", async () => {
+    dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
+    const tokenFile = join(dir, "token");
+    await writeFile(tokenFile, "planted-token-planted-token\n", { mode: 0o600 });
+    await chown(tokenFile, 65534, 65534);
+    const uid = process.getuid?.() ?? 0;
+    const failure = loadBearerToken({ env: {}, tokenFile, uid });
+    await expect(failure).rejects.toThrow(`belongs to another user (uid 65534, not ${uid})`);
+    await expect(failure).rejects.not.toThrow(/planted-token/);
+  });
+
+  it("refuses a token file in a directory others can write, before reading it and before writing a new one", async () => {
+    dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
+    const open = join(dir, "open");
+    await mkdir(open);
+    await chmod(open, 0o777);
+    const tokenFile = join(open, "token");
+    const uid = process.getuid?.() ?? 0;
+    await expect(loadBearerToken({ env: {}, tokenFile, uid })).rejects.toThrow(/can be written by other users \(mode 777\), who could replace the token; run `chmod 700/);
+    await expect(stat(tokenFile)).rejects.toThrow(/ENOENT/);
+    await writeFile(tokenFile, "file-token-file-token-file-token\n", { mode: 0o600 });
+    await expect(loadBearerToken({ env: {}, tokenFile, uid })).rejects.toThrow(/can be written by other users/);
+    await chmod(open, 0o700);
+    expect((await loadBearerToken({ env: {}, tokenFile, uid })).token).toBe("file-token-file-token-file-token");
+  });
+
+  it("refuses a token file whose directory belongs to another user", async () => {
+    dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
+    const theirs = join(dir, "theirs");
+    await mkdir(theirs, { mode: 0o755 });
+    const tokenFile = join(theirs, "token");
+    await writeFile(tokenFile, "file-token-file-token-file-token\n", { mode: 0o600 });
+    await chown(theirs, 65534, 65534);
+    await expect(loadBearerToken({ env: {}, tokenFile, uid: process.getuid?.() ?? 0 })).rejects.toThrow(/belongs to another user \(uid 65534\)/);
   });
 
   it("lives under XDG_CONFIG_HOME when set, else ~/.config", () => {

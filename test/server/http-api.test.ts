@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { AgyBridgeError } from "../../src/errors.js";
 import { createFailureLimiter } from "../../src/server/bearer-token.js";
 import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
 import { createScriptedSession, permissionRequested, userMessage } from "./support/scripted-session.js";
@@ -365,4 +366,74 @@ describe("answering", () => {
     expect(await stop.json()).toEqual({ result: "cancelled" });
     expect((await h.fetch("/v1/sessions/conv-b/interrupt", { method: "POST" })).status).toBe(404);
   });
+
+  it("refuses with 422 an answer to a permission and an approval of a question, naming the body that fits, and sends nothing", async () => {
+    const h = await start();
+    const session = h.addSession("conv-a");
+    await h.hub.refresh();
+    session.push(permissionRequested("conv-a", 6, "pwd"));
+    session.push({
+      type: "interaction_requested",
+      conversationId: "conv-a",
+      trajectoryId: "traj-1",
+      stepIndex: 9,
+      interactionId: "int_q",
+      stepType: "ASK_USER_QUESTION",
+      callId: "agy_call_traj-1_9",
+      request: { kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "a" }], multiSelect: false }] },
+    } as never);
+    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending");
+    const permissionId = (permissionRequested("conv-a", 6, "pwd") as { interactionId: string }).interactionId;
+    const answer = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, { method: "POST", body: JSON.stringify({ action: "answer", optionIds: ["1"] }) });
+    expect(answer.status).toBe(422);
+    const a = (await answer.json()) as { result: string; detail: string };
+    expect(a.result).toBe("wrong_action");
+    expect(a.detail).toContain(`POST /v1/sessions/conv-a/interactions/${permissionId} with {"action":"approve"} or {"action":"deny"}`);
+    const approve = await h.fetch("/v1/sessions/conv-a/interactions/int_q", { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    expect(approve.status).toBe(422);
+    expect(((await approve.json()) as { detail: string }).detail).toContain('{"action":"answer","optionIds":[…]}');
+    expect(session.answers).toEqual([]);
+  });
+
+  it("answers 422, not 502, when the session finds the answer does not fit the interaction", async () => {
+    const h = await start();
+    h.addSession(
+      "conv-a",
+      createScriptedSession("conv-a", {
+        respond: async (id) => {
+          throw new AgyBridgeError("invalid_argument", `Option 9 is not offered by interaction ${id}; choose from 1, 2.`);
+        },
+      }),
+    );
+    await h.hub.refresh();
+    const res = await h.fetch("/v1/sessions/conv-a/interactions/int_x", { method: "POST", body: JSON.stringify({ action: "answer", optionIds: ["9"] }) });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ result: "invalid_for_interaction", detail: "Option 9 is not offered by interaction int_x; choose from 1, 2." });
+  });
+
+  it("refuses a turn with 409 naming the waiting interaction, or the missing pane, as the session reports", async () => {
+    const h = await start();
+    const refusals = [
+      { result: "refused" as const, refusal: "interaction_pending" as const, interactionId: "int_6", reason: "interaction int_6 waits for an answer." },
+      { result: "refused" as const, refusal: "no_pane" as const, reason: "agy runs in no pane of tmux's default server; start agy inside tmux." },
+    ];
+    const session = h.addSession("conv-a");
+    session.sendTurn = async () => refusals.shift()!;
+    await h.hub.refresh();
+    const turn = () => h.fetch("/v1/sessions/conv-a/turns", { method: "POST", body: JSON.stringify({ text: "go" }) });
+    const pending = await turn();
+    expect(pending.status).toBe(409);
+    expect(await pending.json()).toMatchObject({ result: "interaction_pending", interactionId: "int_6", detail: expect.stringContaining("POST /v1/sessions/conv-a/interactions/int_6 answers it") });
+    const noPane = await turn();
+    expect(noPane.status).toBe(409);
+    expect(await noPane.json()).toMatchObject({ result: "no_pane", detail: expect.stringContaining("no pane") });
+  });
 });
+
+async function until(probe: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -8,8 +8,8 @@
  * - snapshot replay: the finished history from `GetCascadeTrajectorySteps`,
  *   through a fresh tracker;
  * - stream replay: the first frame of a new `StreamAgentStateUpdates` (agy
- *   replays the settled steps there, in the stream projection), through a
- *   fresh tracker.
+ *   replays the settled steps there, in the stream projection), completed as
+ *   the session completes frames (`completeFrame`), through a fresh tracker.
  *
  * The two replays must agree byte for byte. The live log must agree with
  * them on every event, in order, except what docs/events.md names as
@@ -23,6 +23,7 @@ import { startWorld, isTurnEnd, type World } from "./support/session-world.js";
 import { createTrajectoryTracker, MapperEventSchema, type EventOf, type MapperEvent } from "../../src/mapper/index.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { watchAgentStateUpdates } from "../../src/rpc/stream-watcher.js";
+import { completeFrame } from "../../src/session/request-completion.js";
 import type { StreamUpdate } from "../../src/protocol/wire-schemas.js";
 import { DEFAULT_SCENARIO_DIR, loadScenarios, type Scenario } from "../../src/sim/index.js";
 
@@ -99,7 +100,10 @@ async function streamReplay(world: World): Promise<MapperEvent[]> {
       const main = { ...(update["mainTrajectoryUpdate"] as Record<string, unknown>) };
       delete main["status"];
       delete main["fullyIdle"];
-      return createTrajectoryTracker({ conversationId }).applyStreamUpdate({ ...update, mainTrajectoryUpdate: main } as StreamUpdate);
+      const tracker = createTrajectoryTracker({ conversationId });
+      const read = async (stepOffset: number) => (await client.getCascadeTrajectorySteps({ conversationId, stepOffset })).steps;
+      const full = await completeFrame({ ...update, mainTrajectoryUpdate: main } as StreamUpdate, tracker, read);
+      return [...full.diagnostics, ...tracker.applyStreamUpdate(full.update)];
     }
     throw new Error("the stream gave no frame");
   } finally {
@@ -140,10 +144,26 @@ describe("one event, the same content, whichever way it was read", () => {
       const snapshot = await snapshotReplay(world);
       const stream = await streamReplay(world);
       for (const event of [...snapshot, ...stream, ...world.log]) MapperEventSchema.parse(event);
+      // Arguments in their documented form (docs/events.md, function_call): paths, not file:// URIs; numbers, not int64 text.
+      for (const call of snapshot.filter((e): e is EventOf<"function_call"> => e.type === "function_call")) {
+        for (const value of Object.values(JSON.parse(call.arguments) as Record<string, unknown>)) {
+          expect(typeof value === "string" && (value.startsWith("file://") || /^-?[0-9]+$/.test(value)), `${call.name} ${call.arguments}`).toBe(false);
+        }
+      }
       // The two replays: byte for byte, every event.
       expect(stream.map((e) => JSON.stringify(e))).toEqual(snapshot.map((e) => JSON.stringify(e)));
       // Live against the replay: the same events, in the same order, up to the live log's end of turn.
       expect(comparable(world.log)).toEqual(comparable(snapshot));
+      // A deny reads like a deny, live and in the replay; an allow like an allow.
+      for (const log of [world.log, snapshot]) {
+        for (const resolved of log.filter((e): e is EventOf<"interaction_resolved"> => e.type === "interaction_resolved")) {
+          const expected = resolved.kind === "question" ? "answered" : DENIED.has(text) ? "denied" : "approved";
+          expect(resolved.outcome, `step ${resolved.stepIndex}`).toBe(expected);
+          const output = log.find((e): e is EventOf<"function_call_output"> => e.type === "function_call_output" && e.stepIndex === resolved.stepIndex);
+          expect(output?.declined === true, `the output of step ${resolved.stepIndex}`).toBe(expected === "denied");
+          if (expected === "denied") expect(output?.isError).toBe(true);
+        }
+      }
     } finally {
       await world.close();
     }

@@ -45,6 +45,10 @@ describe("key parser", () => {
     expect(parseAll(["\x1b[A\x1bOB"])).toEqual([{ type: "up" }, { type: "down" }]);
   });
 
+  it("reads CSI Z as shift+tab (agy cycles its permission modes with it)", () => {
+    expect(parseAll(["a\x1b[Zb"])).toEqual([{ type: "text", text: "a" }, { type: "shift-tab" }, { type: "text", text: "b" }]);
+  });
+
   it("reads ESC followed by a digit as Escape then the digit", () => {
     expect(parseAll(["\x1b1"])).toEqual([{ type: "escape" }, { type: "text", text: "1" }]);
   });

@@ -9,7 +9,7 @@ describe("agy-bridge sim", () => {
   it("documents every option in --help", async () => {
     const run = await runMain(["sim", "--help"]);
     expect(run.code).toBe(0);
-    for (const flag of ["--csrf_token", "--csrf-token", "--listen-fds", "--headless", "--scenarios", "--interaction-timeout", "--speed", "--as-agy"]) {
+    for (const flag of ["--csrf_token", "--csrf-token", "--listen-fds", "--headless", "--scenarios", "--interaction-timeout", "--speed", "--as-agy", "--tui-version", "--tui-digits", "--trust-prompt"]) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -38,6 +38,15 @@ describe("agy-bridge sim", () => {
     expect(() => parseSimArgs(["--speed", "fast"])).toThrow(/--speed wants a number/);
     expect(() => parseSimArgs(["--interaction-timeout", "1.5"])).toThrow(/--interaction-timeout wants/);
     expect(() => parseSimArgs(["--as-agy", "--listen-fds", "3,4"])).toThrow(/cannot be combined/);
+  });
+
+  it("parses the TUI's look: --tui-version, --tui-digits and --trust-prompt, and forwards nothing when they are absent", () => {
+    expect(parseSimArgs(["--tui-version", "1.2.1", "--tui-digits", "accept", "--trust-prompt"])).toMatchObject({ tuiVersion: "1.2.1", tuiDigits: "accept", trustPrompt: true });
+    expect(parseSimArgs(["--tui-version=1.0", "--tui-digits=ignore"])).toMatchObject({ tuiVersion: "1.0", tuiDigits: "ignore" });
+    const plain = parseSimArgs([]);
+    expect([plain.tuiVersion, plain.tuiDigits, plain.trustPrompt]).toEqual([undefined, undefined, undefined]);
+    expect(() => parseSimArgs(["--tui-version", "1.3"])).toThrow("--tui-version wants one of 1.0, 1.1, 1.2.1");
+    expect(() => parseSimArgs(["--tui-digits", "yes"])).toThrow("--tui-digits wants one of accept, ignore");
   });
 
   it("answers contradictory or empty token options with exit 2, never echoing a value", async () => {

@@ -4,14 +4,27 @@
  * file named by argv[2]:
  *   POST /view  {TuiView patch}  → sets the view (`"pending": null` removes the prompt)
  *   GET  /calls                 → the port calls the TUI made, as JSON
+ * Optional flags after the file: `--version 1.0|1.1|1.2.1`, `--digits accept|ignore`,
+ * `--trust PATH` (start on the trust screen).
  */
 import { createServer } from "node:http";
 import { renameSync, writeFileSync } from "node:fs";
-import { createFakeTui } from "../../src/sim/tui/fake-tui.js";
+import { parseArgs } from "node:util";
+import { createFakeTui, type FakeTuiOptions } from "../../src/sim/tui/fake-tui.js";
+import type { TuiDigits, TuiVersion } from "../../src/sim/tui/tui-options.js";
 import { createFakeTuiPort } from "./fake-tui-port.js";
 
-const portFile = process.argv[2];
-if (portFile === undefined) throw new Error("usage: tui-fake-entry.ts <port-file>");
+const { positionals, values } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { version: { type: "string" }, digits: { type: "string" }, trust: { type: "string" } },
+});
+const portFile = positionals[0];
+if (portFile === undefined) throw new Error("usage: tui-fake-entry.ts <port-file> [--version V] [--digits D] [--trust PATH]");
+const settings: Partial<FakeTuiOptions> = {};
+if (values.version !== undefined) settings.version = values.version as TuiVersion;
+if (values.digits !== undefined) settings.digits = values.digits as TuiDigits;
+if (values.trust !== undefined) settings.trustPath = values.trust;
 
 const port = createFakeTuiPort();
 const control = createServer((req, res) => {
@@ -38,7 +51,7 @@ control.listen(0, "127.0.0.1", () => {
   // Published atomically and before the first frame: a test that sees the TUI can read the port.
   writeFileSync(`${portFile}.tmp`, String(address.port));
   renameSync(`${portFile}.tmp`, portFile);
-  const tui = createFakeTui({ port, input: process.stdin, output: process.stdout });
+  const tui = createFakeTui({ port, input: process.stdin, output: process.stdout, ...settings });
   tui.start();
   void tui.closed.then(() => {
     control.close();

@@ -9,9 +9,14 @@ import { mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** The uid this test runs as: the default owner of fake processes and sockets. */
+export const OWN_UID = process.getuid?.() ?? 1000;
+
 export interface FakeListener {
   port: number;
   inode: string;
+  /** The socket's owner in net/tcp; default {@link OWN_UID}. */
+  uid?: number;
   /** Default `127.0.0.1`. */
   host?: "127.0.0.1" | "::ffff:127.0.0.1" | "10.0.0.5";
 }
@@ -24,6 +29,8 @@ export interface FakeProcess {
   /** Socket inodes held as fds; `"unreadable"` leaves the fd directory out. */
   fds: string[] | "unreadable";
   environ?: Record<string, string>;
+  /** The uid in its status file; default {@link OWN_UID}; `"unreadable"` leaves the file out. */
+  uid?: number | "unreadable";
 }
 
 export interface FakeProc {
@@ -52,6 +59,10 @@ export function createFakeProc(processes: readonly FakeProcess[], listeners: rea
     writeFileSync(join(dir, "cmdline"), `${p.argv.join("\0")}\0`);
     writeFileSync(join(dir, "stat"), `${p.pid} (${p.exe.split("/").pop()}) S ${p.ppid ?? 1} ${p.pid} ${p.pid} 0 -1\n`);
     writeFileSync(join(dir, "environ"), Object.entries(p.environ ?? {}).map(([k, v]) => `${k}=${v}\0`).join(""));
+    if (p.uid !== "unreadable") {
+      const uid = p.uid ?? OWN_UID;
+      writeFileSync(join(dir, "status"), `Name:\t${p.exe.split("/").pop()}\nPid:\t${p.pid}\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\n`);
+    }
     if (p.fds !== "unreadable") {
       mkdirSync(join(dir, "fd"));
       symlinkSync("/dev/null", join(dir, "fd", "0"));
@@ -67,7 +78,8 @@ function netTcp(listeners: readonly FakeListener[], family: 4 | 6): string {
     const port = l.port.toString(16).toUpperCase().padStart(4, "0");
     const address = family === 6 ? "0000000000000000FFFF00000100007F" : (l.host ?? "127.0.0.1") === "10.0.0.5" ? "0500000A" : "0100007F";
     const remote = family === 6 ? "00000000000000000000000000000000:0000" : "00000000:0000";
-    return `  ${i}: ${address}:${port} ${remote} 0A 00000000:00000000 00:00000000 00000000     0        0 ${l.inode} 1 0000000000000000 100 0 0 10 0\n`;
+    const uid = String(l.uid ?? OWN_UID).padStart(5);
+    return `  ${i}: ${address}:${port} ${remote} 0A 00000000:00000000 00:00000000 00000000 ${uid}        0 ${l.inode} 1 0000000000000000 100 0 0 10 0\n`;
   });
   return header + rows.join("");
 }

@@ -3,24 +3,22 @@
  * TUI in a private tmux server, and `agy-bridge serve` as a subprocess that
  * finds it through discovery. Built fresh for each test, torn down after.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { firstLine } from "../../support/first-line.js";
+import { join } from "node:path";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
-
-const ROOT = resolve(import.meta.dirname, "../../..");
-const BIN = resolve(ROOT, "src/cli/bin.ts");
+import { BIN, ROOT, startServeProcess, type ServeProcess } from "./serve-process.js";
 
 export interface ServeWorld {
   tmux: PrivateTmux;
   url: string;
   token: string;
   conversationId: string;
-  /** Everything `serve` wrote to stderr so far. */
+  /** Everything the current `serve` wrote to stderr so far. */
   stderr(): string;
   api(path: string, init?: RequestInit): Promise<Response>;
+  /** Stops `serve` and starts it again (same token, a new run): `url` changes. */
+  restartServe(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,62 +53,57 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
   return false;
 }
 
-export async function startServeWorld(): Promise<ServeWorld> {
+export async function startServeWorld(options: { serveArgs?: (tmux: PrivateTmux) => string[] } = {}): Promise<ServeWorld> {
   const tmux = createPrivateTmux();
   const dir = await mkdtemp(join(tmpdir(), "agyb-serve-"));
-  let serve: ChildProcess | undefined;
-  let stderr = "";
+  let serve: ServeProcess | undefined;
   try {
     await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy"], { columns: 120, rows: 40, cwd: ROOT });
     const panePid = Number((await tmux.run(["display-message", "-p", "-t", "agy", "#{pane_pid}"])).trim());
     await tmux.waitForScreen("agy", (s) => /\? for shortcuts|esc to interrupt/i.test(s) || s.includes("─────"), "the simulator's TUI", 30_000);
-    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dir };
-    delete env["AGY_BRIDGE_TOKEN"];
-    delete env["TMUX"];
-    serve = spawn(
-      process.execPath,
-      ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "-L", tmux.socketName, "--refresh-ms", "300"],
-      { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    serve.stderr?.setEncoding("utf8");
-    serve.stderr?.on("data", (chunk: string) => (stderr += chunk));
-    const child = serve;
-    const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`serve exited with ${code}; stderr: ${stderr}`))));
-    exited.catch(() => undefined); // it also ends when the test closes the world
-    const first = await Promise.race([firstLine(child.stdout!, "agy-bridge serve", 30_000, () => `stderr: ${stderr}`), exited]);
-    const { url, tokenFile } = JSON.parse(first) as { url: string; tokenFile: string };
-    const token = (await readFile(tokenFile, "utf8")).trim();
+    const args = options.serveArgs?.(tmux) ?? ["-L", tmux.socketName, "--refresh-ms", "300"];
+    serve = await startServeProcess({ configHome: dir, args });
     const api = (path: string, init: RequestInit = {}) => {
       const headers = new Headers(init.headers);
-      headers.set("authorization", `Bearer ${token}`);
+      headers.set("authorization", `Bearer ${serve!.token}`);
       if (init.body !== undefined) headers.set("content-type", "application/json");
-      return fetch(`${url}${path}`, { ...init, headers });
+      return fetch(`${serve!.url}${path}`, { ...init, headers });
     };
     // Other tests' simulators may be running too: ours is the one inside our pane.
-    const conversationId = await until(
-      async () => {
-        const { sessions } = (await (await api("/v1/sessions")).json()) as { sessions: { conversationId: string; pid?: number }[] };
-        for (const s of sessions) if (s.pid !== undefined && (await descendsFrom(s.pid, panePid))) return s.conversationId;
-        return undefined;
-      },
-      "serve to list the simulator in our pane",
-      30_000,
-    );
-    return {
+    const ours = () =>
+      until(
+        async () => {
+          const { sessions } = (await (await api("/v1/sessions")).json()) as { sessions: { conversationId: string; pid?: number }[] };
+          for (const s of sessions) if (s.pid !== undefined && (await descendsFrom(s.pid, panePid))) return s.conversationId;
+          return undefined;
+        },
+        "serve to list the simulator in our pane",
+        30_000,
+      );
+    const conversationId = await ours();
+    const world: ServeWorld = {
       tmux,
-      url,
-      token,
+      url: serve.url,
+      token: serve.token,
       conversationId,
-      stderr: () => stderr,
+      stderr: () => serve?.stderr() ?? "",
       api,
+      async restartServe() {
+        await serve?.stop();
+        serve = await startServeProcess({ configHome: dir, args });
+        world.url = serve.url;
+        world.token = serve.token;
+        if ((await ours()) !== conversationId) throw new Error("after the restart serve lists another conversation in our pane");
+      },
       async close() {
-        serve?.kill("SIGTERM");
+        await serve?.stop();
         await tmux.kill();
         await rm(dir, { recursive: true, force: true });
       },
     };
+    return world;
   } catch (error) {
-    serve?.kill("SIGKILL");
+    await serve?.stop();
     await tmux.kill();
     await rm(dir, { recursive: true, force: true });
     throw error;

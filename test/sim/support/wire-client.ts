@@ -127,10 +127,10 @@ export interface StreamReader {
   cancel(): void;
 }
 
-/** Opens StreamAgentStateUpdates; `request` is enveloped unless `rawBody` is given. */
-export async function openStream(baseUrl: string, request: Json, options: CallOptions = {}): Promise<StreamReader> {
+/** Opens StreamAgentStateUpdates (or another server-stream `method`); `request` is enveloped unless `rawBody` is given. */
+export async function openStream(baseUrl: string, request: Json, options: CallOptions = {}, method = "StreamAgentStateUpdates"): Promise<StreamReader> {
   const bytes = options.rawBody ?? encodeJsonEnvelope(0, request);
-  const res = await post(baseUrl, "StreamAgentStateUpdates", bytes, options.contentType ?? "application/connect+json", options);
+  const res = await post(baseUrl, method, bytes, options.contentType ?? "application/connect+json", options);
   const decoder = new EnvelopeDecoder();
   const frames: Json[] = [];
   const waiters = new Set<() => void>();

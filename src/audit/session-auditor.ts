@@ -1,0 +1,128 @@
+/**
+ * Turns what a supervising process sees into audit records: the policy's
+ * decisions with their delivery, answers given through this process (CLI,
+ * HTTP, the page), and answers a person gave elsewhere — a request seen
+ * open here that settled without this process answering it (`tui`).
+ */
+import type { EventOf, MapperEvent } from "../mapper/index.js";
+import type { PolicyDecision } from "../policy/index.js";
+import type { AuditEntry, AuditLog } from "./audit-log.js";
+import type { AuditDecision } from "./audit-record.js";
+
+type Requested = EventOf<"interaction_requested">;
+
+/** A policy decision as the session's policy runner reports it. */
+export interface PolicyDecisionReport {
+  request: Requested;
+  decision: PolicyDecision;
+  decidedBy: string;
+  result?: { result: string };
+  error?: string;
+}
+
+export interface ManualAnswer {
+  request: Requested | undefined;
+  conversationId: string;
+  interactionId: string;
+  decision: Exclude<AuditDecision, "ask">;
+  /** `cli`, `http:<token name>`, `page`. */
+  decidedBy: string;
+  /** The answer path's result, e.g. `delivered`. */
+  delivery: string;
+  instruction?: string;
+}
+
+export interface SessionAuditor {
+  /** Every event the process reads (requests are remembered, resolutions from elsewhere recorded). */
+  observe(event: MapperEvent): void;
+  policy(report: PolicyDecisionReport): void;
+  answered(answer: ManualAnswer): void;
+  /** Settles when every record so far is on disk; rejects with the first write failure. */
+  flush(): Promise<void>;
+}
+
+export interface SessionAuditorOptions {
+  agyPid?: number;
+  /** Told about a record that could not be written (the decision itself stands). */
+  onError?: (error: unknown) => void;
+}
+
+const OUTCOME_DECISION: Readonly<Record<string, Exclude<AuditDecision, "ask"> | undefined>> = {
+  approved: "approve",
+  denied: "deny",
+  answered: "answer",
+};
+
+export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptions = {}): SessionAuditor {
+  const requests = new Map<string, Requested>();
+  let pending: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const write = (entry: AuditEntry) => {
+    const next = log.append(entry).catch((error: unknown) => {
+      failure ??= error;
+      options.onError?.(error);
+    });
+    pending = pending.then(() => next);
+  };
+  const base = (request: Requested | undefined, conversationId: string, interactionId: string) => ({
+    ...(options.agyPid === undefined ? {} : { agyPid: options.agyPid }),
+    conversationId,
+    ...(request === undefined ? {} : { trajectoryId: request.trajectoryId, stepIndex: request.stepIndex }),
+    interactionId,
+    kind: request?.request.kind ?? "permission",
+    request: request === undefined ? {} : requestOf(request),
+  });
+
+  return {
+    observe(event) {
+      if (event.type === "interaction_requested") {
+        requests.set(event.interactionId, event);
+        return;
+      }
+      if (event.type !== "interaction_resolved") return;
+      const request = requests.get(event.interactionId);
+      requests.delete(event.interactionId);
+      // Only requests seen open here: a resolution replayed from history was recorded when it happened.
+      if (request === undefined || event.decidedBy !== undefined) return;
+      const decision = OUTCOME_DECISION[event.outcome];
+      if (decision === undefined) return;
+      write({ ...base(request, event.conversationId, event.interactionId), decision, decidedBy: "tui", delivery: "observed" });
+    },
+    policy(report) {
+      const { request, decision } = report;
+      write({
+        ...base(request, request.conversationId, request.interactionId),
+        decision: decision.decision,
+        decidedBy: report.decidedBy,
+        delivery: report.error !== undefined ? "failed" : (report.result?.result ?? "pending"),
+        reason: report.error ?? decision.reason,
+        ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+      });
+    },
+    answered(answer) {
+      write({
+        ...base(answer.request, answer.conversationId, answer.interactionId),
+        decision: answer.decision,
+        decidedBy: answer.decidedBy,
+        delivery: answer.delivery,
+        ...(answer.instruction === undefined ? {} : { instruction: answer.instruction }),
+      });
+    },
+    async flush() {
+      await pending;
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
+
+function requestOf(event: Requested): AuditEntry["request"] {
+  const request = event.request;
+  switch (request.kind) {
+    case "permission":
+      return request.variant === "filePermission" || request.action === "file" ? { path: request.target } : { commandLine: request.target };
+    case "question":
+      return { question: request.questions[0]?.question ?? "" };
+    case "other":
+      return { variant: request.variant };
+  }
+}
