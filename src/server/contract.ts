@@ -63,7 +63,7 @@ export type InterruptResult = z.infer<typeof InterruptResultSchema>;
 /**
  * RFC 9457 problem details. `result` says what kind of refusal it is, so a
  * bot can branch on it: `not_found`, `already_resolved`, `timed_out`,
- * `wrong_action`, `not_answerable`, `interaction_pending`, `no_pane`.
+ * `wrong_action`, `not_answerable`, `invalid_argument`, `interaction_pending`, `no_pane`.
  */
 export const ProblemSchema = z.object({
   type: z.string(),

@@ -28,7 +28,7 @@ export class HttpProblem extends Error {
  */
 export function toProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (error instanceof AgyBridgeError && error.code === "invalid_argument") return new HttpProblem(422, "Unprocessable Content", error.message, "invalid_for_interaction");
+  if (error instanceof AgyBridgeError && error.code === "invalid_argument") return new HttpProblem(422, "Unprocessable Content", error.message, "invalid_argument");
   if (error instanceof AgyBridgeError) return new HttpProblem(502, "Bad Gateway", error.message);
   return new HttpProblem(500, "Internal Server Error", "the request failed inside agy-bridge; the server log has no more detail than this");
 }

@@ -108,7 +108,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "409": problem("`result` is `already_resolved` or `timed_out`"),
             "413": tooLarge,
             "422": problem(
-              "The action does not fit the interaction: `wrong_action` (answer on a permission, approve on a question — `detail` names the right body), `not_answerable` (a gate only the agy TUI can answer), `invalid_for_interaction` (a scope, instruction or option it does not take)",
+              "The action does not fit the interaction: `wrong_action` (answer on a permission, approve on a question — `detail` names the right body), `not_answerable` (a gate only the agy TUI can answer), `invalid_argument` (a scope, instruction or option it does not take)",
             ),
             "502": badGateway,
           }),
@@ -125,7 +125,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "404": unknownConversation,
             "409": problem("Not typed: `interaction_pending` (a step waits for an answer; `interactionId` names it) or `no_pane` (serve knows no tmux pane of this agy; `detail` says what to do)"),
             "413": tooLarge,
-            "422": problem("The session cannot take this turn as asked (`invalid_for_interaction`; `detail` says why)"),
+            "422": problem("The session cannot take this turn as asked (`invalid_argument`; `detail` says why)"),
             "502": badGateway,
           }),
         },
@@ -137,7 +137,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: responses({
             "200": { description: "What was done", content: json(InterruptResultSchema) },
             "404": unknownConversation,
-            "422": problem("A waiting gate that cannot be denied over RPC (`invalid_for_interaction`)"),
+            "422": problem("A waiting gate that cannot be denied over RPC (`invalid_argument`)"),
             "502": badGateway,
           }),
         },

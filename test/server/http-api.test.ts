@@ -408,7 +408,7 @@ describe("answering", () => {
     await h.hub.refresh();
     const res = await h.fetch("/v1/sessions/conv-a/interactions/int_x", { method: "POST", body: JSON.stringify({ action: "answer", optionIds: ["9"] }) });
     expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ result: "invalid_for_interaction", detail: "Option 9 is not offered by interaction int_x; choose from 1, 2." });
+    expect(await res.json()).toMatchObject({ result: "invalid_argument", detail: "Option 9 is not offered by interaction int_x; choose from 1, 2." });
   });
 
   it("refuses a turn with 409 naming the waiting interaction, or the missing pane, as the session reports", async () => {

@@ -49,7 +49,7 @@ group("answering interactions", () => {
       const result = await world.session.deny(gate.interactionId, { instruction: "Keep the build directory." });
       expect(result.result).toBe("delivered");
       const resolved = await world.waitFor((e) => e.type === "interaction_resolved", "the resolution");
-      expect(resolved).toMatchObject({ outcome: "answered" });
+      expect(resolved).toMatchObject({ outcome: "denied" });
       const response = (resolved as Extract<MapperEvent, { type: "interaction_resolved" }>).response;
       expect(response?.["permission"]).toMatchObject({ userDenyInstruction: "Keep the build directory." });
       expect((response?.["permission"] as { allow?: boolean }).allow ?? false).toBe(false);

@@ -65,7 +65,7 @@ describe("the engine behind the fake TUI", () => {
     await clock.advance(10_000);
     expect(port.view().pending).toBeUndefined();
     expect(port.view().transcript.map((e) => e.role)).toEqual(["user", "tool", "assistant"]);
-    expect(port.view().transcript[1]?.text).toBe("$ pwd\n/home/sim/project");
+    expect(port.view().transcript[1]).toEqual({ role: "tool", text: "/home/sim/project", call: { name: "Bash", arg: "pwd", expandable: true } });
   });
 
   it("reads multiSelect for the TUI from the tool call's argumentsJson and skips on dismiss (spike-notes §5.1)", async () => {
@@ -137,7 +137,7 @@ describe("the engine behind the fake TUI", () => {
     port.clear();
     expect(notified).toBe(1);
     expect(engine.activeConversationId).not.toBe(before);
-    expect(port.view()).toEqual({ conversationId: engine.activeConversationId, running: false, transcript: [] });
+    expect(port.view()).toEqual({ conversationId: engine.activeConversationId, running: false, transcript: [], model: "MODEL_PLACEHOLDER_M20" });
     expect(engine.conversation(before)?.steps.length).toBe(4);
     port.submitTurn("hello again");
     await clock.advance(10_000);
@@ -200,7 +200,7 @@ describe("the engine behind the fake TUI", () => {
       stepIndex: pending.stepIndex,
       filePermission: { allow: true },
     });
-    expect(port.view().transcript.map((e) => e.text)).toContain("Read file:///home/sim/.bashrc");
+    expect(port.view().transcript).toContainEqual({ role: "tool", text: "", call: { name: "Read", arg: "/home/sim/.bashrc", expandable: true } });
   });
 
   it("shows a failed planner's step.error and a shown ERROR_MESSAGE step as errors in the TUI", async () => {

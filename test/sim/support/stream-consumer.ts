@@ -18,7 +18,11 @@ export interface StreamOnlyConsumer {
   readonly events: MapperEvent[];
   /** Every data frame the stream delivered (raw payloads). */
   readonly frames: readonly Json[];
-  /** The `interaction_requested` events among them. */
+  /**
+   * The `interaction_requested` events that were still open when their batch
+   * ended (a request the same batch resolves is a step first seen already
+   * answered: a replay of its history, nothing to answer).
+   */
   requested(): Requested[];
   /** Resolves once an emitted event satisfies `predicate` (bounded; fails saying what it saw). */
   until(predicate: (event: MapperEvent) => boolean, what: string, timeoutMs?: number): Promise<MapperEvent>;
@@ -40,6 +44,7 @@ export function approve(event: Requested): Json {
 export async function startStreamOnlyConsumer(server: SimServer, cascadeId: string): Promise<StreamOnlyConsumer> {
   const tracker = createTrajectoryTracker({ conversationId: cascadeId });
   const events: MapperEvent[] = [];
+  const open: Requested[] = [];
   const waiters = new Set<() => void>();
   const push = (more: MapperEvent[]): void => {
     events.push(...more);
@@ -65,8 +70,11 @@ export async function startStreamOnlyConsumer(server: SimServer, cascadeId: stri
       }
       next += 1;
       const emitted = tracker.applyStreamUpdate(frame.update as StreamUpdate);
+      const resolved = new Set(emitted.flatMap((e) => (e.type === "interaction_resolved" ? [e.interactionId] : [])));
+      const live = emitted.filter((e): e is Requested => e.type === "interaction_requested" && !resolved.has(e.interactionId));
+      open.push(...live);
       push(emitted);
-      for (const event of emitted) if (event.type === "interaction_requested") await answer(event);
+      for (const event of live) await answer(event);
     }
   })().catch((error: unknown) => {
     failure = error as Error;
@@ -74,7 +82,7 @@ export async function startStreamOnlyConsumer(server: SimServer, cascadeId: stri
   return {
     events,
     frames: reader.frames,
-    requested: () => events.filter((e): e is Requested => e.type === "interaction_requested"),
+    requested: () => [...open],
     until(predicate, what, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
