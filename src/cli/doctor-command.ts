@@ -3,7 +3,7 @@
  * what failed and why, with one hint per failure; plus the Node and tmux
  * versions. Exit 0 when at least one usable server was found.
  */
-import { discoverServers, spawnCommand, type DiscoveryResult, type DiscoveryStep, type RunCommand } from "../discovery/index.js";
+import { discoverServers, spawnCommand, type DiscoveredServer, type DiscoveryResult, type DiscoveryStep, type RunCommand } from "../discovery/index.js";
 import { defineCommand, type Command } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { discoveryScope, toSessionEntry, type DiscoveryScope, type SessionEntry } from "./sessions-command.js";
@@ -42,6 +42,17 @@ interface DoctorReport {
   servers: SessionEntry[];
 }
 
+/** Pids whose URL is a listener not proven to be theirs (their fds were unreadable): doctor says it guessed. */
+function guessedPids(servers: readonly DiscoveredServer[]): Set<number> {
+  const out = new Set<number>();
+  for (const server of servers) {
+    if (server.url === undefined) continue;
+    const port = Number(new URL(server.url).port);
+    if (server.listeners.some((l) => l.port === port && l.trust !== "own")) out.add(server.pid);
+  }
+  return out;
+}
+
 const MARK: Record<DiscoveryStep["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL", info: "info" };
 
 async function tmuxVersion(run: RunCommand): Promise<string | null> {
@@ -49,7 +60,7 @@ async function tmuxVersion(run: RunCommand): Promise<string | null> {
   return result.code === 0 ? result.stdout.trim() : null;
 }
 
-function human(report: DoctorReport): string {
+function human(report: DoctorReport, guessed: ReadonlySet<number>): string {
   const lines = [`node ${report.node}`, report.tmux ?? "tmux: not found (panes cannot be resolved; install tmux)"];
   for (const step of report.steps) {
     lines.push(`[${MARK[step.status]}] ${step.step}: ${step.detail}`);
@@ -59,7 +70,9 @@ function human(report: DoctorReport): string {
   lines.push(
     usable.length === 0
       ? "result: no usable agy language server"
-      : `result: ${usable.length} usable server${usable.length === 1 ? "" : "s"}: ${usable.map((s) => `pid ${s.pid} at ${s.url}`).join(", ")}`,
+      : `result: ${usable.length} usable server${usable.length === 1 ? "" : "s"}: ${usable
+          .map((s) => `pid ${s.pid} at ${s.url}${guessed.has(s.pid) ? " (guessed: its fds are unreadable, so this listener is not proven to be its own)" : ""}`)
+          .join(", ")}`,
   );
   // Details quote what discovery saw (paths, server messages): each line shown safe.
   return `${lines.map((line) => terminalText(line)).join("\n")}\n`;
@@ -79,7 +92,7 @@ export function createDoctorCommand(options: DoctorCommandOptions = {}): Command
       const servers = result.servers.map(toSessionEntry);
       const ok = servers.some((s) => s.url !== undefined);
       const report: DoctorReport = { ok, node: options.nodeVersion ?? process.version, tmux, steps: result.steps, servers };
-      io.stdout.write(args.values.json === true ? `${JSON.stringify(report)}\n` : human(report));
+      io.stdout.write(args.values.json === true ? `${JSON.stringify(report)}\n` : human(report, guessedPids(result.servers)));
       if (!ok) {
         const failed = result.steps.find((s) => s.status === "fail");
         io.stderr.write(`${terminalText(`agy-bridge doctor: no usable agy language server was found${failed === undefined ? "" : ` (${failed.detail})`}`)}\n`);

@@ -4,12 +4,15 @@
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 import type { MapperEvent } from "../mapper/index.js";
-import type { AgySessionApi } from "../session/index.js";
+import type { AgySessionApi, AttachOptions } from "../session/index.js";
 import { formatEvent } from "./event-text.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { terminalText } from "./terminal-text.js";
+import { auditLogFor, auditorFor, decisionLine, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
+import { PolicyError } from "../policy/index.js";
+import type { SessionAuditor } from "../audit/index.js";
 
-const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll]
+const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll] [--policy FILE]
 
 Follows an agy conversation and prints what happens: turns, the assistant's
 answers, tool calls and their output, approvals and questions waiting on you
@@ -25,6 +28,7 @@ Options:
   --from-start        print the conversation so far first, also with --until-idle
                       (a turn that ended in it does not count); the default without it
   --mode MODE         stream (default: the stream, with snapshots and probes) or poll
+${POLICY_HELP}
 ${CONNECTION_HELP}
 ${PANE_HELP}
   -h, --help          show this help
@@ -86,6 +90,8 @@ interface FollowFlags {
   untilIdle: boolean;
   /** Replay the conversation so far (the default without --until-idle). */
   history: boolean;
+  /** With --policy: records answers given elsewhere (the TUI) as they settle. */
+  auditor?: SessionAuditor | undefined;
 }
 
 async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Promise<number> {
@@ -95,6 +101,7 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
   try {
     for await (const event of session.events({ history: flags.history, signal: io.signal })) {
       if (flags.json) io.stdout.write(`${JSON.stringify(event)}\n`);
+      if (live) flags.auditor?.observe(event);
       if (event.type === "history_end") {
         live = true;
         // The conversation has been read: anything after this line is live.
@@ -154,6 +161,7 @@ export const watchCommand = defineCommand({
     "until-idle": { type: "boolean" },
     "from-start": { type: "boolean" },
     mode: { type: "string" },
+    ...POLICY_OPTIONS,
   },
   async run(io, { values }) {
     const target = sessionTarget("watch", values, io.env);
@@ -163,16 +171,39 @@ export const watchCommand = defineCommand({
       return 2;
     }
     const untilIdle = values["until-idle"] === true;
+    if (values.policy === undefined && (values.workspace !== undefined || values["audit-file"] !== undefined)) {
+      io.stderr.write("agy-bridge watch: --workspace and --audit-file go with --policy; run `agy-bridge watch --help`\n");
+      return 2;
+    }
     let session: AgySessionApi | undefined;
+    let auditor: SessionAuditor | undefined;
     try {
-      session = await attachFromArgs(io, target, { mode });
-      return await follow(io, session, { json: values.json === true, untilIdle, history: !untilIdle || values["from-start"] === true });
+      let policy;
+      try {
+        policy = await readPolicyOption(values);
+      } catch (error) {
+        if (!(error instanceof PolicyError)) throw error;
+        // Refused before anything is attached: the line and column say what to fix.
+        io.stderr.write(`${terminalText(`agy-bridge watch: ${error.message}`)}\n`);
+        return 1;
+      }
+      const extra: Partial<AttachOptions> = { mode };
+      if (policy !== undefined) {
+        auditor = auditorFor(io, auditLogFor(io, values), "watch");
+        const json = values.json === true;
+        Object.assign(extra, policyAttachOption(io, policy, values, auditor, (outcome) => {
+          if (!json) io.stderr.write(`${terminalText(decisionLine(outcome))}\n`);
+        }));
+      }
+      session = await attachFromArgs(io, target, extra);
+      return await follow(io, session, { json: values.json === true, untilIdle, history: !untilIdle || values["from-start"] === true, auditor });
     } catch (error) {
       if (io.signal.aborted) return 0;
       io.stderr.write(`${failureText("watch", error)}\n`);
       return 1;
     } finally {
       await session?.close();
+      await auditor?.flush().catch(() => undefined);
     }
   },
 });

@@ -71,7 +71,9 @@ export function httpStatusError(
   const text = serverErrorText(body.bytes);
   const serverMessage = body.truncated ? scrubCutEnd(text.serverMessage, secret) : scrubText(text.serverMessage, secret);
   const connectCode = text.connectCode === undefined ? undefined : scrubText(text.connectCode, secret);
-  const shown = cutScrubbed(serverMessage, SHOWN_CHARS, secret);
+  // The sentence is for people: the server's control characters show as escapes there (never raw in a
+  // terminal or a log); `serverMessage` keeps them exactly.
+  const shown = visibleControls(cutScrubbed(serverMessage, SHOWN_CHARS, secret));
   const hint =
     status === 401
       ? "; the server wants a (different) x-codeium-csrf-token: re-discover it rather than retry"
@@ -82,9 +84,14 @@ export function httpStatusError(
           : "";
   return new RpcError(
     "http_status",
-    `${method} failed with HTTP ${status}${connectCode ? ` (${connectCode})` : ""}: ${shown || "(empty body)"}${hint}`,
+    `${method} failed with HTTP ${status}${connectCode ? ` (${visibleControls(connectCode)})` : ""}: ${shown || "(empty body)"}${hint}`,
     { method, httpStatus: status, ...(connectCode === undefined ? {} : { connectCode }), serverMessage },
   );
+}
+
+/** C0 (tab and line feed aside), DEL and C1 as `\xNN`: ESC, BEL, BS and CSI cannot act on whoever reads the message. */
+function visibleControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu, (char) => `\\x${(char.codePointAt(0) as number).toString(16).padStart(2, "0")}`);
 }
 
 function describeTransport(reason: unknown): string {

@@ -11,7 +11,8 @@ export type { Scenario, ScenarioFile, ScenarioMatch, ScriptStep } from "./engine
 export type { SimFaults } from "./server/faults.js";
 export { systemClock, type SimClock, type SimTimer } from "./engine/sim-clock.js";
 export type { ConversationListener, SimConversation, SubagentLineage } from "./engine/conversation.js";
-export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry } from "./tui/tui-port.js";
+export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry, TuiPermissionAction } from "./tui/tui-port.js";
+export { TUI_DIGITS, TUI_VERSIONS, type TuiDigits, type TuiMode, type TuiVersion } from "./tui/tui-options.js";
 export { createSelfSignedCertificate, type SelfSignedCertificate } from "./server/certificate.js";
 export { createFakeTui, type FakeTui, type FakeTuiOptions } from "./tui/fake-tui.js";
 export { buildAgyLauncher, AGY_LAUNCHER_SOURCE, type BuildAgyLauncherOptions } from "./launcher/build-agy-launcher.js";

@@ -8,7 +8,7 @@
  * screen: only the bottom rule shows, with the status row under it. That
  * box still holds a draft — never read it as empty.
  */
-import { isBlank, isRule, paneWidth, width } from "./screen-lines.js";
+import { isBlank, isRule, width } from "./screen-lines.js";
 import type { PermissionMode } from "./screen-types.js";
 
 export interface Composer {
@@ -26,11 +26,15 @@ export interface Composer {
 
 const GLYPH = /^[>❯](?: |$)/u;
 
-// An EMPTY composer in plan / accept-edits mode shows a placeholder (1.2.x); it is not a draft.
-const PLACEHOLDERS: ReadonlyArray<[RegExp, PermissionMode]> = [
-  [/^Plan mode: .*\(shift\+tab to cycle\)$/u, "plan"],
-  [/^Accept[- ]edits mode: .*\(shift\+tab to cycle\)$/iu, "accept-edits"],
-];
+// An EMPTY composer in plan / accept-edits mode shows a placeholder (1.2.x), e.g.
+// `Plan mode: research & plan only (shift+tab to cycle)`; it is not a draft.
+const PLACEHOLDER = /^([A-Za-z][A-Za-z -]{0,20}) mode: .*\(shift\+tab to cycle\)$/u;
+
+function placeholderMode(word: string): PermissionMode | undefined {
+  if (/^plan$/iu.test(word)) return "plan";
+  if (/accept|edit/iu.test(word)) return "accept-edits";
+  return undefined;
+}
 
 /**
  * The lowest composer on the screen above row `end` (exclusive), or
@@ -60,22 +64,22 @@ function isBox(box: readonly string[]): boolean {
 function boxed(top: number, bottom: number, box: readonly string[]): Composer {
   const [first = "", ...rest] = box;
   const text = [first.replace(GLYPH, ""), ...rest.map((row) => row.replace(/^ {1,2}/u, ""))].join("\n").trim();
-  for (const [pattern, mode] of PLACEHOLDERS) {
-    if (pattern.test(text)) return { top, bottom, draft: "", holdsDraft: false, placeholderMode: mode };
-  }
+  // Collapsed: in a narrow pane the placeholder wraps like any text.
+  const placeholder = PLACEHOLDER.exec(text.replace(/\s+/gu, " "));
+  if (placeholder !== null) return { top, bottom, draft: "", holdsDraft: false, placeholderMode: placeholderMode(placeholder[1] ?? "") };
   return { top, bottom, draft: text, holdsDraft: text !== "", placeholderMode: undefined };
 }
 
 /**
- * One full-width rule with the status row (or nothing) right under it and
+ * One full-width rule with the status row right under it and
  * rows above it, and no other rule: the bottom of a box whose top scrolled
  * off. Its rows are all draft.
  */
 function clipped(rows: readonly string[], rules: readonly number[], end: number): Composer | undefined {
-  if (rules.length !== 1) return undefined;
+  // The status row must be right under the rule: a turn separator never has one under it.
+  if (rules.length !== 1 || end >= rows.length) return undefined;
   const bottom = rules[0] as number;
-  if (bottom === 0 || bottom < end - 1) return undefined;
-  if (width(rows[bottom] ?? "") < paneWidth(rows) - 1) return undefined;
+  if (bottom === 0 || bottom !== end - 1) return undefined;
   const box = rows.slice(0, bottom);
   const text = box
     .map((row, i) => (i === 0 && GLYPH.test(row) ? row.replace(GLYPH, "") : row.replace(/^ {1,2}/u, "")))

@@ -38,9 +38,15 @@ export function width(row: string): number {
   return n;
 }
 
-/** The widest row: the pane's width, or one less when only a status row reaches the edge. */
+/**
+ * The pane's width as far as the text tells: the widest rule (the composer's
+ * and a dialog header's rules are full width), else the widest row. Not
+ * simply the widest row: `capture-pane -J` joins a wrapped shell line above
+ * agy into one row wider than the pane.
+ */
 export function paneWidth(rows: readonly string[]): number {
-  return rows.reduce((max, row) => Math.max(max, width(row)), 0);
+  const widest = (pick: (row: string) => boolean): number => rows.reduce((max, row) => (pick(row) ? Math.max(max, width(row)) : max), 0);
+  return widest(isRule) || widest(() => true);
 }
 
 /** Collapses runs of whitespace to one space and trims. */

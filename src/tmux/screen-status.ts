@@ -52,22 +52,32 @@ export function readStatusRow(row: string, paneWidth: number): StatusRow | undef
     return withLabel(hint, rest.trim());
   }
   // No hint: the label alone, right-aligned (1.2.1 after a tool turn, pickers, the trust screen).
-  const edge = width(row) >= paneWidth - 2;
-  if (lead >= 8 && edge) return withLabel("none", body);
-  // Some other hint we do not know, with a label at the right edge.
+  // Not the pane's width: `capture-pane -J` joins a long wrapped shell line above agy into one wider row.
+  if (lead >= 8 && !/ {2}/u.test(body)) return withLabel("none", body);
+  // Some other hint we do not know, with a model label at the right edge.
   const split = /^(\S.*?) {8,}(\S.*)$/u.exec(row);
-  if (split !== null && edge && !FOOTER_WORDS.test(split[1] ?? "")) return withLabel("other", split[2] ?? "");
+  const label = split?.[2] ?? "";
+  if (split !== null && width(row) >= paneWidth - 2 && !FOOTER_WORDS.test(split[1] ?? "") && LABEL_SHAPE.test(label) && !/ {2}/u.test(label)) {
+    return withLabel("other", label);
+  }
   return undefined;
 }
+
+// What a model label looks like: `<model> · <effort>` or 1.0.x's `<model> (<Effort>)`, either cut.
+const LABEL_SHAPE = / ·|\((?:min|low|med|hig|xhi|max)/iu;
 
 function withLabel(hint: StatusHint, label: string): StatusRow | undefined {
   if (FOOTER_WORDS.test(label)) return undefined;
   let rest = label;
-  let mode: PermissionMode = "default";
+  let mode: PermissionMode | null = "default";
   const prefix = MODE_PREFIX.exec(rest);
   if (prefix !== null) {
     mode = /^plan$/iu.test(prefix[1] ?? "") ? "plan" : "accept-edits";
     rest = rest.slice(prefix[0].length);
+  } else if (rest.split(" ·").length >= 3) {
+    // `<mode> · <model> · <effort>` with a mode word we do not know: the model is the middle part.
+    mode = null;
+    rest = rest.slice(rest.indexOf(" ·") + 2).trim();
   }
   const model = modelOf(rest);
   return model === "" ? { hint, model: null, mode: null } : { hint, model, mode };

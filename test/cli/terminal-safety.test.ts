@@ -13,6 +13,8 @@ import { createDoctorCommand } from "../../src/cli/doctor-command.js";
 import { createSessionsCommand } from "../../src/cli/sessions-command.js";
 import { terminalText } from "../../src/cli/terminal-text.js";
 import { discoverServers } from "../../src/discovery/index.js";
+import { RpcError } from "../../src/errors.js";
+import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { parseScenario, startSimServer, type SimServer } from "../../src/sim/index.js";
 import { runCommand, runMain, startMain } from "../support/cli-io.js";
@@ -80,6 +82,23 @@ describe("terminal text", () => {
     expect(terminalText("a\x1b[2Jb\x07c\x08d\x9be\u202ef\x7fg\th\ni\rj")).toBe("a\\x1b[2Jb\\x07c\\x08d\\x9be\\u202ef\\x7fg\th\\ni\\x0dj");
     expect(terminalText("one\ntwo", { keepNewlines: true })).toBe("one\ntwo");
     expect(terminalText(HOSTILE)).not.toMatch(RAW_CONTROL);
+  });
+});
+
+describe("an RPC error's sentence", () => {
+  it("shows a server's control characters as escapes while serverMessage keeps them exactly", async () => {
+    const server = await startFailingAgy(`broke ${HOSTILE}`);
+    const client = createAgyRpcClient({ baseUrl: server.url });
+    try {
+      const error = await client.getAllCascadeTrajectories({}, { timeoutMs: 5_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RpcError);
+      expect((error as RpcError).message).not.toMatch(RAW_CONTROL);
+      expect((error as RpcError).message).toContain("broke ok\\x1b]0;pwned\\x07");
+      expect((error as RpcError).serverMessage).toBe(`broke ${HOSTILE}`);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
 

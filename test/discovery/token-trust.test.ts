@@ -12,7 +12,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createDoctorCommand } from "../../src/cli/doctor-command.js";
 import { discoverServers, DiscoveryError, findServer, HINTS } from "../../src/discovery/index.js";
+import { runCommand } from "../support/cli-io.js";
 import { startSimAsAgy, tempCache, type AgyProcess } from "./support/agy-process.js";
 import { createFakeProc, OWN_UID } from "./support/fake-proc.js";
 
@@ -108,6 +110,10 @@ describe("the CSRF token and listeners that are not proven to be agy's", () => {
           expect(binding).toMatchObject({ url: agy.info.tlsUrl, csrfToken: token });
           expect(impostor.tokens).toEqual([]);
           expect(steps.find((s) => s.step === "listeners" && s.detail.startsWith("guessing"))?.detail).toContain(`owned by uid ${OWN_UID}`);
+          const doctor = await runCommand(createDoctorCommand({ discover: () => discoverServers(options) }), []);
+          expect(doctor.stdout).toContain(`pid ${agy.info.agyPid} at ${agy.info.tlsUrl} (guessed: its fds are unreadable, so this listener is not proven to be its own)`);
+          expect(doctor.stdout).not.toContain(token);
+          expect(impostor.tokens).toEqual([]);
         },
       );
     } finally {

@@ -59,7 +59,10 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     resumed.close();
     expect(resumed.messages[0]?.epoch).not.toBe(lastSeen.epoch);
     expect(resumed.messages[0]?.seq).toBe(1);
-    expect(JSON.parse(resumed.messages[0]!.data)).toEqual(JSON.parse(first.messages[0]!.data));
+    // From the start: the first turn and its approval, which the bot had already seen, come again.
+    const replayed = resumed.messages.map((m) => JSON.parse(m.data) as { type: string; text?: string; interactionId?: string });
+    expect(replayed.some((e) => e.type === "user_message" && e.text === "Run pwd")).toBe(true);
+    expect(replayed.some((e) => e.type === "interaction_requested" && e.interactionId === approval!.interactionId)).toBe(true);
 
     // An id of the new run beyond its newest event was never sent: 400, not silence.
     const bogus = await w.api(`/v1/sessions/${w.conversationId}/events`, { headers: { "last-event-id": `${resumed.messages[0]!.epoch}-99999` } });

@@ -6,7 +6,7 @@
  * built on the real mapper, against the real simulator over loopback.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createTrajectoryTracker } from "../../src/mapper/index.js";
+import { createTrajectoryTracker, type MapperEvent } from "../../src/mapper/index.js";
 import type { Scenario, ScriptStep } from "../../src/sim/engine/scenario-schema.js";
 import { loadScenarios } from "../../src/sim/engine/scenarios.js";
 import type { SimServer } from "../../src/sim/server/server.js";
@@ -104,7 +104,10 @@ describe("gates on the stream", () => {
     expect(consumer.requested().map((e) => e.stepIndex)).toEqual([(first as { stepIndex: number }).stepIndex]);
     // A re-scan through the same mapper surfaces it.
     const rescan = createTrajectoryTracker({ conversationId: cascadeId });
-    const found = rescan.applySnapshot({ steps: await pollSteps(server, cascadeId) }).filter((e) => e.type === "interaction_requested");
+    const batch = rescan.applySnapshot({ steps: await pollSteps(server, cascadeId) });
+    // The answered first gate is history (requested and resolved in one batch); only the parked one is open.
+    const resolved = new Set(batch.flatMap((e) => (e.type === "interaction_resolved" ? [e.interactionId] : [])));
+    const found = batch.filter((e): e is Extract<MapperEvent, { type: "interaction_requested" }> => e.type === "interaction_requested" && !resolved.has(e.interactionId));
     expect(found.map((e) => e.stepIndex)).toEqual([stepIndex]);
     const answer = approve(found[0] as Parameters<typeof approve>[0]);
     expect((await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction: answer })).status).toBe(200);

@@ -6,6 +6,7 @@
  * tells the same story under every persona.
  */
 import { describe, expect, it, onTestFinished } from "vitest";
+import { parseSimArgs } from "../../src/cli/sim-command.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { AgySession } from "../../src/session/index.js";
 import { AGY_VERSIONS, type AgyVersion } from "../../src/sim/engine/persona.js";
@@ -42,6 +43,12 @@ describe("persona wire fields", () => {
       code: "invalid_argument",
       message: expect.stringContaining("1.0.10, 1.1, 1.2"),
     });
+  });
+
+  it("takes the persona from `agy-bridge sim --agy-version`, and names the choices for any other value", () => {
+    expect(parseSimArgs(["--agy-version", "1.2"]).agyVersion).toBe("1.2");
+    expect(parseSimArgs([]).agyVersion).toBeUndefined();
+    expect(() => parseSimArgs(["--agy-version", "1.0"])).toThrow("--agy-version wants one of 1.0.10, 1.1, 1.2");
   });
 
   it.each(["1.0.10", "1.1"] as const)("%s: no frame carries fullyIdle or mainTrajectoryUpdate.status (1.2.x-only, spike-notes §11.5)", async (version) => {

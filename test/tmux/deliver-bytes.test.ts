@@ -1,13 +1,14 @@
 /**
  * The exact bytes a program in the pane receives when the driver types a
  * turn: one bracketed paste (ESC[200~ … ESC[201~), then Enter (CR) from a
- * separate send-keys. The program is a raw-mode byte logger in a real tmux
- * pane on a private server (spike-notes §6.1, §6.2 step 5).
+ * separate send-keys. The program is a raw-mode byte logger drawing an
+ * agy-like composer in a real tmux pane on a private server (spike-notes
+ * §6.1, §6.2 step 5).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTmuxDriver, type PromptKeys, type TmuxDriver } from "../../src/tmux/index.js";
+import { createTmuxDriver, type TmuxDriver } from "../../src/tmux/index.js";
 import { createTmuxWorld, type LoggerPane, type TmuxWorld } from "./support/tmux-world.js";
 
 const START = "\x1b[200~";
@@ -30,8 +31,8 @@ afterEach(async () => {
 /** Delivers `text` and returns what the logger received once Enter followed the paste. */
 async function typed(text: string): Promise<string> {
   const result = await driver.deliverTurn(pane.paneId, text);
-  // The logger draws no composer, so nothing can confirm the turn started: honest "unverified".
-  expect(result).toEqual({ result: "unverified", reason: expect.stringContaining("no agy composer is visible") });
+  // The logger echoes the paste in its composer and clears it on Enter, as agy's does.
+  expect(result).toEqual({ result: "delivered", reason: expect.stringContaining("the draft left the composer") });
   const bytes = await pane.waitForBytes((b) => b.toString("utf8").endsWith(`${END}\r`), "the paste end followed by Enter");
   return bytes.toString("utf8");
 }
@@ -74,21 +75,12 @@ describe("bytes typed into a raw-mode program", () => {
   });
 });
 
-describe("prompt keys", () => {
-  it.each<[string, PromptKeys, string]>([
-    ["allow a permission with 1 Enter", { kind: "permission", allow: true }, "1\r"],
-    ["deny a permission with 4 Enter", { kind: "permission", allow: false }, "4\r"],
-    ["pick question options with their digits then Enter", { kind: "question", optionIds: ["2", "3"] }, "23\r"],
-    ["dismiss a question without options with Escape", { kind: "question", optionIds: [], writeIn: "free text" }, "\x1b"],
-    ["dismiss with Escape", { kind: "dismiss" }, "\x1b"],
-  ])("%s (spike-notes §5.6)", async (_name, keys, bytes) => {
-    await driver.pressPromptKeys(pane.paneId, keys);
-    expect((await pane.waitForBytes((b) => b.length >= bytes.length, "the keys")).toString("utf8")).toBe(bytes);
-  });
-
-  it("refuses an option id that tmux would read as a key name, sending nothing", async () => {
-    await expect(driver.pressPromptKeys(pane.paneId, { kind: "question", optionIds: ["C-c"] })).rejects.toMatchObject({ code: "invalid_argument" });
-    await driver.pressPromptKeys(pane.paneId, { kind: "dismiss" });
-    expect((await pane.waitForBytes((b) => b.length > 0, "the Escape")).toString("utf8")).toBe("\x1b");
+describe("prompt actions where no dialog is drawn", () => {
+  it("send no byte at all: an Escape while agy runs would cancel its turn, an Enter would submit a draft", async () => {
+    expect(await driver.closePrompt(pane.paneId, { settleTimeoutMs: 200 })).toMatchObject({ result: "none", keys: [] });
+    expect(await driver.answerPrompt(pane.paneId, { kind: "approve" }, { settleTimeoutMs: 200 })).toMatchObject({ result: "failed", keys: [] });
+    expect(await driver.answerPrompt(pane.paneId, { kind: "decline" }, { settleTimeoutMs: 200 })).toMatchObject({ result: "failed", keys: [] });
+    // The next thing the program receives is a turn's paste: nothing came before it.
+    expect(await typed("after the prompt actions")).toBe(`${START}after the prompt actions${END}\r`);
   });
 });

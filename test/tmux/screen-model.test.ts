@@ -106,6 +106,9 @@ describe("readScreen: layout (§13.1)", () => {
     expect(read("idle-accept-edits-1.2.4")).toMatchObject({ state: "ready", composer: "empty", draft: null, mode: "accept-edits" });
     expect(read("draft-plan-1.2.4")).toMatchObject({ composer: "draft", draft: "draft a migration plan for the currency column", mode: "plan" });
     expect(read("idle-boot-1.1.27").mode).toBe("default");
+    // In a narrow pane the placeholder wraps; it is still no draft.
+    const wrapped = screen("idle-accept-edits-1.2.4").replace("auto-approved (shift+tab to cycle)", "auto-approved\n  (shift+tab to cycle)");
+    expect(readScreen(wrapped)).toMatchObject({ composer: "empty", draft: null, mode: "accept-edits" });
   });
 });
 
@@ -259,6 +262,18 @@ describe("readScreen: what it cannot place is unknown, never ready", () => {
 });
 
 describe("readScreen: input forms", () => {
+  it("reads a model-only status row although capture-pane -J joined a long shell line above agy into a wider row", () => {
+    const launch = `kim@box ~/src/ledger % AGY_HOOK_URL='http://127.0.0.1:4100/hooks?${"x".repeat(180)}' agy`;
+    for (const name of ["idle-no-shortcuts-1.2.1", "trust-1.1.27", "picker-model-1.1.27"]) {
+      expect(readScreen(`${launch}\n${screen(name)}`), name).toEqual(sidecar(name).expected);
+    }
+  });
+
+  it("takes the model from the middle of a label whose mode word it does not know", () => {
+    const text = [RULE, ">", RULE, statusRow("? for shortcuts", "yolo · Gemini 3.9 Pro · high")].join("\n");
+    expect(readScreen(text)).toMatchObject({ state: "ready", model: "Gemini 3.9 Pro", mode: null });
+  });
+
   it("reads a capture with colour codes and CR LF line ends as the plain one", () => {
     const plain = screen("dialog-command-1.1.27");
     const coloured = plain.replace("> 1. Yes", "\u001b[1;34m> 1. Yes\u001b[0m").replace(/^esc to cancel/mu, "\u001b[2mesc to cancel\u001b[22m").replace(/\n/g, "\r\n");

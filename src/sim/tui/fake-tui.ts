@@ -6,9 +6,10 @@
 import { StringDecoder } from "node:string_decoder";
 import type { SimTuiPort, TuiAnswer, TuiPending } from "./tui-port.js";
 import { createDraft } from "./draft.js";
+import { editDraft } from "./draft-keys.js";
 import { createKeyParser, type TuiKey } from "./key-parser.js";
 import { createModelPicker, type ModelPicker } from "./model-picker.js";
-import { createTuiPrompt, type TuiPrompt } from "./prompt.js";
+import { createTuiPrompt, promptKeysOf, type TuiPrompt } from "./prompt.js";
 import { renderScreen, type TuiNote, type TuiOverlay } from "./render.js";
 import { createSlashPopup, isSlashDraft, SLASH_COMMANDS } from "./slash-popup.js";
 import { modelLabel } from "./status-row.js";
@@ -181,59 +182,20 @@ class TerminalTui implements FakeTui {
   }
 
   #composerKey(key: TuiKey): void {
-    const draft = this.#draft;
-    switch (key.type) {
-      case "text":
-        draft.insert(key.text);
-        return;
-      case "paste":
-        draft.paste(key.text);
-        return;
-      case "enter":
-        this.#submit();
-        return;
-      case "escape":
-        if (this.#options.port.view().running) this.#options.port.cancel();
-        // Double Esc clears the input (agy, 2026-07).
-        else if (this.#lastKey === "escape") draft.clear();
-        return;
-      case "backspace":
-        draft.backspace();
-        return;
-      case "line-start":
-        draft.lineStart();
-        return;
-      case "line-end":
-        draft.lineEnd();
-        return;
-      case "kill-to-end":
-        draft.killToEnd();
-        return;
-      case "kill-line":
-        draft.killLine();
-        return;
-      case "left":
-        draft.left();
-        return;
-      case "right":
-        draft.right();
-        return;
-      default:
-        return;
+    if (editDraft(this.#draft, key)) return;
+    if (key.type === "enter") {
+      this.#submit();
+    } else if (key.type === "escape") {
+      if (this.#options.port.view().running) this.#options.port.cancel();
+      // Double Esc clears the input (agy, 2026-07).
+      else if (this.#lastKey === "escape") this.#draft.clear();
     }
   }
 
   /** A dialog holds the keyboard: it takes arrows, Enter and Escape; typed text is dropped. */
   #promptKey(prompt: TuiPrompt, key: TuiKey): void {
     let outcome;
-    if (key.type === "text" && /^[0-9]+$/.test(key.text)) {
-      // tmux may deliver "2" and "3" of a multi-select in one chunk.
-      for (const digit of key.text) outcome = prompt.key({ type: "digit", digit: Number(digit) });
-    } else if (key.type === "text" && key.text === " ") {
-      outcome = prompt.key({ type: "toggle" });
-    } else if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down") {
-      outcome = prompt.key({ type: key.type });
-    }
+    for (const promptKey of promptKeysOf(key)) outcome = prompt.key(promptKey);
     if (outcome?.done === true) this.#closePrompt(prompt.pending, outcome.answer);
   }
 

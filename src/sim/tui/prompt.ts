@@ -13,9 +13,18 @@
  */
 import type { TuiAnswer, TuiPending, TuiQuestion } from "./tui-port.js";
 import type { TuiDigits, TuiVersion } from "./tui-options.js";
+import type { TuiKey } from "./key-parser.js";
 import { menuRows, movePointer } from "./menu-rows.js";
 
 export type PromptKey = { type: "digit"; digit: number } | { type: "up" | "down" | "enter" | "escape" | "toggle" };
+
+/** The dialog keys in a terminal key: digits one by one (tmux may deliver "23" as one chunk), Space toggles; other text is none. */
+export function promptKeysOf(key: TuiKey): PromptKey[] {
+  if (key.type === "text" && /^[0-9]+$/.test(key.text)) return Array.from(key.text, (digit) => ({ type: "digit", digit: Number(digit) }));
+  if (key.type === "text" && key.text === " ") return [{ type: "toggle" }];
+  if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down") return [{ type: key.type }];
+  return [];
+}
 
 /** What a key did: nothing final yet, or an answer to deliver (the dialog then closes). */
 export type PromptOutcome = { done: false } | { done: true; answer: TuiAnswer };
