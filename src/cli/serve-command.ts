@@ -7,13 +7,14 @@ import { isIP } from "node:net";
 import { readFile } from "node:fs/promises";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
-import type { SessionDescriptor, SupervisedSession } from "../server/session-hub.js";
+import type { SessionDescriptor, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
 import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
 import type { InteractionAction } from "../server/contract.js";
 import { defineCommand } from "./command.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
-                        [--allow-remote] [--cors ORIGIN] [-L NAME | -S PATH]
+                        [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
+                        [-L NAME | -S PATH]
 
 Serves every agy session on this machine to remote approval bots and to the
 approval page: an authenticated HTTP + SSE API (docs/http-api.md) and a
@@ -28,6 +29,8 @@ Options:
   --json               print one line on start: {"url":…,"tokenFile":…}
   --allow-remote       allow a HOST that is not loopback (anyone who can reach it
                        and has the token can approve commands)
+  --allow-host NAME    also answer requests whose Host is NAME (repeatable); by
+                       default only loopback names and the --listen address
   --cors ORIGIN        allow this one browser origin cross-origin
   -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
   --refresh-ms MS      how often discovery runs (default 2000)
@@ -42,6 +45,7 @@ const OPTIONS = {
   "token-file": { type: "string" },
   json: { type: "boolean" },
   "allow-remote": { type: "boolean" },
+  "allow-host": { type: "string", multiple: true },
   cors: { type: "string" },
   "socket-name": { type: "string", short: "L" },
   "socket-path": { type: "string", short: "S" },
@@ -96,7 +100,8 @@ export const serveCommand = defineCommand({
     const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
     let token;
     try {
-      token = await loadBearerToken({ env: io.env, tokenFile });
+      const uid = process.getuid?.();
+      token = await loadBearerToken({ env: io.env, tokenFile, ...(uid === undefined ? {} : { uid }) });
     } catch (error) {
       io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
       return 1;
@@ -139,18 +144,30 @@ export const serveCommand = defineCommand({
         const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
         if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
         if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        return supervised(await AgySession.attach(options));
+        return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux));
       },
       onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
     });
 
     const version = await packageVersion();
+    const serverErrors = new Map<string, number>();
     const api = createApiServer({
       hub,
       token: token.token,
       page,
       openapi: buildOpenApiDocument(version),
+      boundHost: listen.host,
+      allowHosts: values["allow-host"] ?? [],
+      connectionLimits: await connectionLimits(),
       onInternalError: (error) => io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      onServerError: (error) => {
+        // Once a minute per kind: a flood of failing accepts must not become a flood of lines.
+        const kind = error.code ?? "error";
+        const now = Date.now();
+        if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
+        serverErrors.set(kind, now);
+        io.stderr.write(`agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`);
+      },
       ...(values.cors === undefined ? {} : { cors: values.cors }),
     });
     try {
@@ -184,8 +201,31 @@ export const serveCommand = defineCommand({
   },
 });
 
+/**
+ * How many connections serve holds: well under the process's descriptor
+ * limit, leaving room for discovery, agy's RPC connections and files, so a
+ * flood of idle sockets is shed before anything else runs out.
+ */
+async function connectionLimits(): Promise<{ perAddress: number; total: number }> {
+  let limit = 1024;
+  try {
+    const text = await readFile("/proc/self/limits", "utf8");
+    const soft = /^Max open files\s+(\d+|unlimited)/m.exec(text)?.[1];
+    if (soft !== undefined) limit = soft === "unlimited" ? 65_536 : Number(soft);
+  } catch {
+    // Not Linux: keep the common default.
+  }
+  const total = Math.max(32, Math.min(4096, Math.floor(limit / 2) - 64));
+  return { perAddress: Math.max(16, Math.min(256, total)), total };
+}
+
+function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPath?: string }): string {
+  const where = tmux.socketPath !== undefined ? `the tmux server -S ${tmux.socketPath}` : tmux.socketName !== undefined ? `the tmux server -L ${tmux.socketName}` : "tmux's default server";
+  return `agy${pid === undefined ? "" : ` (pid ${pid})`} runs in no pane of ${where}, so serve cannot type a turn into its TUI; start agy inside tmux, or restart serve with -L NAME / -S PATH naming the tmux server it runs in`;
+}
+
 /** The session runner as the server sees it. */
-function supervised(session: AgySessionApi): SupervisedSession {
+function supervised(session: AgySessionApi, hasPane: boolean, noPane: string): SupervisedSession {
   return {
     get conversationId() {
       return session.conversationId;
@@ -204,7 +244,20 @@ function supervised(session: AgySessionApi): SupervisedSession {
           return session.answer(interactionId, { optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) });
       }
     },
-    sendTurn: (text) => session.sendTurn(text),
+    async sendTurn(text): Promise<TurnOutcome> {
+      if (!hasPane) return { result: "refused", refusal: "no_pane", reason: noPane };
+      const result = await session.sendTurn(text);
+      if (result.result !== "failed") return result;
+      // The driver refuses while a step waits (Enter could answer its prompt): name the step to answer.
+      const waiting = (await session.pending().catch(() => []))[0];
+      if (waiting === undefined) return result;
+      return {
+        result: "refused",
+        refusal: "interaction_pending",
+        interactionId: waiting.interactionId,
+        reason: `interaction ${waiting.interactionId} (step ${waiting.stepIndex}, a ${waiting.kind}) waits for an answer, and typing now could answer its prompt; answer it first, then send the turn.`,
+      };
+    },
     interrupt: () => session.interrupt(),
     close: () => session.close(),
   };

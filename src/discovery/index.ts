@@ -16,6 +16,7 @@ export type {
   DiscoveredServer,
   ListenerSource,
   ListenerTransport,
+  ListenerTrust,
   PaneRef,
   ServerBinding,
   ServerQuery,

@@ -3,7 +3,8 @@
  * Linux: the `socket:[inode]` links in `/proc/<pid>/fd` matched against the
  * LISTEN rows of `/proc/<pid>/net/tcp` and `tcp6`. When the fds cannot be
  * read, the host-wide loopback LISTEN table is the only source left: it is
- * bounded, limited to sockets of agy's own user when that is known, and
+ * bounded, limited to sockets of agy's own user when that is known (the
+ * table's `uid` column is the socket owner's, proc(5)), and
  * every listener from it is marked as a guess. macOS: `lsof`.
  *
  * Who may receive agy's CSRF token follows from here (see `server-probe.ts`):

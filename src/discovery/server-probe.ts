@@ -8,7 +8,7 @@
  * agy's CSRF token goes only where it came from. A listener among agy's own
  * fds (`own`) gets it. One merely owned by agy's uid (`same_user`) is first
  * asked without it, and gets it only when it refuses that with 401 as agy's
- * server does — a process of agy's own user could read the token from agy
+ * server does (spike-notes §10.3) — a process of agy's own user could read the token from agy
  * anyway, so nothing is given away that was not already theirs. Any other
  * listener (`guess`) is never sent it: it is asked without a token, is
  * usable only when it answers so (an agy that wants no token), and a 401

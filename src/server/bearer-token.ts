@@ -4,7 +4,7 @@
  * 0700 directory. The token is compared in constant time and never logged.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { AgyBridgeError } from "../errors.js";
 
@@ -27,6 +27,12 @@ const MIN_TOKEN_LENGTH = 16;
 export async function loadBearerToken(options: {
   env: Readonly<Record<string, string | undefined>>;
   tokenFile: string;
+  /**
+   * The user serve runs as (`process.getuid()`): the file and its directory
+   * must belong to it (or root), like ssh's checks of a private key. Without
+   * it ownership is not checked.
+   */
+  uid?: number;
 }): Promise<LoadedToken> {
   const fromEnv = options.env["AGY_BRIDGE_TOKEN"];
   if (fromEnv !== undefined && fromEnv !== "") {
@@ -35,20 +41,10 @@ export async function loadBearerToken(options: {
     }
     return { token: fromEnv, source: "AGY_BRIDGE_TOKEN", created: false };
   }
-  let text: string | undefined;
-  try {
-    text = await readFile(options.tokenFile, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new AgyBridgeError("invalid_argument", `cannot read the token file ${options.tokenFile} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions or pass --token-file`, { cause: error });
-    }
-  }
+  const dir = dirname(options.tokenFile);
+  const text = await readOwnFile(options.tokenFile, options.uid);
   if (text !== undefined) {
-    // Like ssh with a private key: a token others can read is no secret.
-    const mode = (await stat(options.tokenFile)).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      throw new AgyBridgeError("invalid_argument", `the token file ${options.tokenFile} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${options.tokenFile}\` or delete it to have a new one generated`);
-    }
+    await checkDirectory(dir, options.uid, options.tokenFile);
     const token = text.trim();
     if (token.length < MIN_TOKEN_LENGTH) {
       throw new AgyBridgeError("invalid_argument", `the token file ${options.tokenFile} holds no usable token; delete it to have a new one generated`);
@@ -56,10 +52,55 @@ export async function loadBearerToken(options: {
     return { token, source: options.tokenFile, created: false };
   }
   const token = randomBytes(32).toString("base64url");
-  await mkdir(dirname(options.tokenFile), { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // An existing directory keeps its mode: a new token must not go where others could swap it.
+  await checkDirectory(dir, options.uid, options.tokenFile);
   await writeFile(options.tokenFile, `${token}\n`, { mode: 0o600, flag: "wx" });
   await chmod(options.tokenFile, 0o600);
   return { token, source: options.tokenFile, created: true };
+}
+
+/**
+ * The file's text, read through one descriptor so the checks and the read
+ * see the same file; undefined when it does not exist. Refused when others
+ * can read it (a token others can read is no secret) or it belongs to
+ * another user (they chose its content).
+ */
+async function readOwnFile(path: string, uid: number | undefined): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    throw new AgyBridgeError("invalid_argument", `cannot read the token file ${path} (${code ?? "error"}); fix its permissions or pass --token-file`, { cause: error });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new AgyBridgeError("invalid_argument", `the token file ${path} is not a regular file; delete it to have a new one generated, or pass --token-file`);
+    const mode = info.mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new AgyBridgeError("invalid_argument", `the token file ${path} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${path}\` or delete it to have a new one generated`);
+    }
+    if (uid !== undefined && info.uid !== uid) {
+      throw new AgyBridgeError("invalid_argument", `the token file ${path} belongs to another user (uid ${info.uid}, not ${uid}), who chose its token; delete it to have a new one generated, or pass --token-file with a file of your own`);
+    }
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The token file's directory: others must not be able to replace the file in it. */
+async function checkDirectory(dir: string, uid: number | undefined, tokenFile: string): Promise<void> {
+  const info = await stat(dir);
+  const mode = info.mode & 0o777;
+  if ((mode & 0o022) !== 0) {
+    throw new AgyBridgeError("invalid_argument", `the directory ${dir} of the token file ${tokenFile} can be written by other users (mode ${mode.toString(8)}), who could replace the token; run \`chmod 700 ${dir}\`, or pass --token-file with a path in a directory only you can write`);
+  }
+  if (uid !== undefined && info.uid !== uid && info.uid !== 0) {
+    throw new AgyBridgeError("invalid_argument", `the directory ${dir} of the token file ${tokenFile} belongs to another user (uid ${info.uid}), who could replace the token; pass --token-file with a path in a directory of your own`);
+  }
 }
 
 /** Constant-time check of an `Authorization` header against the token. */

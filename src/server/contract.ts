@@ -60,13 +60,19 @@ export const InterruptResultSchema = z.object({
 });
 export type InterruptResult = z.infer<typeof InterruptResultSchema>;
 
-/** RFC 9457 problem details; `result` is set on 409s so a bot can branch on it. */
+/**
+ * RFC 9457 problem details. `result` says what kind of refusal it is, so a
+ * bot can branch on it: `not_found`, `already_resolved`, `timed_out`,
+ * `wrong_action`, `not_answerable`, `invalid_argument`, `interaction_pending`, `no_pane`.
+ */
 export const ProblemSchema = z.object({
   type: z.string(),
   title: z.string(),
   status: z.number().int(),
   detail: z.string(),
   result: z.string().optional(),
+  /** With `interaction_pending`: the interaction to answer before typing a turn. */
+  interactionId: z.string().optional(),
 });
 export type Problem = z.infer<typeof ProblemSchema>;
 

@@ -6,16 +6,25 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { z } from "zod";
-import { AgyBridgeError } from "../errors.js";
 import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./bearer-token.js";
-import {
-  InteractionActionSchema,
-  TurnRequestSchema,
-  type AnswerResult,
-  type Problem,
-} from "./contract.js";
-import type { SessionHub } from "./session-hub.js";
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
+import { InteractionActionSchema, TurnRequestSchema, type AnswerResult, type InteractionAction } from "./contract.js";
+import { resumePoint } from "./event-id.js";
+import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
+import { createOriginCheck } from "./request-origin.js";
+import type { HubSession, InteractionRequested, SessionHub, TurnOutcome } from "./session-hub.js";
 import { createSseStream, type SseStream, type SseTimers } from "./sse-stream.js";
+
+export interface ServerTimeouts {
+  /** A client must send its whole header block within this (default 10 000 ms). */
+  headersMs?: number;
+  /** …and its whole request, body included, within this (default 30 000 ms). */
+  requestMs?: number;
+  /** An idle kept-alive connection is closed after this (default 5 000 ms). */
+  keepAliveMs?: number;
+  /** How often the two deadlines above are checked (default 1 000 ms). */
+  checkIntervalMs?: number;
+}
 
 export interface ApiServerOptions {
   hub: SessionHub;
@@ -23,6 +32,10 @@ export interface ApiServerOptions {
   token: string;
   /** Allow this one origin cross-origin (no CORS headers otherwise). */
   cors?: string;
+  /** The address the server listens on: `Host` may name it (besides loopback names). */
+  boundHost?: string;
+  /** More names `Host` may carry (`--allow-host`). */
+  allowHosts?: readonly string[];
   /** The approval page served at `/`. */
   page: string;
   /** The OpenAPI document served at `/v1/openapi.json`. */
@@ -30,38 +43,39 @@ export interface ApiServerOptions {
   heartbeatMs?: number;
   limiter?: FailureLimiter;
   timers?: SseTimers;
+  timeouts?: ServerTimeouts;
+  connectionLimits?: ConnectionLimits;
   /** One line per request: method, path without query, status. */
   log?: (line: string) => void;
   /** How long `close()` lets clients take their last bytes before cutting them (default 2000 ms). */
   shutdownGraceMs?: number;
   /** Told about failures that became a 500 (a bug, not a client mistake). */
   onInternalError?: (error: unknown) => void;
+  /**
+   * Told about errors of the listening server itself, e.g. `accept` failing
+   * with EMFILE; the server keeps running.
+   */
+  onServerError?: (error: NodeJS.ErrnoException) => void;
 }
 
 export interface ApiServer {
   readonly server: Server;
+  readonly connections: ConnectionGuard;
   /** Ends every SSE stream with a final comment, then closes the server. */
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
-const PROBLEM_TYPE = "about:blank";
-
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    readonly detail: string,
-    readonly result?: string,
-  ) {
-    super(detail);
-  }
-}
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorized = createBearerCheck(options.token);
   const limiter = options.limiter ?? createFailureLimiter();
   const streams = new Set<SseStream>();
+  const originRefusal = createOriginCheck({
+    ...(options.boundHost === undefined ? {} : { boundHost: options.boundHost }),
+    ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
+    ...(options.cors === undefined ? {} : { cors: options.cors }),
+  });
   let closing = false;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string[]): Promise<void> {
@@ -110,12 +124,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (sub === "interactions" && subId !== undefined && extra === undefined) {
       if (method !== "POST") throw methodNotAllowed();
       const action = parseBody(InteractionActionSchema, await readJson(req));
+      const waiting = session.pending().find((p) => p.interactionId === subId);
+      if (waiting !== undefined) refuseWrongAction(waiting, action, id);
       return sendAnswer(res, await session.respond(subId, action));
     }
     if (sub === "turns" && subId === undefined) {
       if (method !== "POST") throw methodNotAllowed();
       const { text } = parseBody(TurnRequestSchema, await readJson(req));
-      return sendJson(res, 200, await session.sendTurn(text));
+      return sendTurnOutcome(res, await session.sendTurn(text), session);
     }
     if (sub === "interrupt" && subId === undefined) {
       if (method !== "POST") throw methodNotAllowed();
@@ -127,7 +143,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function openEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
     const session = options.hub.get(id);
     if (session === undefined) throw notFound();
-    let cursor = lastEventId(req.headers["last-event-id"]);
+    const header = req.headers["last-event-id"];
+    const resume = resumePoint(Array.isArray(header) ? header[0] : header, session.log.epoch, session.log.lastId);
+    if (resume.kind === "malformed" || resume.kind === "never_issued") throw new HttpProblem(400, "Bad Request", resume.detail);
+    // An id of an earlier run: replay from the start of what this run holds, so nothing pending is skipped.
+    let cursor = resume.kind === "after" ? resume.seq : 0;
     let waiting = false;
     const streamOptions: Parameters<typeof createSseStream>[1] = {
       onClose: () => cleanup(),
@@ -164,11 +184,44 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    res.on("finish", () => options.log?.(`${req.method ?? "?"} ${url.pathname} ${res.statusCode}`));
+  const timeouts = options.timeouts ?? {};
+  const server = createServer(
+    {
+      // Node's defaults (60 s for headers, checked every 30 s) let a silent
+      // socket hold a descriptor for up to 90 s; these cut it in seconds.
+      headersTimeout: timeouts.headersMs ?? 10_000,
+      requestTimeout: timeouts.requestMs ?? 30_000,
+      keepAliveTimeout: timeouts.keepAliveMs ?? 5_000,
+      connectionsCheckingInterval: timeouts.checkIntervalMs ?? 1_000,
+    },
+    (req, res) => {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      res.on("finish", () => options.log?.(`${req.method ?? "?"} ${url.pathname} ${res.statusCode}`));
+      handle(req, res, url);
+    },
+  );
+  const connections = guardConnections(server, options.connectionLimits);
+  // Without a listener an `accept` error (EMFILE when descriptors run out)
+  // would be thrown and end the process; the server goes on accepting.
+  // (Added once listening, so a failed `listen` still reaches the caller's own listener.)
+  server.on("listening", () => {
+    server.off("error", onServerError);
+    server.on("error", onServerError);
+  });
+  function onServerError(error: NodeJS.ErrnoException): void {
+    options.onServerError?.(error);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, url: URL): void {
     if (closing) {
       sendProblem(res, new HttpProblem(503, "Service Unavailable", "the server is shutting down"));
+      return;
+    }
+    const refusal = originRefusal(req.headers);
+    if (refusal !== undefined) {
+      // Nothing more on this connection: whoever sent it is not a client of ours.
+      res.setHeader("connection", "close");
+      sendProblem(res, new HttpProblem(req.headers.host === undefined ? 400 : 403, req.headers.host === undefined ? "Bad Request" : "Forbidden", refusal));
       return;
     }
     if (options.cors !== undefined && req.headers.origin === options.cors) {
@@ -200,10 +253,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (problem.status === 500) options.onInternalError?.(error);
       sendProblem(res, problem);
     });
-  });
+  }
 
   return {
     server,
+    connections,
     close() {
       closing = true;
       for (const stream of [...streams]) stream.end("server shutting down");
@@ -219,27 +273,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     },
   };
-}
-
-function toProblem(error: unknown): HttpProblem {
-  if (error instanceof HttpProblem) return error;
-  if (error instanceof AgyBridgeError) return new HttpProblem(502, "Bad Gateway", error.message);
-  return new HttpProblem(500, "Internal Server Error", "the request failed inside agy-bridge; the server log has no more detail than this");
-}
-
-function methodNotAllowed(): HttpProblem {
-  return new HttpProblem(405, "Method Not Allowed", "this route does not take that method; see /v1/openapi.json");
-}
-
-function notFound(): HttpProblem {
-  return new HttpProblem(404, "Not Found", "no such route; see /v1/openapi.json");
-}
-
-function lastEventId(header: string | string[] | undefined): number {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value === "") return 0;
-  if (!/^\d{1,15}$/.test(value.trim())) throw new HttpProblem(400, "Bad Request", "Last-Event-ID must be an event id this API sent (a non-negative integer)");
-  return Number(value.trim());
 }
 
 function readJson(req: IncomingMessage): Promise<unknown> {
@@ -289,18 +322,34 @@ function sendAnswer(res: ServerResponse, result: AnswerResult): void {
   sendProblem(res, new HttpProblem(status, status === 404 ? "Not Found" : "Conflict", detail, result.result));
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
-  res.end(text);
+/** A refused turn is a 409 that says what to do: answer the waiting interaction, or give serve a pane. */
+function sendTurnOutcome(res: ServerResponse, outcome: TurnOutcome, session: HubSession): void {
+  if (outcome.result !== "refused") return sendJson(res, 200, outcome);
+  if (outcome.refusal === "interaction_pending") {
+    const interactionId = outcome.interactionId ?? session.pending()[0]?.interactionId;
+    const answer = interactionId === undefined ? "" : ` POST /v1/sessions/${session.conversationId}/interactions/${interactionId} answers it.`;
+    throw new HttpProblem(409, "Conflict", `${outcome.reason}${answer}`, "interaction_pending", interactionId);
+  }
+  throw new HttpProblem(409, "Conflict", outcome.reason, outcome.refusal);
 }
 
-function sendProblem(res: ServerResponse, problem: HttpProblem): void {
-  const body: Problem = { type: PROBLEM_TYPE, title: problem.title, status: problem.status, detail: problem.detail };
-  if (problem.result !== undefined) body.result = problem.result;
-  const text = JSON.stringify(body);
-  res.writeHead(problem.status, { "content-type": "application/problem+json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
-  res.end(text);
+/**
+ * The action must fit the interaction's kind: a permission takes approve or
+ * deny, a question takes answer (or deny to decline), and a gate of another
+ * kind only a person in the TUI can answer.
+ */
+function refuseWrongAction(waiting: InteractionRequested, action: InteractionAction, conversationId: string): void {
+  const kind = waiting.request.kind;
+  const route = `POST /v1/sessions/${conversationId}/interactions/${waiting.interactionId}`;
+  if (kind === "other") {
+    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a ${waiting.request.variant || "gate of no known kind"} that agy-bridge cannot answer over RPC; answer it in the agy TUI`, "not_answerable");
+  }
+  if (kind === "permission" && action.action === "answer") {
+    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a permission, not a question: ${route} with {"action":"approve"} or {"action":"deny"}`, "wrong_action");
+  }
+  if (kind === "question" && action.action === "approve") {
+    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a question, not a permission: ${route} with {"action":"answer","optionIds":[…]} (or {"action":"deny"} to decline it)`, "wrong_action");
+  }
 }
 
 function sendPage(res: ServerResponse, page: string): void {

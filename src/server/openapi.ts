@@ -26,13 +26,37 @@ const json = (s: z.ZodType, io: "input" | "output" = "output") => ({ "applicatio
 const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
 const conversationId = { name: "conversationId", in: "path", required: true, schema: { type: "string" } };
 
+/** What any route, the page included, can answer before it is routed. */
+const anyRoute = {
+  "400": problem("No Host header, or a path that is not valid percent-encoding"),
+  "403": problem("A Host this server does not answer to (see --allow-host), or an Origin that is neither this server's nor the --cors one"),
+  "500": problem("A bug in agy-bridge"),
+  "503": problem("The server is shutting down"),
+};
+/** …and every /v1 route, after that. */
+const v1Route = {
+  ...anyRoute,
+  "401": problem("No or wrong bearer token"),
+  "429": problem("Too many failed authentications from this address (see Retry-After)"),
+};
+const unknownConversation = problem("Unknown conversation");
+const badGateway = problem("The session could not reach agy (`detail` says why)");
+const tooLarge = problem("A body over 2 MiB");
+
+/** The responses of a /v1 operation: the shared ones, with the operation's own (listed) on top. */
+const responses = (own: Record<string, unknown>) => ({ ...v1Route, ...own });
+
+export const EVENT_ID_DESCRIPTION =
+  "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. A comment arrives at least every 15 s.";
+
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: {
       title: "agy-bridge HTTP API",
       version,
-      description: "Supervise attended agy sessions over HTTP: list sessions, follow events (SSE), answer approvals and questions, type turns, interrupt. Every /v1 route requires Authorization: Bearer <token>.",
+      description:
+        "Supervise attended agy sessions over HTTP: list sessions, follow events (SSE), answer approvals and questions, type turns, interrupt. Every /v1 route requires Authorization: Bearer <token>. Every route, the page included, requires a Host that names this server (loopback, the listen address, or --allow-host) and refuses a foreign Origin. Errors are RFC 9457 problem details; `result` names the kind of refusal.",
     },
     security: [{ bearer: [] }],
     components: {
@@ -40,25 +64,36 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       schemas: { Problem: schema(ProblemSchema), Event: schema(MapperEventSchema) },
     },
     paths: {
+      "/": {
+        get: {
+          summary: "The approval page (HTML; the token is pasted into it, never in the URL)",
+          security: [],
+          responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } }, ...anyRoute },
+        },
+      },
       "/v1/sessions": {
         get: {
           summary: "Every supervised conversation on this machine",
-          responses: { "200": { description: "The sessions", content: json(SessionsResponseSchema) }, "401": problem("No or wrong bearer token"), "429": problem("Too many failed authentications") },
+          responses: responses({ "200": { description: "The sessions", content: json(SessionsResponseSchema) } }),
         },
       },
       "/v1/sessions/{conversationId}/events": {
         get: {
           summary: "The conversation's events: first everything so far, oldest first, then live (Server-Sent Events)",
-          description: "Each message has `id:` (strictly increasing per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. A comment arrives at least every 15 s.",
-          parameters: [conversationId, { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^[0-9]+$" } }],
-          responses: { "200": { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } }, "400": problem("Bad Last-Event-ID"), "401": problem("No or wrong bearer token"), "404": problem("Unknown conversation") },
+          description: EVENT_ID_DESCRIPTION,
+          parameters: [conversationId, { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^([a-z0-9]{1,32}-)?[0-9]{1,15}$" } }],
+          responses: responses({
+            "200": { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } },
+            "400": problem("Last-Event-ID is not an id, or is an id of this run beyond its newest event (never sent); also a missing Host or bad path"),
+            "404": unknownConversation,
+          }),
         },
       },
       "/v1/sessions/{conversationId}/pending": {
         get: {
           summary: "The open interaction_requested events of the conversation",
           parameters: [conversationId],
-          responses: { "200": { description: "Pending approvals and questions", content: json(PendingResponseSchema) }, "401": problem("No or wrong bearer token"), "404": problem("Unknown conversation") },
+          responses: responses({ "200": { description: "Pending approvals and questions", content: json(PendingResponseSchema) }, "404": unknownConversation }),
         },
       },
       "/v1/sessions/{conversationId}/interactions/{interactionId}": {
@@ -66,13 +101,17 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Approve, deny or answer a pending interaction",
           parameters: [conversationId, { name: "interactionId", in: "path", required: true, schema: { type: "string" } }],
           requestBody: { required: true, content: json(InteractionActionSchema, "input") },
-          responses: {
+          responses: responses({
             "200": { description: "Delivered to the waiting step", content: json(AnswerResultSchema) },
-            "400": problem("The body does not match the schema"),
-            "401": problem("No or wrong bearer token"),
-            "404": problem("Unknown conversation or interaction (`result: not_found`)"),
+            "400": problem("The body is not JSON or does not match the schema (`detail` names the field)"),
+            "404": problem("Unknown conversation, or unknown interaction (`result: not_found`)"),
             "409": problem("`result` is `already_resolved` or `timed_out`"),
-          },
+            "413": tooLarge,
+            "422": problem(
+              "The action does not fit the interaction: `wrong_action` (answer on a permission, approve on a question — `detail` names the right body), `not_answerable` (a gate only the agy TUI can answer), `invalid_argument` (a scope, instruction or option it does not take)",
+            ),
+            "502": badGateway,
+          }),
         },
       },
       "/v1/sessions/{conversationId}/turns": {
@@ -80,18 +119,31 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Type a user turn into the agy TUI",
           parameters: [conversationId],
           requestBody: { required: true, content: json(TurnRequestSchema, "input") },
-          responses: { "200": { description: "The delivery result: delivered, unverified or failed, with the reason", content: json(TurnResultSchema) }, "400": problem("The body does not match the schema"), "401": problem("No or wrong bearer token"), "404": problem("Unknown conversation") },
+          responses: responses({
+            "200": { description: "The delivery result: delivered, unverified or failed, with the reason", content: json(TurnResultSchema) },
+            "400": problem("The body is not JSON or does not match the schema"),
+            "404": unknownConversation,
+            "409": problem("Not typed: `interaction_pending` (a step waits for an answer; `interactionId` names it) or `no_pane` (serve knows no tmux pane of this agy; `detail` says what to do)"),
+            "413": tooLarge,
+            "422": problem("The session cannot take this turn as asked (`invalid_argument`; `detail` says why)"),
+            "502": badGateway,
+          }),
         },
       },
       "/v1/sessions/{conversationId}/interrupt": {
         post: {
           summary: "Interrupt the turn in progress (cancel while running, deny while waiting)",
           parameters: [conversationId],
-          responses: { "200": { description: "What was done", content: json(InterruptResultSchema) }, "401": problem("No or wrong bearer token"), "404": problem("Unknown conversation") },
+          responses: responses({
+            "200": { description: "What was done", content: json(InterruptResultSchema) },
+            "404": unknownConversation,
+            "422": problem("A waiting gate that cannot be denied over RPC (`invalid_argument`)"),
+            "502": badGateway,
+          }),
         },
       },
       "/v1/openapi.json": {
-        get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1" }, "401": problem("No or wrong bearer token") } },
+        get: { summary: "This document", responses: responses({ "200": { description: "OpenAPI 3.1" } }) },
       },
     },
   };

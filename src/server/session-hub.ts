@@ -10,6 +10,7 @@
  */
 import type { EventOf, MapperEvent } from "../mapper/index.js";
 import type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
+import { newEpoch } from "./event-id.js";
 import { createEventLog, type EventLog } from "./event-log.js";
 
 /** What the server needs from an attached session. */
@@ -18,10 +19,26 @@ export interface SupervisedSession {
   /** The conversation so far, then live events, until `signal` aborts or the session closes. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
   respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
-  sendTurn(text: string): Promise<TurnResult>;
+  sendTurn(text: string): Promise<TurnOutcome>;
   interrupt(): Promise<InterruptResult>;
   close(): Promise<void>;
 }
+
+/**
+ * A turn the session would not type, for a reason the caller can act on: a
+ * step waits for an answer (Enter could answer its prompt), or the session
+ * has no tmux pane to type into.
+ */
+export interface TurnRefused {
+  result: "refused";
+  refusal: "interaction_pending" | "no_pane";
+  /** One sentence saying what is missing and what to do. */
+  reason: string;
+  /** With `interaction_pending`: the interaction to answer first. */
+  interactionId?: string;
+}
+
+export type TurnOutcome = TurnResult | TurnRefused;
 
 /** One conversation a refresh found. */
 export interface SessionDescriptor {
@@ -41,11 +58,13 @@ export interface HubSession {
   pending(): InteractionRequested[];
   summary(): SessionSummary;
   respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
-  sendTurn(text: string): Promise<TurnResult>;
+  sendTurn(text: string): Promise<TurnOutcome>;
   interrupt(): Promise<InterruptResult>;
 }
 
 export interface SessionHubOptions {
+  /** This run's event-id epoch (`event-id.ts`); default a new one. */
+  epoch?: string;
   list(signal: AbortSignal): Promise<SessionDescriptor[]>;
   /**
    * Keeps a session a refresh did not list (its server was busy and a probe
@@ -59,6 +78,8 @@ export interface SessionHubOptions {
 }
 
 export interface SessionHub {
+  /** The epoch of every event id this hub's logs issue. */
+  readonly epoch: string;
   /** Lists, attaches new sessions, drops vanished ones. Concurrent calls share one run. */
   refresh(): Promise<void>;
   list(): HubSession[];
@@ -80,6 +101,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   const lastIds = new Map<string, number>();
   const listeners = new Set<() => void>();
   const lifetime = new AbortController();
+  const epoch = options.epoch ?? newEpoch();
   let running: Promise<void> | undefined;
   const changed = () => {
     for (const listener of listeners) listener();
@@ -96,7 +118,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   }
 
   function add(descriptor: SessionDescriptor, session: SupervisedSession): void {
-    const entry = createEntry(descriptor, session, lifetime.signal, lastIds.get(descriptor.conversationId) ?? 0);
+    const entry = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0);
     entries.set(descriptor.conversationId, entry);
     changed();
     void pump(entry).then(
@@ -107,10 +129,26 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
     });
   }
 
+  /**
+   * One signal per refresh, tied to the hub's lifetime by one listener that
+   * is removed when the refresh ends: whatever `list` and `attach` hang on it
+   * goes with it, instead of piling up on a signal that lives as long as serve.
+   */
   async function run(): Promise<void> {
+    const round = new AbortController();
+    const stop = () => round.abort();
+    lifetime.signal.addEventListener("abort", stop, { once: true });
+    try {
+      await runRound(round.signal);
+    } finally {
+      lifetime.signal.removeEventListener("abort", stop);
+    }
+  }
+
+  async function runRound(signal: AbortSignal): Promise<void> {
     let found: SessionDescriptor[];
     try {
-      found = await options.list(lifetime.signal);
+      found = await options.list(signal);
     } catch (error) {
       options.onProblem?.(`listing sessions failed: ${(error as Error).message}`);
       return;
@@ -124,7 +162,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
         .filter((d) => !entries.has(d.conversationId))
         .map(async (descriptor) => {
           try {
-            const session = await options.attach(descriptor, lifetime.signal);
+            const session = await options.attach(descriptor, signal);
             if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
               await session.close();
               return;
@@ -138,6 +176,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   }
 
   return {
+    epoch,
     refresh() {
       running ??= run().finally(() => {
         running = undefined;
@@ -152,20 +191,20 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
     },
     async close() {
       lifetime.abort();
-      await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
       for (const entry of entries.values()) entry.abort.abort();
+      await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
       entries.clear();
     },
   };
 }
 
-function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, parent: AbortSignal, afterId: number): Entry {
-  const log = createEventLog(afterId);
+function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number): Entry {
+  const log = createEventLog({ epoch, afterId });
   const pending = new Map<string, InteractionRequested>();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
+  // Aborted by the hub itself (remove, close): no listener on a longer-lived signal.
   const abort = new AbortController();
-  parent.addEventListener("abort", () => abort.abort(), { once: true });
   log.subscribe(({ event }) => {
     if (event.type === "interaction_requested") pending.set(event.interactionId, event);
     else if (event.type === "interaction_resolved") pending.delete(event.interactionId);

@@ -10,6 +10,7 @@ import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
 import type { PaneRef, ServerBinding } from "../discovery/types.js";
 import type { TurnDeliveryResult } from "../tmux/types.js";
+import type { ScreenModel } from "../tmux/screen-types.js";
 import { createConversationReader, type ConversationReader, type RelocateOutcome } from "./conversation-reader.js";
 import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
 import { activityOf, isChildConversation } from "./rotation.js";
@@ -380,6 +381,14 @@ class Session implements AgySessionApi {
     if (asObject(answer.trajectorySummaries?.[id])?.["status"] === RUN_STATUS.IDLE) return { result: "idle" };
     await this.#rpc.cancelCascadeSteps({ conversationId: id }, { signal: this.#closed.signal });
     return { result: "cancelled" };
+  }
+
+  async screen(options: { signal?: AbortSignal } = {}): Promise<ScreenModel> {
+    const pane = await this.#paneRef();
+    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to read its screen.");
+    const driver = await this.#driver();
+    if (driver.readScreen === undefined) throw new AgyBridgeError("invalid_argument", "This session's turn driver cannot read the screen; attach with the default tmux driver.");
+    return driver.readScreen(pane, { signal: anySignal(options.signal, this.#closed.signal) });
   }
 
   async sendTurn(text: string, options: { signal?: AbortSignal; slash?: boolean } = {}): Promise<TurnDeliveryResult> {

@@ -21,6 +21,8 @@ export type {
   ReadMode,
   TurnDriver,
 } from "./types.js";
+export type { ScreenModel } from "../tmux/screen-types.js";
+export type { TurnDeliveryResult } from "../tmux/types.js";
 export { answerPayload, type Verdict } from "./interaction-delivery.js";
 export { rotationTarget, isChildConversation } from "./rotation.js";
 export { displayNameFor } from "./model-names.js";

@@ -35,5 +35,6 @@ export async function defaultTurnDriver(): Promise<TurnDriver> {
     deliverTurn: (pane, text, options) => driverFor(pane).deliverTurn(pane.target, text, options),
     closePrompt: (pane, options) => driverFor(pane).closePrompt(pane.target, options),
     answerPrompt: (pane, choice, options) => driverFor(pane).answerPrompt(pane.target, choice, options),
+    readScreen: (pane, options) => driverFor(pane).readPane(pane.target, options),
   };
 }

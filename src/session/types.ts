@@ -4,6 +4,7 @@
  */
 import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
 import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
+import type { ScreenModel } from "../tmux/screen-types.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
 import type { Policy } from "../policy/index.js";
@@ -19,6 +20,8 @@ export interface TurnDriver {
   closePrompt(target: PaneRef, options?: PromptActionOptions): Promise<ClosePromptResult>;
   /** Answers the dialog on screen by moving the pointer, Enter on the intended row, Escape to decline (spike-notes §13). */
   answerPrompt(target: PaneRef, choice: TuiChoice, options?: PromptActionOptions): Promise<TuiAnswerResult>;
+  /** Reads the pane as the screen model (`readScreen`, spike-notes §13); optional so older fakes still fit. */
+  readScreen?(target: PaneRef, options?: { signal?: AbortSignal }): Promise<ScreenModel>;
 }
 
 /** The tmux pane that runs the agy with this pid, or undefined when none does (discovery's `findAgyPane`). */
@@ -216,5 +219,7 @@ export interface AgySession {
   workspace(): Promise<string | undefined>;
   /** Cancels running work, or denies what is WAITING. */
   interrupt(): Promise<InterruptResult>;
+  /** agy's pane read as the screen model (what `agy-bridge screen` prints); fails without a pane. */
+  screen(options?: { signal?: AbortSignal }): Promise<ScreenModel>;
   close(): Promise<void>;
 }

@@ -22,8 +22,9 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   tmux: ["protocol"],
   session: ["rpc", "mapper", "discovery", "tmux", "protocol", "policy"],
   server: ["session", "mapper", "protocol", "policy", "audit"],
+  mcp: ["session", "mapper", "protocol", "policy", "audit"],
   index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */

@@ -225,6 +225,13 @@ describe("human output never passes agy's control characters through", () => {
     }
   });
 
+  it("escapes what a command writes to stderr without thinking of it (map naming a hostile file path)", async () => {
+    const result = await runMain(["map", "/nonexistent/\x1b]0;pwned\x07.json"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(RAW_CONTROL);
+    expect(result.stderr).toContain("/nonexistent/\\x1b]0;pwned\\x07.json");
+  });
+
   it("shows an unknown command's name escaped", async () => {
     const result = await runMain(["\x1b]52;c;ZXZpbA==\x07"]);
     expect(result.code).toBe(2);

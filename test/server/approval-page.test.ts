@@ -62,6 +62,20 @@ describe("the approval page", { timeout: 120_000 }, () => {
     expect(requested.some((u) => u.includes(w.token))).toBe(false);
   });
 
+  it("denies a pending command with a tap and shows it as denied, not as answered", async () => {
+    world = await startServeWorld();
+    const w = world;
+    const { page } = await openPage(w);
+    await sendTurn(w, "Run pwd");
+    const ours = `[data-conversation-id="${w.conversationId}"]`;
+    const item = page.locator(`[data-testid="pending-item"]${ours}`).filter({ hasText: "pwd" });
+    await item.waitFor({ timeout: 30_000 });
+    await item.getByTestId("deny").tap();
+    const resolved = page.locator(`[data-testid="resolved-item"]${ours}`).filter({ hasText: "pwd" });
+    await resolved.waitFor({ timeout: 30_000 });
+    expect(await resolved.getByTestId("outcome").textContent()).toBe("denied");
+  });
+
   it("answers a question with an option", async () => {
     world = await startServeWorld();
     const w = world;

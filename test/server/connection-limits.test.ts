@@ -112,7 +112,7 @@ describe("serve under a flood of idle connections", () => {
     serve = await startServeProcess({ configHome: dir, args: ["--refresh-ms", "60000"], fileLimit: 1024 });
     const port = Number(new URL(serve.url).port);
     await idleSockets(port, 2000);
-    const res = await fetch(`${serve.url}/v1/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
+    const res = await fetch(`${serve.url}/v1/sessions`, { headers: { authorization: `Bearer ${serve.token}` }, signal: AbortSignal.timeout(20_000) });
     expect(res.status, serve.stderr()).toBe(200);
     expect(serve.exited(), serve.stderr()).toBeUndefined();
     expect(serve.stderr()).not.toMatch(/EMFILE|Error:/);

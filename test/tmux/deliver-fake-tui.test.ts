@@ -1,7 +1,8 @@
 /**
- * Turn delivery into the simulator's fake TUI in a real tmux pane: the
- * composer, collapsed pastes, footers, prompts and drafts a person typed
- * (spike-notes §5.4, §5.6, §6.2). The fake port records what the TUI did.
+ * Turn delivery and prompt actions into the simulator's agy-like TUI in a
+ * real tmux pane: the composer, collapsed pastes, a running turn, dialogs
+ * and drafts a person typed (spike-notes §5.4, §6.2, §13). The fake port
+ * records what the TUI did with the keys it got.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTmuxDriver, parseScreen, type TmuxDriver } from "../../src/tmux/index.js";
@@ -54,17 +55,31 @@ describe("delivering into the fake TUI", () => {
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "ok" }]);
   });
 
-  it("types into a running turn with one Enter (agy queues it as the next turn)", async () => {
+  it("waits while a turn runs and types once agy is ready again", async () => {
     await tui.setView({ running: true, transcript: [{ role: "user", text: "first" }] });
     await world.waitForScreen(tui.paneId, (s) => s.includes("esc to cancel"), "the running footer");
-    expect((await driver.deliverTurn(tui.paneId, "and then this")).result).toBe("delivered");
+    const delivery = driver.deliverTurn(tui.paneId, "and then this", { pollMs: 50 });
+    // Still busy: nothing may be typed yet.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await tui.calls()).toEqual([]);
+    await tui.setView({ running: false });
+    expect((await delivery).result).toBe("delivered");
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "and then this" }]);
+  });
+
+  it("refuses, typing nothing, when agy stays busy past the bound", async () => {
+    await tui.setView({ running: true, transcript: [{ role: "user", text: "first" }] });
+    await world.waitForScreen(tui.paneId, (s) => s.includes("esc to cancel"), "the running footer");
+    const result = await driver.deliverTurn(tui.paneId, "and then this", { readyTimeoutMs: 300 });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("agy was still working"), screen: { state: "busy" } });
+    expect(await tui.calls()).toEqual([]);
   });
 
   it("confirms with verifyStarted when given, and says the draft alone is not proof when it stays false", async () => {
     const result = await driver.deliverTurn(tui.paneId, "check over RPC", { verifyStarted: async () => false, verifyTimeoutMs: 500 });
     expect(result).toEqual({ result: "unverified", reason: expect.stringContaining("no new USER_INPUT step appeared") });
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "check over RPC" }]);
+    await tui.setView({ running: false });
     const confirmed = await driver.deliverTurn(tui.paneId, "second", { verifyStarted: async () => (await tui.calls()).length === 2 });
     expect(confirmed).toEqual({ result: "delivered", reason: expect.stringContaining("USER_INPUT") });
   });
@@ -84,20 +99,19 @@ describe("guards", () => {
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "forced turn" }]);
   });
 
-  it("refuses while a numbered prompt is open, so Enter cannot answer it", async () => {
+  it("refuses while a dialog holds the keyboard, so neither the text nor Enter can answer it", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
-    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission prompt");
-    const result = await driver.deliverTurn(tui.paneId, "hello");
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining('"Allow this command? rm -rf build"') });
+    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
+    const result = await driver.deliverTurn(tui.paneId, "hello", { clearDraft: true });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining('command prompt "Do you want to proceed?"'), screen: { state: "prompt", composer: "absent" } });
     expect(await tui.calls()).toEqual([]);
-    expect(await draft()).toBe("");
   });
 
   it("refuses to append to a draft a person typed, leaving it as it was", async () => {
     await world.tmux(["send-keys", "-t", tui.paneId, "-l", "half typed"]);
     await world.waitForScreen(tui.paneId, (s) => s.includes("> half typed"), "the typed draft");
     const result = await driver.deliverTurn(tui.paneId, "my turn");
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("draft someone typed") });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("draft someone typed"), screen: { composer: "draft", draft: "half typed" } });
     expect(await draft()).toBe("half typed");
     expect(await tui.calls()).toEqual([]);
   });
@@ -111,28 +125,62 @@ describe("guards", () => {
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "my turn" }]);
   });
 
-  it("refuses when the pane never shows agy's footer", async () => {
+  it("refuses when the pane never shows an agy screen it can read", async () => {
     const pane = await world.newSession("silent", ["sleep", "60"]);
     const result = await driver.deliverTurn(pane, "anyone there?", { readyTimeoutMs: 500 });
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("never showed agy's idle or running footer") });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("no agy composer could be recognised"), screen: { state: "unknown" } });
   });
 });
 
-describe("prompt keys into the fake TUI", () => {
-  it("closes a stale prompt after an RPC approval with 1 Enter (spike-notes §5.4)", async () => {
+describe("dialogs in the fake TUI", () => {
+  const QUESTION = {
+    kind: "question" as const,
+    trajectoryId: "t",
+    stepIndex: 5,
+    questions: [{ question: "Which colour?", multiSelect: false, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
+  };
+
+  it("closes a stale dialog after an RPC approval with Escape alone, answering nothing", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
-    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission prompt");
-    await tui.setView({ pending: undefined });
-    await driver.pressPromptKeys(tui.paneId, { kind: "permission", allow: true });
-    await world.waitForScreen(tui.paneId, (s) => !s.includes("4. No"), "the prompt closing");
-    expect(await tui.calls()).toEqual([{ call: "answer", stepIndex: 4, answer: { kind: "permission", allow: true }, delivered: false }]);
+    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
+    // The step was answered over RPC: the port no longer waits on it, the TUI still shows its dialog.
+    await tui.setView({ pending: undefined, running: false });
+    const closed = await driver.closePrompt(tui.paneId);
+    expect(closed).toMatchObject({ result: "closed", keys: ["Escape"] });
+    const calls = await tui.calls();
+    expect(calls.every((c) => c.call !== "answer" || (c.delivered === false && !(c.answer.kind === "permission" && c.answer.allow)))).toBe(true);
     expect((await driver.deliverTurn(tui.paneId, "next turn")).result).toBe("delivered");
   });
 
-  it("denies with 4 Enter", async () => {
+  it("declines in the TUI with Escape: the port gets a deny", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
-    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission prompt");
-    await driver.pressPromptKeys(tui.paneId, { kind: "permission", allow: false });
-    await expect.poll(() => tui.calls()).toEqual([{ call: "answer", stepIndex: 4, answer: { kind: "permission", allow: false }, delivered: true }]);
+    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
+    expect(await driver.answerPrompt(tui.paneId, { kind: "decline" })).toMatchObject({ result: "answered", keys: ["Escape"] });
+    const calls = await tui.calls();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ call: "answer", stepIndex: 4, delivered: true });
+    expect(calls[0]).not.toMatchObject({ answer: { allow: true } });
+  });
+
+  it("approves in the TUI with Enter on the highlighted 1. Yes", async () => {
+    await tui.setView({ running: true, pending: PERMISSION });
+    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
+    expect(await driver.answerPrompt(tui.paneId, { kind: "approve" })).toMatchObject({ result: "answered", keys: ["Enter"] });
+    expect(await tui.calls()).toEqual([{ call: "answer", stepIndex: 4, answer: { kind: "permission", allow: true }, delivered: true }]);
+  });
+
+  it("answers a question by moving the pointer one Down at a time to the chosen label, then Enter", async () => {
+    await tui.setView({ running: true, pending: QUESTION });
+    await world.waitForScreen(tui.paneId, (s) => s.includes("3. blue"), "the question dialog");
+    expect(await driver.answerPrompt(tui.paneId, { kind: "option", label: "blue" })).toMatchObject({ result: "answered", keys: ["Down", "Down", "Enter"] });
+    expect(await tui.calls()).toEqual([{ call: "answer", stepIndex: 5, answer: { kind: "question", selectedOptionIds: ["3"] }, delivered: true }]);
+  });
+
+  it("presses nothing for an option the dialog does not offer, or a kind it was not asked to act on", async () => {
+    await tui.setView({ running: true, pending: QUESTION });
+    await world.waitForScreen(tui.paneId, (s) => s.includes("3. blue"), "the question dialog");
+    expect(await driver.answerPrompt(tui.paneId, { kind: "option", label: "purple" })).toMatchObject({ result: "failed", keys: [], screen: { prompt: { kind: "question" } } });
+    expect(await driver.answerPrompt(tui.paneId, { kind: "approve" }, { kinds: ["command"] })).toMatchObject({ result: "failed", keys: [] });
+    expect(await tui.calls()).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ describe("agy-bridge send", () => {
     const cli = await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--allow-unverified", "--json", "-"], text);
     expect(cli.stderr).toBe("");
     expect(cli.code).toBe(0);
-    expect(JSON.parse(cli.stdout)).toEqual({ result: "unverified", reason: expect.stringContaining("no agy composer is visible") });
+    expect(JSON.parse(cli.stdout)).toEqual({ result: "delivered", reason: expect.stringContaining("the draft left the composer") });
     const got = await logger.waitForBytes((b) => b.toString("utf8").endsWith("\x1b[201~\r"), "the whole paste and Enter");
     const expected = `\x1b[200~${text}\x1b[201~\r`;
     const received = got.toString("utf8");
@@ -44,17 +44,17 @@ describe("agy-bridge send", () => {
     const logger = await world.startLogger("words");
     const cli = await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--allow-unverified", "--", "--force", "-x", "done;"]);
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toMatch(/^unverified: /);
+    expect(cli.stdout).toMatch(/^delivered: /);
     const got = await logger.waitForBytes((b) => b.includes("\r"), "Enter");
     expect(got.toString("utf8")).toBe("\x1b[200~--force -x done;\x1b[201~\r");
   });
 
-  it("exits 1 for an unverified turn unless --allow-unverified, still printing the result", async () => {
-    const logger = await world.startLogger("strict");
-    const cli = await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--json", "--", "hello"]);
+  it("exits 1 for a turn that did not start, also with --allow-unverified, still printing the result", async () => {
+    const logger = await world.startLogger("strict", ["--keep-on-enter"]);
+    const cli = await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--allow-unverified", "--json", "--", "hello"]);
     expect(cli.code).toBe(1);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ result: "unverified" });
-    expect(cli.stderr).toContain("Pass --allow-unverified to accept an unconfirmed turn.");
+    expect(JSON.parse(cli.stdout)).toMatchObject({ result: "failed", reason: expect.stringContaining("the draft stayed in the composer") });
+    expect(cli.stderr).toContain("agy-bridge send: failed:");
   });
 
   it("exits 0 with delivered when the fake TUI takes the turn", async () => {
@@ -70,7 +70,7 @@ describe("agy-bridge send", () => {
     await world.waitForScreen(tui.paneId, (s) => s.includes("> someone typing"), "the draft");
     const refused = await runCli(["send", "--pane", tui.paneId, "-L", world.socketName, "--json", "--", "mine"]);
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toEqual({ result: "failed", reason: expect.stringContaining("draft someone typed") });
+    expect(JSON.parse(refused.stdout)).toMatchObject({ result: "failed", reason: expect.stringContaining("draft someone typed"), screen: { state: "ready", composer: "draft", draft: "someone typing" } });
     const cleared = await runCli(["send", "--pane", tui.paneId, "-L", world.socketName, "--clear-draft", "--json", "--", "mine"]);
     expect(cleared.code).toBe(0);
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "mine" }]);
@@ -81,7 +81,7 @@ describe("agy-bridge send", () => {
     const cli = await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "-"], "binary\u0000data");
     expect(cli.code).toBe(1);
     expect(cli.stderr).toBe("agy-bridge send: The turn text contains a NUL byte; send text, not binary data.\n");
-    await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--allow-unverified", "--", "after"]);
+    await runCli(["send", "--pane", logger.paneId, "-L", world.socketName, "--", "after"]);
     expect((await logger.waitForBytes((b) => b.includes("\r"), "the later turn")).toString("utf8")).toBe("\x1b[200~after\x1b[201~\r");
   });
 });

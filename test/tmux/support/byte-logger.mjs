@@ -5,10 +5,12 @@
 // so a driver that types only into a ready, empty composer types into it,
 // and sees its paste arrive and leave on Enter (CR). Ctrl-A/Ctrl-K clear the
 // echo, Backspace removes a character; the log keeps every byte regardless.
+// With --keep-on-enter, Enter leaves the echo: a turn that never starts.
 import { appendFileSync, writeFileSync } from "node:fs";
 
 const log = process.argv[2];
-if (log === undefined) throw new Error("usage: byte-logger.mjs <log-file>");
+if (log === undefined) throw new Error("usage: byte-logger.mjs <log-file> [--keep-on-enter]");
+const keepOnEnter = process.argv.includes("--keep-on-enter");
 writeFileSync(log, "");
 let draft = "";
 let drawing = false;
@@ -43,7 +45,7 @@ process.stdin.on("data", (chunk) => {
   appendFileSync(log, chunk);
   const text = chunk.toString("utf8").replace(/\x1b\[20[01]~/g, "");
   for (const ch of text.replace(/\x1b\[[0-9;]*[A-Za-z~]/g, "")) {
-    if (ch === "\r") draft = "";
+    if (ch === "\r") draft = keepOnEnter ? draft : "";
     else if (ch === "\x01" || ch === "\x0b") draft = "";
     else if (ch === "\x7f") draft = draft.slice(0, -1);
     else if (ch === "\n" || ch === "\t" || ch >= " ") draft += ch;

@@ -42,7 +42,8 @@ export interface TmuxWorld {
   newSession(name: string, argv: readonly string[], options?: { columns?: number; rows?: number; env?: Record<string, string> }): Promise<string>;
   capture(target: string): Promise<string>;
   waitForScreen(target: string, predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
-  startLogger(name: string): Promise<LoggerPane>;
+  /** The byte logger; `args` go to it (`--keep-on-enter`: Enter leaves the echo, as a turn that did not start). */
+  startLogger(name: string, args?: readonly string[]): Promise<LoggerPane>;
   startFakeTui(name: string, options?: { columns?: number; rows?: number }): Promise<FakeTuiPane>;
   dispose(): Promise<void>;
 }
@@ -89,9 +90,9 @@ export async function createTmuxWorld(): Promise<TmuxWorld> {
     },
     capture: (target) => tmux(["capture-pane", "-p", "-J", "-t", target]),
     waitForScreen,
-    async startLogger(name) {
+    async startLogger(name, args = []) {
       const log = join(dir, `${name}.bytes`);
-      const paneId = await world.newSession(name, [process.execPath, LOGGER, log]);
+      const paneId = await world.newSession(name, [process.execPath, LOGGER, log, ...args]);
       await waitForScreen(paneId, (s) => s.includes("? for shortcuts"), "the byte logger's ready line");
       const bytes = (): Buffer => (existsSync(log) ? readFileSync(log) : Buffer.alloc(0));
       return {
