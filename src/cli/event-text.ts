@@ -6,23 +6,14 @@
  * escape sequences show as text and never act on the terminal.
  */
 import type { MapperEvent } from "../mapper/index.js";
-import { terminalText } from "./terminal-text.js";
+import { TERMINAL_STYLE, terminalText } from "./terminal-text.js";
 
 export interface EventTextOptions {
   /** ANSI colours (a TTY). */
   color?: boolean;
 }
 
-const STYLE = {
-  user: "\x1b[1;36m",
-  assistant: "\x1b[0m",
-  tool: "\x1b[2m",
-  gate: "\x1b[1;33m",
-  resolved: "\x1b[32m",
-  status: "\x1b[35m",
-  failure: "\x1b[31m",
-  reset: "\x1b[0m",
-} as const;
+const STYLE = TERMINAL_STYLE;
 
 /** One line of at most `max` characters (whitespace runs, newlines included, become one space). */
 function clip(text: string, max = 160): string {

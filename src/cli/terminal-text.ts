@@ -38,13 +38,30 @@ export function printLine(stream: NodeJS.WritableStream, text: string): void {
   stream.write(`${terminalText(text)}\n`);
 }
 
+/** The colours `watch` gives its lines on a terminal (SGR sequences). */
+export const TERMINAL_STYLE = {
+  user: "\x1b[1;36m",
+  assistant: "\x1b[0m",
+  tool: "\x1b[2m",
+  gate: "\x1b[1;33m",
+  resolved: "\x1b[32m",
+  status: "\x1b[35m",
+  failure: "\x1b[31m",
+  reset: "\x1b[0m",
+} as const;
+
+/** `watch`'s spinner: back to the line's start and clear it, or redraw it dimmed. */
+export const LINE_REDRAW = { clear: "\r\x1b[K", dim: "\r\x1b[2m" } as const;
+
 /**
- * The only escape sequences the CLI itself writes to stderr: `watch`'s
- * colours and its spinner's line redraw. They pass the stderr filter as they
- * are; agy's text never carries them raw, because it was made safe where
- * the line was composed.
+ * The only escape sequences the CLI itself writes to stderr: the styles and
+ * redraws above. They pass the stderr filter as they are; agy's text never
+ * carries them raw, because it was made safe where the line was composed.
  */
-const OWN_SEQUENCE = /\r\x1b\[K|\r?\x1b\[(?:0|1;36|2|1;33|32|35|31)m/gu;
+const OWN_SEQUENCE = new RegExp(
+  [...Object.values(LINE_REDRAW), ...new Set(Object.values(TERMINAL_STYLE))].map((seq) => seq.replace(/[[\]\\^$.|?*+()]/g, "\\$&")).join("|"),
+  "gu",
+);
 
 /** `text` safe for a terminal, but for the CLI's own colour and redraw sequences. */
 export function stderrText(text: string): string {

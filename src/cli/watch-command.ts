@@ -7,7 +7,7 @@ import type { MapperEvent } from "../mapper/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
 import { formatEvent } from "./event-text.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
-import { terminalText } from "./terminal-text.js";
+import { LINE_REDRAW, TERMINAL_STYLE, terminalText } from "./terminal-text.js";
 import { auditLogFor, auditorFor, decisionLine, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { PolicyError } from "../policy/index.js";
 import type { SessionAuditor } from "../audit/index.js";
@@ -51,10 +51,10 @@ function createSpinner(out: NodeJS.WritableStream, tty: boolean): Spinner {
   let frame = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   const clear = () => {
-    if (tty) out.write("\r\x1b[K");
+    if (tty) out.write(LINE_REDRAW.clear);
   };
   const draw = () => {
-    out.write(`\r\x1b[2m${SPINNER[frame++ % SPINNER.length]} working…\x1b[0m`);
+    out.write(`${LINE_REDRAW.dim}${SPINNER[frame++ % SPINNER.length]} working…${TERMINAL_STYLE.reset}`);
   };
   return {
     line(text) {

@@ -221,7 +221,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (refusal !== undefined) {
       // Nothing more on this connection: whoever sent it is not a client of ours.
       res.setHeader("connection", "close");
-      sendProblem(res, new HttpProblem(req.headers.host === undefined ? 400 : 403, req.headers.host === undefined ? "Bad Request" : "Forbidden", refusal));
+      const noHost = (req.headers.host ?? "") === "";
+      sendProblem(res, new HttpProblem(noHost ? 400 : 403, noHost ? "Bad Request" : "Forbidden", refusal));
       return;
     }
     if (options.cors !== undefined && req.headers.origin === options.cors) {

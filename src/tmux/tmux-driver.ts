@@ -181,7 +181,7 @@ class SpawnTmuxDriver implements TmuxDriver {
   #promptPane(target: string): PromptPane {
     paneTarget(target);
     return {
-      read: async (signal): Promise<ScreenModel> => readScreen(await this.capturePane(target, { signal })),
+      read: (signal) => this.readPane(target, { signal }),
       sendKeys: (keys, signal) => this.sendKeys(target, keys, { signal }),
     };
   }

@@ -41,7 +41,7 @@ describe("signals", () => {
     const port = Number(new URL(url).port);
     const stalled = connect(port, "127.0.0.1");
     await new Promise<void>((done) => stalled.once("connect", done));
-    stalled.write(`POST /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 1000\r\n\r\n{"partial":`);
+    stalled.write(`POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 1000\r\n\r\n{"partial":`);
     stalled.resume();
     const stalledClosed = new Promise<void>((done) => stalled.once("close", () => done()));
     child.kill("SIGINT");

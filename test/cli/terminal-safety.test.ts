@@ -11,13 +11,14 @@ import { describe, expect, it } from "vitest";
 import { createDemoOutput } from "../../src/cli/demo-output.js";
 import { createDoctorCommand } from "../../src/cli/doctor-command.js";
 import { createSessionsCommand } from "../../src/cli/sessions-command.js";
-import { terminalText } from "../../src/cli/terminal-text.js";
+import { main } from "../../src/cli/main.js";
+import { LINE_REDRAW, TERMINAL_STYLE, terminalText } from "../../src/cli/terminal-text.js";
 import { discoverServers } from "../../src/discovery/index.js";
 import { RpcError } from "../../src/errors.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { parseScenario, startSimServer, type SimServer } from "../../src/sim/index.js";
-import { runCommand, runMain, startMain } from "../support/cli-io.js";
+import { captureIo, runCommand, runMain, startMain } from "../support/cli-io.js";
 import { startLoopbackServer, type LoopbackServer } from "../support/loopback-server.js";
 import { createFakeProc } from "../discovery/support/fake-proc.js";
 
@@ -127,6 +128,35 @@ describe("human output never passes agy's control characters through", () => {
       expect(message).toMatchObject({ text: `The answer ${HOSTILE}` });
       const output = events.find((e) => e.type === "function_call_output");
       expect(output).toMatchObject({ output: `line one ${HOSTILE}\nline two\n` });
+    });
+  });
+
+  it("watch on a terminal keeps its own colours and spinner while agy's escapes stay visible text", async () => {
+    await withHostileSim(async (sim, conn) => {
+      let shown = "";
+      const stderr = Object.assign(
+        new Writable({
+          write(chunk, _encoding, done) {
+            shown += String(chunk);
+            done();
+          },
+        }),
+        { isTTY: true },
+      );
+      const { io } = captureIo(["watch", ...conn, "--until-idle"]);
+      const code = main({ ...io, stderr });
+      await until(() => (shown.includes("following") ? true : undefined), "watch to attach");
+      sim.engine.tuiPort().submitTurn("Be hostile");
+      await until(() => (shown.includes("[approval needed]") ? true : undefined), "the hostile gate");
+      expect((await runMain(["approve", ...conn])).code).toBe(0);
+      expect(await code).toBe(0);
+      expect(shown).toContain(`${TERMINAL_STYLE.gate}  [approval needed]`);
+      expect(shown).toContain(LINE_REDRAW.clear);
+      // With our own sequences taken out, nothing a terminal acts on is left.
+      let rest = shown;
+      for (const own of [...Object.values(LINE_REDRAW), ...Object.values(TERMINAL_STYLE)]) rest = rest.split(own).join("");
+      expect(rest).not.toMatch(RAW_CONTROL);
+      expect(rest).toContain("\\x1b]52;c;ZXZpbA==\\x07");
     });
   });
 

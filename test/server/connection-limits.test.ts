@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +108,9 @@ describe("serve under a flood of idle connections", () => {
   });
 
   it("survives 2,000 idle tokenless sockets with 1,024 file descriptors and answers an authenticated request", { timeout: 120_000 }, async () => {
+    // The test itself holds the 2,000 client ends: it needs that many descriptors of its own.
+    const own = /^Max open files\s+(\d+|unlimited)/m.exec(await readFile("/proc/self/limits", "utf8"))?.[1] ?? "0";
+    if (own !== "unlimited" && Number(own) < 2500) throw new Error(`this test needs 2,500 open files but the limit is ${own}; raise it (ulimit -n 4096) and run it again`);
     dir = await mkdtemp(join(tmpdir(), "agyb-flood-"));
     serve = await startServeProcess({ configHome: dir, args: ["--refresh-ms", "60000"], fileLimit: 1024 });
     const port = Number(new URL(serve.url).port);

@@ -102,6 +102,20 @@ describe("sessions and pending", () => {
     expect(pending.pending.map((p) => p.request.target)).toEqual(["rm -rf build"]);
   });
 
+  it("passes a question's multiSelect through /pending exactly as the event stream has it", async () => {
+    const h = await start();
+    const session = h.addSession("conv-a");
+    await h.hub.refresh();
+    const questions = [
+      { question: "Which?", options: [{ id: "1", text: "a" }, { id: "2", text: "b" }], multiSelect: true },
+      { question: "One?", options: [{ id: "1", text: "c" }], multiSelect: false },
+    ];
+    session.push({ type: "interaction_requested", conversationId: "conv-a", trajectoryId: "traj-1", stepIndex: 4, interactionId: "int_q", stepType: "ASK_USER_QUESTION", callId: "c", request: { kind: "question", questions } } as never);
+    await until(async () => h.hub.get("conv-a")?.pending().length === 1, "the question to be pending");
+    const body = (await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: { request: { questions: unknown[] } }[] };
+    expect(body.pending[0]?.request.questions).toEqual(questions);
+  });
+
   it("drops a session whose agy went away and ends its event streams", async () => {
     const h = await start();
     h.addSession("conv-a");

@@ -6,7 +6,8 @@
  * tells the same story under every persona.
  */
 import { describe, expect, it, onTestFinished } from "vitest";
-import { parseSimArgs } from "../../src/cli/sim-command.js";
+import { createSimCommand, parseSimArgs } from "../../src/cli/sim-command.js";
+import { captureIo } from "../support/cli-io.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { AgySession } from "../../src/session/index.js";
 import { AGY_VERSIONS, type AgyVersion } from "../../src/sim/engine/persona.js";
@@ -49,6 +50,20 @@ describe("persona wire fields", () => {
     expect(parseSimArgs(["--agy-version", "1.2"]).agyVersion).toBe("1.2");
     expect(parseSimArgs([]).agyVersion).toBeUndefined();
     expect(() => parseSimArgs(["--agy-version", "1.0"])).toThrow("--agy-version wants one of 1.0.10, 1.1, 1.2");
+  });
+
+  it("serves the persona `agy-bridge sim --headless --agy-version` names, and says which in its JSON line", async () => {
+    const run = captureIo(["--headless", "--agy-version", "1.1", "--speed", "0"]);
+    const exit = createSimCommand({ self: () => ({ node: "/usr/bin/node", args: ["bin.js"], pid: 4242 }) }).run(run.io);
+    onTestFinished(async () => {
+      run.abort();
+      await exit;
+    });
+    await expect.poll(() => run.stdout().includes("\n"), { timeout: 10_000, interval: 20 }).toBe(true);
+    const info = JSON.parse(run.stdout()) as { agyVersion: string; tlsUrl: string; conversationId: string };
+    expect(info.agyVersion).toBe("1.1");
+    const res = await unary(info.tlsUrl, "GetConversationMetadata", { conversationId: info.conversationId });
+    expect(res.json.metadata.workspaceUris).toEqual(["file:///home/sim/project"]);
   });
 
   it.each(["1.0.10", "1.1"] as const)("%s: no frame carries fullyIdle or mainTrajectoryUpdate.status (1.2.x-only, spike-notes §11.5)", async (version) => {

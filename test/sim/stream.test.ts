@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { SimServer } from "../../src/sim/server/server.js";
 import { pollSteps, sendTurn, startTestSim, waitForIdle } from "./support/sim-harness.js";
-import { openStream, unary, type Json, type StreamReader } from "./support/wire-client.js";
+import { eventually, openStream, unary, type Json, type StreamReader } from "./support/wire-client.js";
 
 let server: SimServer;
 let cascadeId: string;
@@ -166,6 +166,20 @@ describe("StreamAgentStateUpdates", () => {
       const frame = await reader.waitForFrame((f) => f.update.status === "CASCADE_RUN_STATUS_IDLE", 1);
       expect(frame.update.mainTrajectoryUpdate.stepsUpdate.totalLength).toBe(4);
     }
+  });
+
+  it("counts the streams following each conversation in openStreams, and forgets one once its client goes", async () => {
+    expect(server.openStreams(cascadeId)).toBe(0);
+    const a = await stream({ conversationId: cascadeId });
+    const b = await stream({ conversationId: cascadeId }, { http2: true });
+    await Promise.all([a.waitForFrame(), b.waitForFrame()]);
+    expect(server.openStreams(cascadeId)).toBe(2);
+    const other = (await unary(server.tlsUrl, "StartCascade", { source: "CORTEX_TRAJECTORY_SOURCE_CLI" })).json.cascadeId as string;
+    expect(server.openStreams(other)).toBe(0);
+    a.cancel();
+    await eventually(async () => server.openStreams(cascadeId), (n) => n === 1, { what: "the cancelled stream to be forgotten" });
+    b.cancel();
+    await eventually(async () => server.openStreams(cascadeId), (n) => n === 0, { what: "both streams to be forgotten" });
   });
 
   it("ends the stream with a 'trajectory not found' error for an unknown conversation", async () => {

@@ -5,7 +5,7 @@
  * records what the TUI did with the keys it got.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTmuxDriver, parseScreen, type TmuxDriver } from "../../src/tmux/index.js";
+import { createTmuxDriver, parseScreen, spawnTmux, type TmuxDriver } from "../../src/tmux/index.js";
 import { createTmuxWorld, type FakeTuiPane, type TmuxWorld } from "./support/tmux-world.js";
 
 let world: TmuxWorld;
@@ -58,9 +58,12 @@ describe("delivering into the fake TUI", () => {
   it("waits while a turn runs and types once agy is ready again", async () => {
     await tui.setView({ running: true, transcript: [{ role: "user", text: "first" }] });
     await world.waitForScreen(tui.paneId, (s) => s.includes("esc to cancel"), "the running footer");
-    const delivery = driver.deliverTurn(tui.paneId, "and then this", { pollMs: 50 });
-    // Still busy: nothing may be typed yet.
-    await new Promise((r) => setTimeout(r, 400));
+    const commands: string[][] = [];
+    const watched = createTmuxDriver({ socket: { name: world.socketName }, exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)) });
+    const delivery = watched.deliverTurn(tui.paneId, "and then this", { pollMs: 50 });
+    // Several reads of the busy screen later, nothing may have been typed.
+    await expect.poll(() => commands.filter((c) => c.includes("capture-pane")).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
+    expect(commands.some((c) => c.includes("paste-buffer") || c.includes("send-keys"))).toBe(false);
     expect(await tui.calls()).toEqual([]);
     await tui.setView({ running: false });
     expect((await delivery).result).toBe("delivered");

@@ -1,12 +1,13 @@
 /**
  * `agy-bridge send` against `agy-bridge sim` (real engine and language
  * server, its TUI in a real tmux pane): the turn confirmed by a new
- * USER_INPUT step over RPC, and refused while a step is WAITING
- * (spike-notes §5.4, §5.6, §6.2).
+ * USER_INPUT step over RPC, refused while a step is WAITING, and agy's
+ * leftover dialog of an answered step closed with Escape first
+ * (spike-notes §5.4, §6.2, §13).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { STEP_STATUS, STEP_TYPE } from "../../src/protocol/wire-names.js";
-import { createTmuxDriver, parseScreen } from "../../src/tmux/index.js";
+import { RUN_STATUS, STEP_STATUS, STEP_TYPE } from "../../src/protocol/wire-names.js";
+import { readScreen } from "../../src/tmux/index.js";
 import { runCli } from "./support/run-cli.js";
 import { BIN, createTmuxWorld, type TmuxWorld } from "./support/tmux-world.js";
 
@@ -73,27 +74,23 @@ describe("send to agy-bridge sim with an RPC client bound", () => {
     await expect.poll(async () => (await steps(id)).some((s) => s.status === STEP_STATUS.WAITING)).toBe(true);
     const refused = await send(id, "--", "Another turn");
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toEqual({ result: "failed", reason: expect.stringContaining("WAITING") });
-    expect(parseScreen(await world.capture(pane)).draft).toBe("");
+    expect(JSON.parse(refused.stdout)).toMatchObject({ result: "failed", reason: expect.stringContaining("WAITING") });
+    expect(readScreen(await world.capture(pane))).toMatchObject({ state: "prompt", composer: "absent", prompt: { kind: "command" } });
     expect(await userInputs(id)).toEqual(["Run pwd"]);
     expect((await steps(id)).some((s) => s.status === STEP_STATUS.WAITING)).toBe(true);
   });
 
-  it("sends the next turn once the RPC answer is in and the stale prompt is closed with its keys", async () => {
+  it("closes the leftover dialog of a step answered over RPC, then sends the next turn", async () => {
     const { id, trajectoryId } = await conversation();
     expect((await send(id, "--", "Run pwd")).code).toBe(0);
     let stepIndex = -1;
     await expect.poll(async () => (stepIndex = (await steps(id)).findIndex((s) => s.status === STEP_STATUS.WAITING))).toBeGreaterThanOrEqual(0);
     await world.waitForScreen(pane, (s) => s.includes("4. No"), "the permission prompt");
     await rpc("HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
-    await world.waitForScreen(pane, (s) => s.includes("? for shortcuts"), "the turn finishing");
+    await expect.poll(async () => (await rpc<{ trajectorySummaries?: Record<string, { status?: string }> }>("GetAllCascadeTrajectories", {})).trajectorySummaries?.[id]?.status, { timeout: 15_000 }).toBe(RUN_STATUS.IDLE);
 
-    // The TUI's own prompt is still open (spike-notes §5.4): the driver refuses until it is closed.
-    const blocked = await send(id, "--", "Thanks");
-    expect(JSON.parse(blocked.stdout)).toEqual({ result: "failed", reason: expect.stringContaining("numbered prompt") });
-    await createTmuxDriver({ socket: { name: world.socketName } }).pressPromptKeys(pane, { kind: "permission", allow: true });
-    await world.waitForScreen(pane, (s) => !s.includes("4. No"), "the stale prompt closing");
-
+    // agy's own dialog is still open (spike-notes §5.4); RPC shows its step settled, so send closes it with Escape first.
+    await world.waitForScreen(pane, (s) => s.includes("4. No"), "the leftover dialog");
     const next = await send(id, "--", "Thanks");
     expect(JSON.parse(next.stdout)).toMatchObject({ result: "delivered" });
     expect(await userInputs(id)).toEqual(["Run pwd", "Thanks"]);

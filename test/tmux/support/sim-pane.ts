@@ -32,7 +32,7 @@ export interface SimPane {
   screen(): Promise<string>;
   waitForScreen(predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
   /** Attaches a session by URL to the simulator's conversation; the pane is given unless `pane: false`. */
-  attach(options?: Partial<AttachOptions> & { pane?: AttachOptions["pane"] | false }): Promise<FollowedSession>;
+  attach(options?: Omit<Partial<AttachOptions>, "pane"> & { pane?: AttachOptions["pane"] | false }): Promise<FollowedSession>;
   dispose(): Promise<void>;
 }
 

@@ -1,0 +1,103 @@
+/**
+ * An agent's approve / deny / answer: a decision like a person's, delivered
+ * through the session's answer path with `decidedBy: "mcp:<client>"` and
+ * recorded in the audit log — except that a team's policy binds an agent: an
+ * approve (or an answer) the policy decides `deny` is refused before anything
+ * reaches agy. A person can still approve it from the CLI or the page.
+ */
+import type { SessionAuditor } from "../audit/index.js";
+import { decide, policyRequestOf, type Policy, type PolicyContext } from "../policy/index.js";
+import type { AnswerResult } from "../session/index.js";
+import type { InteractionRequested } from "./conversation-log.js";
+import { McpToolError } from "./mcp-error.js";
+import type { PooledSession } from "./session-pool.js";
+
+export interface AgentRules {
+  /** The policy given with `--policy`; its `deny` holds against an agent. */
+  policy?: Policy;
+  /** Where requests come from (home, workspace); the session's workspace fills in when absent. */
+  context?: PolicyContext;
+  /** Every agent decision, and every refused one, is recorded here. */
+  auditor?: SessionAuditor;
+  /** The clock for the policy's `hours`; default `() => new Date()`. */
+  now?: () => Date;
+}
+
+export type AgentVerdict =
+  | { kind: "approve"; instruction?: string }
+  | { kind: "deny"; instruction?: string }
+  | { kind: "answer"; optionIds: string[]; writeIn?: string };
+
+export interface AgentAnswer {
+  result: "delivered";
+  stepIndex: number;
+  decidedBy: string;
+}
+
+/** Delivers `verdict` for `interactionId`; a refusal of any kind is a {@link McpToolError} with the sentence. */
+export async function answerAsAgent(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string, rules: AgentRules): Promise<AgentAnswer> {
+  const request = entry.log.request(interactionId);
+  const record = (delivery: string) =>
+    rules.auditor?.answered({
+      request,
+      conversationId: entry.conversationId,
+      interactionId,
+      decision: verdict.kind,
+      decidedBy,
+      delivery,
+      ...(verdict.kind === "deny" && verdict.instruction !== undefined ? { instruction: verdict.instruction } : {}),
+    });
+
+  if (verdict.kind !== "deny" && rules.policy !== undefined && request === undefined) {
+    // The policy cannot be checked on a request never seen: nothing is sent on faith.
+    throw new McpToolError(`No interaction ${interactionId} has been seen in conversation ${entry.conversationId}; take the id from wait_for, read_events or the pending resource.`);
+  }
+  if (verdict.kind !== "deny" && rules.policy !== undefined && request !== undefined) {
+    const decision = decide(rules.policy, policyRequestOf(request.request, request.stepType), await contextFor(entry, request, rules));
+    if (decision.decision === "deny") {
+      record("refused_by_policy");
+      throw new McpToolError(
+        `The team's policy denies this request (${decision.reason.replace(/\.$/, "")}), so an agent may not ${verdict.kind} it; deny it, or ask a person, who can approve it from the CLI or the approval page.`,
+      );
+    }
+  }
+
+  let result: AnswerResult;
+  switch (verdict.kind) {
+    case "approve":
+      result = await entry.session.approve(interactionId, { decidedBy });
+      break;
+    case "deny":
+      result = await entry.session.deny(interactionId, { decidedBy, ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) });
+      break;
+    case "answer":
+      result = await entry.session.answer(interactionId, { decidedBy, optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) });
+      break;
+  }
+  record(result.result);
+  if (result.result === "delivered") return { result: "delivered", stepIndex: result.stepIndex, decidedBy };
+  throw new McpToolError(refusal(result, interactionId, entry.conversationId));
+}
+
+function refusal(result: Exclude<AnswerResult, { result: "delivered" }>, interactionId: string, conversationId: string): string {
+  switch (result.result) {
+    case "already_resolved":
+      return `Interaction ${interactionId} (step ${result.stepIndex}) was already answered, here, in agy's TUI or by another client; nothing was sent. Call wait_for or read_events to see what happens now.`;
+    case "timed_out":
+      return `agy timed interaction ${interactionId} (step ${result.stepIndex}) out and no retry of it is waiting; nothing was sent. Call wait_for with until "pending_interaction" for the next one.`;
+    case "not_found":
+      return `No interaction ${interactionId} exists in conversation ${conversationId}; take the id from wait_for, read_events or the pending resource.`;
+  }
+}
+
+async function contextFor(entry: PooledSession, request: InteractionRequested, rules: AgentRules): Promise<PolicyContext> {
+  const at = (rules.now ?? (() => new Date()))();
+  let workspace = rules.context?.workspace;
+  if (workspace === undefined) workspace = await entry.session.workspace().catch(() => undefined);
+  return {
+    ...rules.context,
+    ...(workspace === undefined ? {} : { workspace }),
+    conversationId: request.conversationId,
+    minuteOfDay: at.getHours() * 60 + at.getMinutes(),
+  };
+}

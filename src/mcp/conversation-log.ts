@@ -1,0 +1,86 @@
+/**
+ * One conversation's events as the MCP tools read them: numbered from 1 in
+ * arrival order (the cursor of `read_events` is a number), with the pending
+ * interactions and the last status read off the same stream, so `read_events`,
+ * `wait_for` and the resources always agree. A log outlives a re-attach: the
+ * numbers keep counting and an interaction already pending is not logged twice.
+ */
+import type { EventOf, MapperEvent } from "../mapper/index.js";
+
+export type InteractionRequested = EventOf<"interaction_requested">;
+
+export interface LoggedEvent {
+  id: number;
+  event: MapperEvent;
+}
+
+export type LogStatus = "running" | "waiting" | "idle" | "failed" | "unknown";
+
+export interface ConversationLog {
+  /** The id of the newest event; 0 before any. */
+  readonly lastId: number;
+  /** True once the history read at attach is in (a `history_end` arrived). */
+  readonly historyRead: boolean;
+  append(event: MapperEvent): void;
+  /** Events with ids above `id`, at most `limit`. */
+  after(id: number, limit: number): LoggedEvent[];
+  status(): LogStatus;
+  pending(): InteractionRequested[];
+  /** The request of an interaction seen in this conversation, open or not. */
+  request(interactionId: string): InteractionRequested | undefined;
+  /** Called after each appended event and when the history is in; returns the unsubscribe. */
+  subscribe(listener: (entry: LoggedEvent | undefined) => void): () => void;
+}
+
+export function createConversationLog(): ConversationLog {
+  const events: LoggedEvent[] = [];
+  const pending = new Map<string, InteractionRequested>();
+  const requests = new Map<string, InteractionRequested>();
+  const listeners = new Set<(entry: LoggedEvent | undefined) => void>();
+  let status: LogStatus = "unknown";
+  let historyRead = false;
+  const tell = (entry: LoggedEvent | undefined) => {
+    for (const listener of [...listeners]) listener(entry);
+  };
+  return {
+    get lastId() {
+      return events.at(-1)?.id ?? 0;
+    },
+    get historyRead() {
+      return historyRead;
+    },
+    append(event) {
+      if (event.type === "history_end") {
+        historyRead = true;
+        tell(undefined);
+        return;
+      }
+      if (event.type === "interaction_requested") {
+        // A re-attach replays what is open: it is already here.
+        if (pending.has(event.interactionId)) return;
+        pending.set(event.interactionId, event);
+        requests.set(event.interactionId, event);
+      } else if (event.type === "interaction_resolved") {
+        pending.delete(event.interactionId);
+      } else if (event.type === "status") {
+        status = event.status;
+      }
+      const entry = { id: (events.at(-1)?.id ?? 0) + 1, event };
+      events.push(entry);
+      tell(entry);
+    },
+    after(id, limit) {
+      // Ids are dense from the first one: the position is arithmetic.
+      const first = events[0]?.id ?? 1;
+      const start = Math.max(0, id + 1 - first);
+      return events.slice(start, start + limit);
+    },
+    status: () => status,
+    pending: () => [...pending.values()],
+    request: (interactionId) => requests.get(interactionId),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
