@@ -53,7 +53,8 @@ ${PANE_HELP}
   -h, --help          show this help
 
 Results: delivered (exit 0); already_resolved, timed_out, not_found,
-none_pending, several_pending (exit 1, nothing sent). Exit 1 with one sentence on any other failure, 2 on a usage error.
+none_pending, several_pending (exit 1, nothing sent). Exit 1 with one
+sentence on any other failure, 2 on a usage error.
 `;
 
 /** Delivers the answer to one interaction. */

@@ -17,11 +17,10 @@ import {
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 
-const HELP = `Usage:
-  agy-bridge policy check POLICY [--workspace DIR] [--json] -- COMMAND LINE…
-  agy-bridge policy check POLICY [--workspace DIR] [--json] --file-path P --operation create|edit|read
-  agy-bridge policy check POLICY [--json] --kind question|other
-  agy-bridge policy test POLICY CASES.yaml [--json]
+const HELP = `Usage: agy-bridge policy check POLICY [--workspace DIR] [--json] -- COMMAND LINE…
+       agy-bridge policy check POLICY [--workspace DIR] [--json] --file-path P --operation create|edit|read
+       agy-bridge policy check POLICY [--json] --kind question|other
+       agy-bridge policy test POLICY CASES.yaml [--json]
 
 check   prints what POLICY decides for one request, which rule decided, and
         why the rules before it did not. The words after \`--\` are joined

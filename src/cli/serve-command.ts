@@ -2,7 +2,7 @@
  * `agy-bridge serve`: the HTTP + SSE API and the approval page over every
  * agy session discovery finds on this machine, refreshed while it runs.
  */
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { isIP } from "node:net";
 import { readFile } from "node:fs/promises";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
@@ -100,8 +100,9 @@ export const serveCommand = defineCommand({
     const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
     let token;
     try {
-      const uid = process.getuid?.();
-      token = await loadBearerToken({ env: io.env, tokenFile, ...(uid === undefined ? {} : { uid }) });
+      // The token file must be this user's own (userInfo().uid is -1 where there are no uids).
+      const uid = userInfo().uid;
+      token = await loadBearerToken({ env: io.env, tokenFile, ...(uid < 0 ? {} : { uid }) });
     } catch (error) {
       io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
       return 1;

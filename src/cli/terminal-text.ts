@@ -33,11 +33,6 @@ export function terminalText(text: string, options: TerminalTextOptions = {}): s
   });
 }
 
-/** Writes `text` as one safe line (a trailing newline added) to a human stream. */
-export function printLine(stream: NodeJS.WritableStream, text: string): void {
-  stream.write(`${terminalText(text)}\n`);
-}
-
 /** The colours `watch` gives its lines on a terminal (SGR sequences). */
 export const TERMINAL_STYLE = {
   user: "\x1b[1;36m",

@@ -1,8 +1,10 @@
 /**
  * The HTTP + SSE API for remote approval bots and the approval page
- * (docs/http-api.md). Every `/v1` route needs `Authorization: Bearer`;
+ * (docs/http-api.md). Every route checks `Host` and `Origin` first
+ * (`request-origin.ts`); every `/v1` route needs `Authorization: Bearer`;
  * bodies and answers are checked against the zod contract (`contract.ts`);
- * errors are RFC 9457 problem details. Nothing here logs headers or bodies.
+ * errors are RFC 9457 problem details. Idle sockets are cut by deadlines and
+ * shed over a cap (`connection-guard.ts`). Nothing here logs headers or bodies.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { z } from "zod";

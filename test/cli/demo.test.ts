@@ -142,7 +142,7 @@ describe("agy-bridge demo", () => {
     const requested = run.events.filter((e) => e.type === "interaction_requested");
     expect(requested.map((e) => e.request.kind)).toEqual(["permission", "question"]);
     const resolved = run.events.filter((e) => e.type === "interaction_resolved");
-    expect(resolved.map((e) => [e.interactionId, e.outcome])).toEqual(requested.map((e) => [e.interactionId, "answered"]));
+    expect(resolved.map((e) => [e.interactionId, e.outcome])).toEqual(requested.map((e) => [e.interactionId, e.request.kind === "permission" ? "approved" : "answered"]));
     const answers = run.records.filter((r) => r.demo === "answer");
     expect(answers.map((r) => [r.interactionId, r.call, r.result])).toEqual([
       [requested[0]?.interactionId, "approve", "delivered"],

@@ -284,3 +284,20 @@ describe("any JSON at all", () => {
     );
   });
 });
+
+describe("asking whether a step needs its full version", () => {
+  it("never throws on any JSON in the step's fields, and answers false for what is not a readable step", () => {
+    const base = fixture("ask_question_multi_select_waiting.json");
+    fc.assert(
+      fc.property(fc.constantFrom("metadata", "requestedInteraction", "askQuestion", "status", "type"), fc.jsonValue(), fc.nat(20), (field, value, index) => {
+        const step = { ...clone(base), [field]: value };
+        const answer = tracker().needsFullStep(step, index);
+        expect(typeof answer).toBe("boolean");
+      }),
+      { numRuns: 300 },
+    );
+    for (const value of [null, 42, "step", [], { metadata: { argumentsOrder: [1, null, {}] }, status: "CORTEX_STEP_STATUS_DONE" }]) {
+      expect(tracker().needsFullStep(value, 0)).toBe(false);
+    }
+  });
+});

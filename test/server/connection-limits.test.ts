@@ -71,6 +71,20 @@ describe("serve under a flood of idle connections", () => {
     await closedWithin(halfHeader!, 10_000, "a socket that sent half a header");
   });
 
+  it("keeps an event stream open long past the request deadline (it covers receiving the request only)", async () => {
+    harness = await startApiHarness({ heartbeatMs: 50, timeouts: { headersMs: 200, requestMs: 300, keepAliveMs: 200, checkIntervalMs: 50 } });
+    const h = harness;
+    const session = h.addSession("conv-a");
+    await h.hub.refresh();
+    const stream = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}` });
+    // Twenty heartbeats: over three times the request deadline has passed.
+    await stream.until((c) => c.comments.filter((x) => x === "keep-alive").length >= 20, "twenty heartbeats");
+    session.push(userMessage("conv-a", "later"));
+    await stream.until((c) => c.messages.length === 1, "the event after the deadlines");
+    expect(stream.ended).toBe(false);
+    stream.close();
+  });
+
   it("uses deadlines of seconds by default, not Node's 60 s checked every 30 s", async () => {
     harness = await startApiHarness();
     const { server } = harness.api;

@@ -1,4 +1,5 @@
-import { describe as group, expect, it } from "vitest";
+import { afterEach, describe as group, expect, it } from "vitest";
+import { ranCommand, startSimPane, type SimPane } from "../tmux/support/sim-pane.js";
 import { isRequested, isTurnEnd, startWorld } from "./support/session-world.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 
@@ -10,13 +11,14 @@ group("answering interactions", () => {
       const gate = await world.waitFor(isRequested, "the permission gate");
       expect(gate.request.kind).toBe("permission");
       const result = await world.session.approve(gate.interactionId);
-      expect(result).toEqual({ result: "delivered", stepIndex: gate.stepIndex });
+      // No pane: nothing is pressed in a TUI, and the result says the answer went over RPC.
+      expect(result).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "rpc" });
       await world.waitFor(isTurnEnd, "the end of the turn");
       const output = world.log.find((e) => e.type === "function_call_output");
       expect(output).toMatchObject({ output: "/home/sim/project\n", isError: false });
       const resolved = world.log.filter((e) => e.type === "interaction_resolved");
       expect(resolved).toHaveLength(1);
-      expect(resolved[0]).toMatchObject({ outcome: "answered", interactionId: gate.interactionId });
+      expect(resolved[0]).toMatchObject({ outcome: "approved", interactionId: gate.interactionId });
     } finally {
       await world.close();
     }
@@ -118,4 +120,62 @@ group("answering interactions", () => {
       await world.close();
     }
   });
+});
+
+group("answering in agy's TUI (via tui), the simulator in a real tmux pane", () => {
+  let sim: SimPane | undefined;
+  afterEach(async () => {
+    await sim?.dispose();
+    sim = undefined;
+  });
+  const gateOf = (e: MapperEvent): e is Extract<MapperEvent, { type: "interaction_requested" }> => e.type === "interaction_requested";
+
+  it("approves by Enter on the highlighted 1. Yes, and the command runs", async () => {
+    sim = await startSimPane();
+    const { session, waitFor } = await sim.attach();
+    expect((await session.sendTurn("Run pwd")).result).toBe("delivered");
+    const gate = (await waitFor(gateOf, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
+    await sim.waitForScreen((s) => s.includes("4. No"), "the command dialog");
+    sim.resetRecording();
+    expect(await session.approve(gate.interactionId, { via: "tui" })).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "tui" });
+    expect(sim.keysSent()).toEqual([["Enter"]]);
+    await waitFor(ranCommand, "the command's output");
+  }, 60_000);
+
+  it("answers a question by moving the pointer to the chosen option, one Down at a time", async () => {
+    sim = await startSimPane();
+    const { session, waitFor } = await sim.attach();
+    expect((await session.sendTurn("Help me start a project")).result).toBe("delivered");
+    const gate = (await waitFor(gateOf, "the question")) as Extract<MapperEvent, { type: "interaction_requested" }>;
+    if (gate.request.kind !== "question") throw new Error("expected a question");
+    await sim.waitForScreen((s) => s.includes("Navigate · enter Select"), "the question dialog");
+    sim.resetRecording();
+    expect(await session.answer(gate.interactionId, { optionIds: ["3"], via: "tui" })).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "tui" });
+    expect(sim.keysSent()).toEqual([["Down"], ["Down"], ["Enter"]]);
+    const resolved = (await waitFor((e) => e.type === "interaction_resolved", "the resolution")) as Extract<MapperEvent, { type: "interaction_resolved" }>;
+    expect(resolved.response?.["askQuestion"]).toMatchObject({ responses: [{ selectedOptionIds: ["3"] }] });
+  }, 60_000);
+
+  it("refuses what a dialog cannot carry (an instruction, a scope) before touching the pane", async () => {
+    sim = await startSimPane();
+    const { session, waitFor } = await sim.attach();
+    expect((await session.sendTurn("Run pwd")).result).toBe("delivered");
+    const gate = (await waitFor(gateOf, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
+    await sim.waitForScreen((s) => s.includes("4. No"), "the command dialog");
+    sim.resetRecording();
+    await expect(session.deny(gate.interactionId, { via: "tui", instruction: "Use ls instead." })).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(session.approve(gate.interactionId, { via: "tui", scope: "PERMISSION_SCOPE_CONVERSATION" })).rejects.toMatchObject({ code: "invalid_argument" });
+    expect(sim.keysSent()).toEqual([]);
+    expect(await sim.screen()).toContain("4. No");
+  }, 60_000);
+
+  it("refuses via tui when no pane is known", async () => {
+    sim = await startSimPane();
+    const { session, waitFor } = await sim.attach({ pane: false });
+    await sim.world.tmux(["send-keys", "-t", sim.paneId, "-l", "Run pwd"]);
+    await sim.world.tmux(["send-keys", "-t", sim.paneId, "Enter"]);
+    const gate = (await waitFor(gateOf, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
+    await expect(session.approve(gate.interactionId, { via: "tui" })).rejects.toThrow(/needs agy's tmux pane/);
+    expect(sim.keysSent()).toEqual([]);
+  }, 60_000);
 });

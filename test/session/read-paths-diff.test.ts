@@ -25,7 +25,7 @@ import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { watchAgentStateUpdates } from "../../src/rpc/stream-watcher.js";
 import { completeFrame } from "../../src/session/request-completion.js";
 import type { StreamUpdate } from "../../src/protocol/wire-schemas.js";
-import { DEFAULT_SCENARIO_DIR, loadScenarios, type Scenario } from "../../src/sim/index.js";
+import { AGY_VERSIONS, DEFAULT_SCENARIO_DIR, loadScenarios, type Scenario } from "../../src/sim/index.js";
 
 type Requested = EventOf<"interaction_requested">;
 
@@ -137,8 +137,9 @@ describe("one event, the same content, whichever way it was read", () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(16);
   });
 
-  it.each(scenarios.map((s) => [turnText(s), s] as const))("reads %s the same live, from a snapshot and from a stream replay", async (text) => {
-    const world = await startWorld();
+  const cases = AGY_VERSIONS.flatMap((version) => scenarios.map((s) => [turnText(s), version] as const));
+  it.each(cases)("reads %s the same live, from a snapshot and from a stream replay (agy %s)", async (text, agyVersion) => {
+    const world = await startWorld({ speed: 0.05, agyVersion });
     try {
       await playLive(world, text);
       const snapshot = await snapshotReplay(world);

@@ -6,7 +6,7 @@
  * append to it, and to clear it when told to.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTmuxDriver, parseScreen, type TmuxDriver } from "../../src/tmux/index.js";
+import { createTmuxDriver, parseScreen, spawnTmux, type TmuxDriver } from "../../src/tmux/index.js";
 import { createTmuxWorld, type FakeTuiPane, type TmuxWorld } from "./support/tmux-world.js";
 
 let world: TmuxWorld;
@@ -45,7 +45,7 @@ describe("a 100 KB paste on one line", () => {
     const screen = parseScreen(await world.capture(tui.paneId));
     expect(screen.draft?.replace(/\s+/g, "")).toMatch(/anditsowntailend$/);
     const result = await driver.deliverTurn(tui.paneId, "Say hello");
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("draft someone typed") });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("draft someone typed"), screen: { composer: "draft" } });
     expect(await tui.calls()).toEqual([]);
   });
 
@@ -56,14 +56,15 @@ describe("a 100 KB paste on one line", () => {
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "Say hello" }]);
   });
 
-  it("hiding a numbered prompt, is cleared and then the uncovered prompt refuses the turn", async () => {
+  it("under a dialog that replaced the composer, gets no clearing key: the turn is refused, naming the dialog", async () => {
     await leaveLongDraft();
     await tui.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 4, target: "rm -rf build", description: "Remove it" } });
-    await world.waitForScreen(tui.paneId, (s) => s.includes("esc to cancel"), "the running footer");
-    expect(await world.capture(tui.paneId)).not.toContain("4. No");
-    const result = await driver.deliverTurn(tui.paneId, "Say hello", { clearDraft: true });
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining('"Allow this command? rm -rf build"') });
-    expect(parseScreen(await world.capture(tui.paneId)).draft).toBe("");
+    await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the command dialog");
+    const commands: string[][] = [];
+    const watched = createTmuxDriver({ socket: { name: world.socketName }, exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)) });
+    const result = await watched.deliverTurn(tui.paneId, "Say hello", { clearDraft: true });
+    expect(result).toMatchObject({ result: "failed", screen: { state: "prompt", prompt: { kind: "command" } } });
+    expect(commands.filter((c) => c.includes("send-keys") || c.includes("paste-buffer"))).toEqual([]);
     expect(await tui.calls()).toEqual([]);
   });
 });

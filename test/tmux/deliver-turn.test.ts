@@ -15,7 +15,26 @@ interface Script {
   /** The paste never reaches the composer (a dialog took it). */
   pasteLost?: boolean;
   running?: boolean;
+  /** After this many send-keys calls, a command dialog replaces the composer (a gate parked). */
+  dialogAfterKeys?: number;
 }
+
+/** agy's command dialog as it replaces the composer (spike-notes §13), written for these tests. */
+const DIALOG = [
+  "● Bash(make clean) (ctrl+o to expand)",
+  "Command",
+  RULE,
+  "Requesting permission for:",
+  "   make clean",
+  "Do you want to proceed?",
+  "> 1. Yes",
+  "  2. Yes, and always allow in this conversation for commands that start with 'make'",
+  "  3. Yes, and always allow for commands that start with 'make' (Persist to settings.json)",
+  "  4. No",
+  "",
+  "  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command",
+  "esc to cancel",
+];
 
 class ScriptedComposer implements TurnPane {
   draft = "";
@@ -26,8 +45,10 @@ class ScriptedComposer implements TurnPane {
   constructor(readonly script: Script) {}
 
   async capture(): Promise<string> {
-    const lines = this.draft.split("\n").map((line, i) => `${i === 0 ? "> " : "  "}${line}`);
-    return [RULE, ...lines, RULE, `  ${this.script.running === true ? "esc to cancel" : "? for shortcuts"}`].join("\n");
+    if (this.keys.length >= (this.script.dialogAfterKeys ?? Infinity)) return DIALOG.join("\n");
+    const lines = this.draft.split("\n").map((line, i) => `${i === 0 ? ">" : " "} ${line}`.trimEnd());
+    const spinner = this.script.running === true ? ["⢿  Generating..."] : [];
+    return [...spinner, RULE, ...lines, RULE, this.script.running === true ? "esc to cancel" : "? for shortcuts"].join("\n");
   }
   async assertAlive(): Promise<void> {}
   async sendKeys(keys: readonly string[]): Promise<void> {
@@ -66,7 +87,7 @@ describe("deliverTurnToPane", () => {
     const pane = new ScriptedComposer({});
     pane.draft = "a draft the clearing keys do not reach";
     const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true }, fakeClock());
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("could not be cleared") });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("could not be cleared") });
     expect(pane.keys.length).toBeGreaterThan(0);
     expect(pane.pastes).toEqual([]);
     expect(enters(pane)).toBe(0);
@@ -82,22 +103,33 @@ describe("deliverTurnToPane", () => {
   it("does not press Enter when the paste never shows in an idle composer", async () => {
     const pane = new ScriptedComposer({ pasteLost: true });
     const result = await deliverTurnToPane(pane, "lost text", {}, fakeClock());
-    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("never showed in the composer within 5 s, so Enter was not pressed") });
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("never showed in the composer within 5 s, so Enter was not pressed") });
     expect(enters(pane)).toBe(0);
   });
 
-  it("says unverified, not delivered, when a running turn's composer never showed the paste", async () => {
-    const pane = new ScriptedComposer({ running: true, pasteLost: true });
-    const result = await deliverTurnToPane(pane, "queued text", {}, fakeClock());
-    expect(result).toEqual({ result: "unverified", reason: expect.stringContaining("the paste never showed in the composer") });
-    expect(enters(pane)).toBe(1);
+  it("types nothing while a turn runs, and refuses once the bound passes, naming the busy screen", async () => {
+    const pane = new ScriptedComposer({ running: true });
+    const result = await deliverTurnToPane(pane, "queued text", { readyTimeoutMs: 2_000 }, fakeClock());
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("agy was still working"), screen: { state: "busy" } });
+    expect(pane.pastes).toEqual([]);
+    expect(pane.keys).toEqual([]);
   });
 
-  it("presses Enter once, never again, while a turn is running", async () => {
-    const pane = new ScriptedComposer({ running: true, ignoredEnters: Infinity });
-    const result = await deliverTurnToPane(pane, "queued text", {}, fakeClock());
-    expect(result.result).toBe("failed");
-    expect(enters(pane)).toBe(1);
+  it("stops clearing a draft the moment a dialog takes the keyboard: no clearing key reaches it", async () => {
+    const pane = new ScriptedComposer({ dialogAfterKeys: 1 });
+    pane.draft = "line one\nline two\nline three";
+    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true }, fakeClock());
+    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("command prompt"), screen: { prompt: { kind: "command" } } });
+    expect(pane.keys).toEqual([["C-a", "C-k", "BSpace"]]);
+    expect(pane.pastes).toEqual([]);
+  });
+
+  it("refuses a turn starting with / unless it is sent as a slash command, touching nothing", async () => {
+    const pane = new ScriptedComposer({});
+    const result = await deliverTurnToPane(pane, "  /clear everything", {}, fakeClock());
+    expect(result).toEqual({ result: "failed", reason: expect.stringContaining("slash command") });
+    expect(pane.pastes).toEqual([]);
+    expect(pane.keys).toEqual([]);
   });
 
   it("does not press Enter again once the draft left, even when RPC has not confirmed yet", async () => {
@@ -118,10 +150,10 @@ describe("deliverTurnToPane", () => {
   });
 
   it("does not press Enter when a step started WAITING while the paste went in", async () => {
-    const pane = new ScriptedComposer({ running: true });
+    const pane = new ScriptedComposer({});
     const answers = [false, true];
     const result = await deliverTurnToPane(pane, "steer the turn", { hasWaitingStep: async () => answers.shift() ?? true }, fakeClock());
-    expect(result).toEqual({ result: "failed", reason: "A step started WAITING for an answer after the paste, so Enter was not pressed; the text is left in the composer, unsubmitted." });
+    expect(result).toMatchObject({ result: "failed", reason: "A step started WAITING for an answer after the paste, so Enter was not pressed; the text is left in the composer, unsubmitted." });
     expect(pane.pastes).toEqual(["steer the turn"]);
     expect(enters(pane)).toBe(0);
   });

@@ -40,6 +40,7 @@ describe("a deny never approves", () => {
     const result = await session.deny(gate.interactionId);
     expect(result).toMatchObject({ result: "delivered", via: "rpc", prompt: { result: "closed" } });
     expect(sim.keysSent()).toEqual([["Escape"]]);
+    expect(await waitFor(resolved, "the gate's resolution")).toMatchObject({ interactionId: gate.interactionId, outcome: "denied" });
     await waitFor(turnEnded, "the end of the turn");
     await sim.waitForScreen((s) => !dialogOpen(s) && /^>\s*$/m.test(s), "the dialog gone and the composer back");
     expect(log.some(ranCommand)).toBe(false);
@@ -55,7 +56,7 @@ describe("a deny never approves", () => {
     sim.resetRecording();
     expect(await session.deny(gate.interactionId, { via: "tui" })).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "tui" });
     expect(sim.keysSent()).toEqual([["Escape"]]);
-    await waitFor(resolved, "the gate's resolution");
+    expect(await waitFor(resolved, "the gate's resolution")).toMatchObject({ interactionId: gate.interactionId, outcome: "denied" });
     await waitFor(turnEnded, "the end of the turn");
     expect(log.some(ranCommand)).toBe(false);
     expect(await sim.screen()).toContain("User declined the tool call");
