@@ -21,7 +21,8 @@ export interface PolicyDecisionReport {
 }
 
 export interface ManualAnswer {
-  request: Requested | undefined;
+  /** What was asked; default the request this auditor saw for `interactionId`. */
+  request?: Requested | undefined;
   conversationId: string;
   interactionId: string;
   decision: Exclude<AuditDecision, "ask">;
@@ -47,6 +48,8 @@ export interface SessionAuditorOptions {
   onError?: (error: unknown) => void;
 }
 
+const MAX_REMEMBERED = 1_000;
+
 const OUTCOME_DECISION: Readonly<Record<string, Exclude<AuditDecision, "ask"> | undefined>> = {
   approved: "approve",
   denied: "deny",
@@ -54,7 +57,14 @@ const OUTCOME_DECISION: Readonly<Record<string, Exclude<AuditDecision, "ask"> | 
 };
 
 export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptions = {}): SessionAuditor {
+  // Kept past their resolution (an HTTP answer's result can arrive after it), bounded.
   const requests = new Map<string, Requested>();
+  const remember = (event: Requested) => {
+    requests.delete(event.interactionId);
+    requests.set(event.interactionId, event);
+    if (requests.size > MAX_REMEMBERED) requests.delete(requests.keys().next().value as string);
+  };
+  const seenOpen = new Set<string>();
   let pending: Promise<void> = Promise.resolve();
   let failure: unknown;
   const write = (entry: AuditEntry) => {
@@ -76,14 +86,14 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
   return {
     observe(event) {
       if (event.type === "interaction_requested") {
-        requests.set(event.interactionId, event);
+        remember(event);
+        seenOpen.add(event.interactionId);
         return;
       }
       if (event.type !== "interaction_resolved") return;
       const request = requests.get(event.interactionId);
-      requests.delete(event.interactionId);
       // Only requests seen open here: a resolution replayed from history was recorded when it happened.
-      if (request === undefined || event.decidedBy !== undefined) return;
+      if (!seenOpen.delete(event.interactionId) || request === undefined || event.decidedBy !== undefined) return;
       const decision = OUTCOME_DECISION[event.outcome];
       if (decision === undefined) return;
       write({ ...base(request, event.conversationId, event.interactionId), decision, decidedBy: "tui", delivery: "observed" });
@@ -101,7 +111,7 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
     },
     answered(answer) {
       write({
-        ...base(answer.request, answer.conversationId, answer.interactionId),
+        ...base(answer.request ?? requests.get(answer.interactionId), answer.conversationId, answer.interactionId),
         decision: answer.decision,
         decidedBy: answer.decidedBy,
         delivery: answer.delivery,

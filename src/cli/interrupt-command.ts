@@ -10,7 +10,9 @@ const HELP = `Usage: agy-bridge interrupt [--conversation ID] [--pane TARGET [-L
 
 Stops what the agent is doing: CancelCascadeSteps while it works; while a
 step waits on the user (where a cancel does nothing), a deny of every waiting
-step instead. Nothing happens when the conversation is idle.
+step instead, closing agy's dialog with Escape in the pane (--pane, or the
+one found for the agy that owns the conversation). Nothing happens when the
+conversation is idle.
 
 Options:
   --json              print the result as one JSON line: {"result":"cancelled"|"denied"|"idle", "stepIndices"?}

@@ -10,11 +10,16 @@ import { isLoopbackHost } from "../rpc/loopback.js";
 import type { SessionDescriptor, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
 import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
 import type { InteractionAction } from "../server/contract.js";
+import type { SessionAuditor } from "../audit/index.js";
+import { PolicyError } from "../policy/index.js";
+import type { AnswerResult } from "../session/types.js";
 import { defineCommand } from "./command.js";
+import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
+import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
-                        [-L NAME | -S PATH]
+                        [-L NAME | -S PATH] [--policy FILE]
 
 Serves every agy session on this machine to remote approval bots and to the
 approval page: an authenticated HTTP + SSE API (docs/http-api.md) and a
@@ -34,6 +39,7 @@ Options:
   --cors ORIGIN        allow this one browser origin cross-origin
   -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
   --refresh-ms MS      how often discovery runs (default 2000)
+${POLICY_HELP}
   -h, --help           show this help
 
 Runs until SIGINT or SIGTERM; event streams then get a final comment.
@@ -50,6 +56,7 @@ const OPTIONS = {
   "socket-name": { type: "string", short: "L" },
   "socket-path": { type: "string", short: "S" },
   "refresh-ms": { type: "string" },
+  ...POLICY_OPTIONS,
 } as const;
 
 interface Listen {
@@ -108,6 +115,18 @@ export const serveCommand = defineCommand({
       return 1;
     }
 
+    let policy;
+    try {
+      policy = await readPolicyOption(values);
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      // Refused before listening: the line and column say what to fix.
+      io.stderr.write(`${terminalText(`agy-bridge serve: ${error.message}`)}\n`);
+      return 1;
+    }
+    // Every decision serve sees — policy, bots, the page, a person in the TUI — goes to the audit log.
+    const auditor = auditorFor(io, auditLogFor(io, values), "serve");
+
     let page: string;
     try {
       page = await loadApprovalPage();
@@ -145,7 +164,8 @@ export const serveCommand = defineCommand({
         const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
         if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
         if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux));
+        if (policy !== undefined) Object.assign(options, policyAttachOption(io, policy, values, auditor));
+        return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
       },
       onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
     });
@@ -198,6 +218,7 @@ export const serveCommand = defineCommand({
     io.stderr.write("agy-bridge serve: shutting down\n");
     await api.close();
     await hub.close();
+    await auditor.flush().catch(() => undefined);
     return 0;
   },
 });
@@ -226,23 +247,33 @@ function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPa
 }
 
 /** The session runner as the server sees it. */
-function supervised(session: AgySessionApi, hasPane: boolean, noPane: string): SupervisedSession {
+function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, auditor: SessionAuditor): SupervisedSession {
+  // A background reader for the audit log: requests seen open, and answers given in the TUI.
+  void (async () => {
+    for await (const event of session.events({ history: false, background: true })) auditor.observe(event);
+  })().catch(() => undefined);
+  const record = async (interactionId: string, decision: "approve" | "deny" | "answer", decidedBy: string, result: Promise<AnswerResult>, instruction?: string) => {
+    const outcome = await result;
+    auditor.answered({ conversationId: session.conversationId, interactionId, decision, decidedBy, delivery: outcome.result, ...(instruction === undefined ? {} : { instruction }) });
+    return outcome;
+  };
   return {
     get conversationId() {
       return session.conversationId;
     },
     events: ({ signal }) => session.events({ signal }),
-    respond(interactionId: string, action: InteractionAction) {
+    respond(interactionId: string, action: InteractionAction, decidedBy = "http:default") {
       switch (action.action) {
         case "approve":
-          return session.approve(interactionId, {
+          return record(interactionId, "approve", decidedBy, session.approve(interactionId, {
+            decidedBy,
             ...(action.scope === undefined ? {} : { scope: action.scope }),
             ...(action.instruction === undefined ? {} : { instruction: action.instruction }),
-          });
+          }));
         case "deny":
-          return session.deny(interactionId, action.instruction === undefined ? {} : { instruction: action.instruction });
+          return record(interactionId, "deny", decidedBy, session.deny(interactionId, { decidedBy, ...(action.instruction === undefined ? {} : { instruction: action.instruction }) }), action.instruction);
         case "answer":
-          return session.answer(interactionId, { optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) });
+          return record(interactionId, "answer", decidedBy, session.answer(interactionId, { decidedBy, optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) }));
       }
     },
     async sendTurn(text): Promise<TurnOutcome> {

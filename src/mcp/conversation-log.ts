@@ -52,6 +52,8 @@ export function createConversationLog(): ConversationLog {
     append(event) {
       if (event.type === "history_end") {
         historyRead = true;
+        // A turn in the history shows as a status edge; none means no turn runs.
+        if (status === "unknown") status = "idle";
         tell(undefined);
         return;
       }

@@ -37,6 +37,7 @@ export interface SessionPoolOptions {
 
 interface Entry extends PooledSession {
   abort: AbortController;
+  isDefault: boolean;
 }
 
 export function createSessionPool(options: SessionPoolOptions): SessionPool {
@@ -126,7 +127,10 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
         defaultId = descriptor.conversationId;
         const existing = entries.get(descriptor.conversationId);
         if (existing !== undefined) {
+          // Discovery attached it first: it is the default all the same.
           await session.close();
+          existing.isDefault = true;
+          changed();
           return existing;
         }
         return add(descriptor, session, true);

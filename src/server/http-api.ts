@@ -7,14 +7,15 @@
  * shed over a cap (`connection-guard.ts`). Nothing here logs headers or bodies.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { z } from "zod";
 import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./bearer-token.js";
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
-import { InteractionActionSchema, TurnRequestSchema, type AnswerResult, type InteractionAction } from "./contract.js";
+import { InteractionActionSchema, TurnRequestSchema } from "./contract.js";
 import { resumePoint } from "./event-id.js";
 import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
+import { refuseWrongAction, sendAnswer, sendTurnOutcome } from "./refusals.js";
+import { parseBody, readJson } from "./request-body.js";
 import { createOriginCheck } from "./request-origin.js";
-import type { HubSession, InteractionRequested, SessionHub, TurnOutcome } from "./session-hub.js";
+import type { SessionHub } from "./session-hub.js";
 import { createSseStream, type SseStream, type SseTimers } from "./sse-stream.js";
 
 export interface ServerTimeouts {
@@ -66,8 +67,6 @@ export interface ApiServer {
   /** Ends every SSE stream with a final comment, then closes the server. */
   close(): Promise<void>;
 }
-
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorized = createBearerCheck(options.token);
@@ -128,7 +127,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const action = parseBody(InteractionActionSchema, await readJson(req));
       const waiting = session.pending().find((p) => p.interactionId === subId);
       if (waiting !== undefined) refuseWrongAction(waiting, action, id);
-      return sendAnswer(res, await session.respond(subId, action));
+      // The approval page says so; any other holder of the token is a bot.
+      const decidedBy = req.headers["x-agy-bridge-client"] === "page" ? "page" : "http:default";
+      return sendAnswer(res, await session.respond(subId, action, decidedBy));
     }
     if (sub === "turns" && subId === undefined) {
       if (method !== "POST") throw methodNotAllowed();
@@ -233,7 +234,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (req.method === "OPTIONS") {
         res.writeHead(204, {
           "access-control-allow-methods": "GET, POST",
-          "access-control-allow-headers": "authorization, content-type, last-event-id",
+          "access-control-allow-headers": "authorization, content-type, last-event-id, x-agy-bridge-client",
           "access-control-max-age": "600",
         });
         res.end();
@@ -276,83 +277,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     },
   };
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > MAX_BODY_BYTES) return Promise.reject(new HttpProblem(413, "Content Too Large", `the body is over ${MAX_BODY_BYTES} bytes`));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new HttpProblem(413, "Content Too Large", `the body is over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("error", reject);
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch {
-        reject(new HttpProblem(400, "Bad Request", "the body is not JSON"));
-      }
-    });
-  });
-}
-
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? "body" : issue.path.join(".");
-  throw new HttpProblem(400, "Bad Request", `${where}: ${issue?.message ?? "invalid"}`);
-}
-
-function sendAnswer(res: ServerResponse, result: AnswerResult): void {
-  if (result.result === "delivered") return sendJson(res, 200, result);
-  const status = result.result === "not_found" ? 404 : 409;
-  const detail =
-    result.reason ??
-    (result.result === "already_resolved"
-      ? "the interaction was already answered (here, in the TUI or elsewhere)"
-      : result.result === "timed_out"
-        ? "the prompt timed out and no retry of it is waiting"
-        : "no such interaction in this conversation");
-  sendProblem(res, new HttpProblem(status, status === 404 ? "Not Found" : "Conflict", detail, result.result));
-}
-
-/** A refused turn is a 409 that says what to do: answer the waiting interaction, or give serve a pane. */
-function sendTurnOutcome(res: ServerResponse, outcome: TurnOutcome, session: HubSession): void {
-  if (outcome.result !== "refused") return sendJson(res, 200, outcome);
-  if (outcome.refusal === "interaction_pending") {
-    const interactionId = outcome.interactionId ?? session.pending()[0]?.interactionId;
-    const answer = interactionId === undefined ? "" : ` POST /v1/sessions/${session.conversationId}/interactions/${interactionId} answers it.`;
-    throw new HttpProblem(409, "Conflict", `${outcome.reason}${answer}`, "interaction_pending", interactionId);
-  }
-  throw new HttpProblem(409, "Conflict", outcome.reason, outcome.refusal);
-}
-
-/**
- * The action must fit the interaction's kind: a permission takes approve or
- * deny, a question takes answer (or deny to decline), and a gate of another
- * kind only a person in the TUI can answer.
- */
-function refuseWrongAction(waiting: InteractionRequested, action: InteractionAction, conversationId: string): void {
-  const kind = waiting.request.kind;
-  const route = `POST /v1/sessions/${conversationId}/interactions/${waiting.interactionId}`;
-  if (kind === "other") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a ${waiting.request.variant || "gate of no known kind"} that agy-bridge cannot answer over RPC; answer it in the agy TUI`, "not_answerable");
-  }
-  if (kind === "permission" && action.action === "answer") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a permission, not a question: ${route} with {"action":"approve"} or {"action":"deny"}`, "wrong_action");
-  }
-  if (kind === "question" && action.action === "approve") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a question, not a permission: ${route} with {"action":"answer","optionIds":[…]} (or {"action":"deny"} to decline it)`, "wrong_action");
-  }
 }
 
 function sendPage(res: ServerResponse, page: string): void {

@@ -18,7 +18,8 @@ export interface SupervisedSession {
   readonly conversationId: string;
   /** The conversation so far, then live events, until `signal` aborts or the session closes. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
-  respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
+  /** `decidedBy` says who answered (`page`, `http:<token name>`): it rides on the resolution and the audit log. */
+  respond(interactionId: string, action: InteractionAction, decidedBy?: string): Promise<AnswerResult>;
   sendTurn(text: string): Promise<TurnOutcome>;
   interrupt(): Promise<InterruptResult>;
   close(): Promise<void>;
@@ -57,7 +58,7 @@ export interface HubSession {
   status(): SessionSummary["status"];
   pending(): InteractionRequested[];
   summary(): SessionSummary;
-  respond(interactionId: string, action: InteractionAction): Promise<AnswerResult>;
+  respond(interactionId: string, action: InteractionAction, decidedBy?: string): Promise<AnswerResult>;
   sendTurn(text: string): Promise<TurnOutcome>;
   interrupt(): Promise<InterruptResult>;
 }
@@ -226,7 +227,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
       if (descriptor.title !== undefined) out.title = descriptor.title;
       return out;
     },
-    respond(interactionId, action) {
+    respond(interactionId, action, decidedBy) {
       // Two concurrent answers to one interaction: the second waits for the first
       // and never delivers (the session also re-reads, this makes it certain).
       const earlier = inflight.get(interactionId);
@@ -235,7 +236,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
           first.result === "delivered" ? { result: "already_resolved", reason: "another request answered it first" } : first,
         );
       }
-      const attempt = session.respond(interactionId, action);
+      const attempt = session.respond(interactionId, action, decidedBy);
       inflight.set(interactionId, attempt);
       void attempt.finally(() => inflight.delete(interactionId)).catch(() => undefined);
       return attempt;

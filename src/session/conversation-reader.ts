@@ -292,7 +292,7 @@ class Reader implements ConversationReader {
             // Steps the stream projection leaves without what their events need are read in full first (issue 18).
             const full = await completeFrame(event.update, this.#tracker, async (stepOffset) =>
               (await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id, stepOffset }, { signal: this.#stop.signal }))).steps);
-            if (id !== this.#conversationId) break;
+            if (id !== this.#conversationId || this.#stop.signal.aborted) break;
             this.#emit(full.diagnostics);
             const update = this.#frontier.fresher(full.update);
             this.#frontier.observeUpdate(update);

@@ -23,8 +23,9 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   session: ["rpc", "mapper", "discovery", "tmux", "protocol", "policy"],
   server: ["session", "mapper", "protocol", "policy", "audit"],
   mcp: ["session", "mapper", "protocol", "policy", "audit"],
+  acp: ["session", "mapper", "protocol", "policy", "audit"],
   index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */

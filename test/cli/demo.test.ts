@@ -148,7 +148,8 @@ describe("agy-bridge demo", () => {
       [requested[0]?.interactionId, "approve", "delivered"],
       [requested[1]?.interactionId, "answer", "delivered"],
     ]);
-    expect(run.records.filter((r) => r.demo === "prompt_keys")).toHaveLength(2);
+    // agy's own dialogs are closed with Escape only: never digits, never Enter (spike-notes §13).
+    expect(run.records.filter((r) => r.demo === "prompt_keys").map((r) => r.keys)).toEqual(["Escape", "Escape"]);
     const asked = run.events.find((e) => e.type === "function_call_output" && e.name === "ask_question");
     expect(asked?.type === "function_call_output" && JSON.parse(asked.output)).toMatchObject({ questions: [{ selectedOptionIds: ["1"] }] });
     expect(run.events.find((e) => e.type === "function_call_output" && e.name === "run_command")).toMatchObject({ isError: false, output: "/home/sim/project\n" });

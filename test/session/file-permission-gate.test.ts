@@ -31,7 +31,7 @@ group("a filePermission gate over RPC", () => {
       const gate = await fileGate(world);
       expect(await world.session.approve(gate.interactionId)).toEqual({ result: "delivered", stepIndex: gate.stepIndex });
       const resolved = await world.waitFor((e) => e.type === "interaction_resolved", "the gate's resolution");
-      expect(resolved).toMatchObject({ interactionId: gate.interactionId, outcome: "answered" });
+      expect(resolved).toMatchObject({ interactionId: gate.interactionId, outcome: "approved" });
       expect(world.sim.engine.conversation(world.session.conversationId)!.waitingIndices()).toEqual([]);
       const output = await world.waitFor(isViewFileOutput, "the view_file output");
       expect(output).toMatchObject({ stepIndex: gate.stepIndex, isError: false });

@@ -137,6 +137,24 @@ describe("one event, the same content, whichever way it was read", () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(16);
   });
 
+  it("shows the committed text of an interrupted answer live and in the replay, marked interrupted", async () => {
+    const world = await startWorld({ speed: 1 });
+    try {
+      world.sim.engine.tuiPort().submitTurn("Write a long essay about patience");
+      await world.waitFor((e) => e.type === "message_delta" && e.index >= 2, "a few chunks of the answer");
+      expect((await world.session.interrupt()).result).toBe("cancelled");
+      const live = (await world.waitFor((e) => e.type === "message", "the interrupted answer's message")) as EventOf<"message">;
+      expect(live).toMatchObject({ interrupted: true, failed: false });
+      expect(live.text.length).toBeGreaterThan(0);
+      const deltas = world.log.filter((e): e is EventOf<"message_delta"> => e.type === "message_delta" && e.messageId === live.messageId);
+      expect(deltas.reduce((text, d) => (d.replace ? d.text : text + d.text), "")).toBe(live.text);
+      const replayed = (await snapshotReplay(world)).filter((e) => e.type === "message");
+      expect(replayed.map((e) => JSON.stringify(e))).toEqual([JSON.stringify(live)]);
+    } finally {
+      await world.close();
+    }
+  }, 30_000);
+
   const cases = AGY_VERSIONS.flatMap((version) => scenarios.map((s) => [turnText(s), version] as const));
   it.each(cases)("reads %s the same live, from a snapshot and from a stream replay (agy %s)", async (text, agyVersion) => {
     const world = await startWorld({ speed: 0.05, agyVersion });

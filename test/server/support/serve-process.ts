@@ -31,7 +31,8 @@ export interface ServeProcessOptions {
 }
 
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: options.configHome };
+  // The audit log goes beside the token, in the test's own directory.
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: options.configHome, XDG_STATE_HOME: options.configHome };
   delete env["AGY_BRIDGE_TOKEN"];
   delete env["TMUX"];
   const argv = [process.execPath, "--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", ...(options.args ?? [])];

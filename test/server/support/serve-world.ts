@@ -14,6 +14,8 @@ export interface ServeWorld {
   url: string;
   token: string;
   conversationId: string;
+  /** serve's XDG_CONFIG_HOME and XDG_STATE_HOME: the token file and `agy-bridge/audit.jsonl`. */
+  stateDir: string;
   /** Everything the current `serve` wrote to stderr so far. */
   stderr(): string;
   api(path: string, init?: RequestInit): Promise<Response>;
@@ -86,6 +88,7 @@ export async function startServeWorld(options: { serveArgs?: (tmux: PrivateTmux)
       url: serve.url,
       token: serve.token,
       conversationId,
+      stateDir: dir,
       stderr: () => serve?.stderr() ?? "",
       api,
       async restartServe() {

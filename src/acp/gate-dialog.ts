@@ -1,0 +1,85 @@
+/**
+ * Asks the editor about one gate with `session/request_permission` and
+ * delivers its choice through the session's answer path (re-read at
+ * delivery, never to another kind of step), recording it in the audit log.
+ * A question is asked with its own options; a multi-select one a pick at a
+ * time until the editor says done. Aborting `signal` (the person answered
+ * in the TUI first) withdraws the request.
+ */
+import type { AgentContext, PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { SessionAuditor } from "../audit/index.js";
+import type { EventOf } from "../mapper/index.js";
+import type { AgySessionApi, AnswerResult } from "../session/index.js";
+import { permissionOptions, questionOptions, readChoice, type GateChoice } from "./permission-options.js";
+
+type Requested = EventOf<"interaction_requested">;
+
+export interface GateDialog {
+  sessionId: string;
+  client: AgentContext;
+  agy: AgySessionApi;
+  event: Requested;
+  /** The title the editor was shown for the call. */
+  title: string | undefined;
+  decidedBy: string;
+  auditor?: SessionAuditor | undefined;
+  signal: AbortSignal;
+}
+
+export async function askGate(dialog: GateDialog): Promise<void> {
+  const request = dialog.event.request;
+  if (request.kind === "question") return askQuestion(dialog);
+  const options = permissionOptions(request);
+  const choice = await ask(dialog, options, dialog.title ?? (request.kind === "permission" ? request.target : "agy asks in its TUI"));
+  if (choice.action === "approve") {
+    const result = await dialog.agy.approve(dialog.event.interactionId, { decidedBy: dialog.decidedBy, ...(choice.scope === undefined ? {} : { scope: choice.scope }) });
+    record(dialog, "approve", result);
+  } else if (choice.action === "deny") {
+    record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+  }
+}
+
+async function askQuestion(dialog: GateDialog): Promise<void> {
+  const request = dialog.event.request;
+  const question = request.kind === "question" ? request.questions[0] : undefined;
+  if (question === undefined) return;
+  const picked = new Set<string>();
+  for (;;) {
+    const chosen = question.options.filter((o) => picked.has(o.id)).map((o) => o.text);
+    const title = chosen.length === 0 ? question.question : `${question.question} (selected: ${chosen.join(", ")})`;
+    const choice = await ask(dialog, questionOptions(question.options, picked, question.multiSelect), title);
+    if (choice.action === "cancelled" || choice.action === "approve") return;
+    if (choice.action === "deny") {
+      record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+      return;
+    }
+    if (choice.action === "pick") picked.add(choice.optionId);
+    const finished = choice.action === "done" || !question.multiSelect || picked.size === question.options.length;
+    if (!finished) continue;
+    // Option order, as agy's own dialog sends them.
+    const optionIds = question.options.filter((o) => picked.has(o.id)).map((o) => o.id);
+    record(dialog, "answer", await dialog.agy.answer(dialog.event.interactionId, { optionIds, decidedBy: dialog.decidedBy }));
+    return;
+  }
+}
+
+async function ask(dialog: GateDialog, options: PermissionOption[], title: string): Promise<GateChoice> {
+  const toolCall: ToolCallUpdate = { toolCallId: dialog.event.callId, title, status: "pending" };
+  const response = await dialog.client.request(
+    "session/request_permission",
+    { sessionId: dialog.sessionId, toolCall, options, _meta: { agyBridge: { interactionId: dialog.event.interactionId, kind: dialog.event.request.kind } } },
+    { cancellationSignal: dialog.signal, stopWaitingOnCancel: true },
+  );
+  return readChoice(response.outcome, options);
+}
+
+function record(dialog: GateDialog, decision: "approve" | "deny" | "answer", result: AnswerResult): void {
+  dialog.auditor?.answered({
+    request: dialog.event,
+    conversationId: dialog.event.conversationId,
+    interactionId: dialog.event.interactionId,
+    decision,
+    decidedBy: dialog.decidedBy,
+    delivery: result.result,
+  });
+}

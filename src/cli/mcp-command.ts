@@ -1,0 +1,253 @@
+/**
+ * `agy-bridge mcp`: an MCP server (docs/mcp.md) over stdio, or over
+ * streamable HTTP at /mcp with `--http`. Sessions come from discovery, like
+ * `serve`; the connection options name the conversation for tools called
+ * without one. HTTP uses serve's own token file and Host/Origin rules.
+ */
+import { homedir, userInfo } from "node:os";
+import { isIP } from "node:net";
+import { readFile } from "node:fs/promises";
+import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
+import type { TmuxServerRef } from "../discovery/index.js";
+import type { AgySessionApi, AttachOptions } from "../session/index.js";
+import type { McpSessionSource, SessionDescriptor } from "../mcp/index.js";
+import { isLoopbackHost } from "../rpc/loopback.js";
+import { PolicyError } from "../policy/index.js";
+import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
+import { defineCommand, type CliIo } from "./command.js";
+import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
+import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
+import { tmuxServerOf } from "./tmux-server-option.js";
+
+const HELP = `Usage: agy-bridge mcp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH] [--url URL] [--csrf-token T]
+                      [--policy FILE] [--workspace DIR] [--audit-file PATH]
+       agy-bridge mcp --http [--listen HOST:PORT] [--token-file PATH] [--json] [--allow-remote] [...]
+
+An MCP server for agents (Claude Code, Codex, any MCP host): list the agy
+sessions on this machine, follow them, send turns, approve, deny, answer and
+interrupt — tools and resources described in docs/mcp.md. Over stdio by
+default (the host starts it); with --http, streamable HTTP at /mcp, bearer
+token required. Every agent decision goes to the audit log as mcp:<client>.
+
+Options:
+${CONNECTION_HELP}
+  --pane TARGET       agy's tmux pane (%3 or =main): its conversation is the default
+  -L NAME, -S PATH    the tmux server agy runs in (default: tmux's default server)
+${POLICY_HELP}
+                      with --policy, an agent cannot approve what the policy denies
+  --http              serve streamable HTTP instead of stdio
+  --listen HOST:PORT  with --http: where (default 127.0.0.1:7879; port 0 picks a free one)
+  --token-file PATH   with --http: the bearer token file, the same as serve's (default
+                      $XDG_CONFIG_HOME/agy-bridge/token); AGY_BRIDGE_TOKEN wins when set
+  --allow-remote      with --http: allow a HOST that is not loopback
+  --json              with --http: print one line on start: {"url":…,"tokenFile":…}
+  -h, --help          show this help
+
+Tools called without a conversationId use --conversation / --pane / --url;
+without those, the only agy session running. Runs until stdin closes (stdio),
+or SIGINT / SIGTERM. Exit 0 after a clean shutdown, 1 when it cannot start,
+2 on a usage error.`;
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  pane: { type: "string" },
+  "socket-name": { type: "string", short: "L" },
+  "socket-path": { type: "string", short: "S" },
+  ...POLICY_OPTIONS,
+  http: { type: "boolean" },
+  listen: { type: "string" },
+  "token-file": { type: "string" },
+  "allow-remote": { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+function parseListen(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  if (match === null) return undefined;
+  const port = Number(match[3]);
+  return port > 65_535 ? undefined : { host: match[1] ?? match[2] ?? "", port };
+}
+
+export const mcpCommand = defineCommand({
+  name: "mcp",
+  summary: "an MCP server for agents: sessions, events, turns and answers as tools",
+  help: HELP,
+  options: OPTIONS,
+  async run(io, { values }) {
+    const hint = "run `agy-bridge mcp --help`";
+    const http = values.http === true;
+    for (const name of ["listen", "token-file", "allow-remote", "json"] as const) {
+      if (!http && values[name] !== undefined) throw new UsageError(`--${name} goes with --http; ${hint}`);
+    }
+    if (values.policy === undefined && values.workspace !== undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
+    const tmux = tmuxServerOf("mcp", values);
+    // -L / -S alone name the tmux server discovery looks at (as for serve); with --pane, that pane's server.
+    const target = sessionTarget("mcp", values.pane === undefined ? { ...values, "socket-name": undefined, "socket-path": undefined } : values, io.env);
+    const listen = http ? parseListen(values.listen ?? "127.0.0.1:7879") : undefined;
+    if (http) {
+      if (listen === undefined) throw new UsageError(`--listen wants HOST:PORT (e.g. 127.0.0.1:7879, [::1]:0); ${hint}`);
+      if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
+        throw new UsageError("--listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who reaches it with the token could approve commands");
+      }
+      if (listen.host !== "localhost" && isIP(listen.host) === 0) throw new UsageError(`--listen wants an IP address or localhost; ${hint}`);
+    }
+
+    let policy;
+    try {
+      policy = await readPolicyOption(values);
+    } catch (error) {
+      io.stderr.write(`agy-bridge mcp: ${error instanceof PolicyError ? error.message : (error as Error).message}\n`);
+      return 1;
+    }
+    const auditor = auditorFor(io, auditLogFor(io, values), "mcp");
+    const policyOption: Partial<AttachOptions> = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor);
+    const home = io.env["HOME"] ?? homedir();
+    const rules = {
+      auditor,
+      ...(policy === undefined ? {} : { policy, context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) } }),
+    };
+
+    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool }, { AgySession }] = await Promise.all([import("../mcp/index.js"), import("../session/index.js")]);
+    const source = sessionSource(io, target, tmux ?? {}, policyOption, AgySession.attach);
+    const pool = createSessionPool({ source, onProblem: (message) => io.stderr.write(`agy-bridge mcp: ${message}\n`) });
+    const version = await packageVersion();
+    try {
+      if (!http) {
+        const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+        const server = createAgyMcpServer({ pool, rules, version });
+        const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
+        const ended = new Promise<void>((resolve) => {
+          io.stdin.once("end", () => resolve());
+          io.stdin.once("close", () => resolve());
+          transport.onclose = () => resolve();
+          if (io.signal.aborted) resolve();
+          else io.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        await server.mcp.connect(transport);
+        await ended;
+        await server.close().catch(() => undefined);
+        return 0;
+      }
+      return await serveHttp(io, values, listen!, () => createAgyMcpServer({ pool, rules, version }), createMcpHttpServer);
+    } catch (error) {
+      io.stderr.write(`${failureText("mcp", error)}\n`);
+      return 1;
+    } finally {
+      await pool.close();
+      await auditor.flush().catch(() => undefined);
+    }
+  },
+});
+
+type Attach = (options: AttachOptions) => Promise<AgySessionApi>;
+
+/** Sessions from discovery (as serve finds them), and the default one from the connection options. */
+function sessionSource(io: CliIo, target: SessionTarget, tmux: TmuxServerRef, extra: Partial<AttachOptions>, attach: Attach): McpSessionSource {
+  const servers = new Map<string, DiscoveredServer>();
+  const named = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
+  const source: McpSessionSource = {
+    async list(signal) {
+      // A URL skips discovery: that server's conversation is the one on offer.
+      if (target.connection.url !== undefined) return [];
+      const { discoverServers } = await import("../discovery/index.js");
+      const found = await discoverServers({ signal, tmuxServers: [tmux] });
+      const out: SessionDescriptor[] = [];
+      for (const server of found.servers) {
+        if (server.url === undefined) continue;
+        for (const conversation of server.conversations) {
+          // A sub-agent's conversation belongs to its parent's session.
+          if (conversation.parentConversationId !== undefined) continue;
+          servers.set(conversation.conversationId, server);
+          out.push({ conversationId: conversation.conversationId, pid: server.pid, ...(conversation.title === undefined ? {} : { title: conversation.title }) });
+        }
+      }
+      return out;
+    },
+    retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
+    async attach(descriptor, signal) {
+      const server = servers.get(descriptor.conversationId);
+      if (server?.url === undefined) throw new Error("its server is gone");
+      const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url, signal, ...extra };
+      if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
+      if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
+      return attach(options);
+    },
+  };
+  if (named) {
+    source.attachDefault = async (signal) => {
+      const session = await attachFromArgs({ ...io, signal }, target, extra, { attach });
+      return { descriptor: { conversationId: session.conversationId }, session };
+    };
+  }
+  return source;
+}
+
+async function serveHttp(
+  io: CliIo,
+  values: { "token-file"?: string | undefined; json?: boolean | undefined; "allow-remote"?: boolean | undefined },
+  listen: { host: string; port: number },
+  createServer: () => import("../mcp/index.js").AgyMcpServer,
+  createMcpHttpServer: typeof import("../mcp/index.js").createMcpHttpServer,
+): Promise<number> {
+  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }] = await Promise.all([
+    import("../server/bearer-token.js"),
+    import("../server/request-origin.js"),
+  ]);
+  const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
+  let token;
+  try {
+    // The token file must be this user's own (userInfo().uid is -1 where there are no uids).
+    const uid = userInfo().uid;
+    token = await loadBearerToken({ env: io.env, tokenFile, ...(uid < 0 ? {} : { uid }) });
+  } catch (error) {
+    io.stderr.write(`agy-bridge mcp: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const http = createMcpHttpServer({
+    createServer,
+    authorize: createBearerCheck(token.token),
+    checkOrigin: createOriginCheck({ boundHost: listen.host }),
+    limiter: createFailureLimiter(),
+    onInternalError: (error) => io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.server.once("error", reject);
+      http.server.listen(listen.port, listen.host, () => resolve());
+    });
+  } catch (error) {
+    io.stderr.write(`agy-bridge mcp: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
+    return 1;
+  }
+  const address = http.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : listen.port;
+  const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}/mcp`;
+  const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
+  if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile })}\n`);
+  else io.stderr.write(`agy-bridge mcp: MCP over streamable HTTP at ${url}; the bearer token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
+  await new Promise<void>((resolve) => {
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  io.stderr.write("agy-bridge mcp: shutting down\n");
+  await http.close();
+  return 0;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function packageVersion(): Promise<string> {
+  try {
+    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
