@@ -162,6 +162,8 @@ export type {
 export {
   /** `AgySession.attach(options)`: bind to a conversation, follow it as events, send turns, answer, interrupt. */
   AgySession,
+  /** Applies a policy to a session's requests as they appear (`attach({ policy })` does this for you). */
+  runPolicy,
 } from "./session/index.js";
 export type {
   AgySessionApi,
@@ -176,6 +178,26 @@ export type {
   Locate,
   PendingSummary,
   ProbeKind,
+  PolicyOutcome,
+  PolicyRun,
+  PolicyRunOptions,
   ReadMode,
   TurnDriver,
 } from "./session/index.js";
+
+// Policy files are read and decided by `agy-bridge/policy` (parsePolicy, decide,
+// analyseCommandLine): its shell parser loads only for programs that use it.
+export type { Policy, PolicyDecision } from "./policy/index.js";
+
+// The audit log of decisions (docs/policy.md#the-audit-log).
+export {
+  /** An append-only, fsynced, size-rotated JSON-lines log of decisions. */
+  createAuditLog,
+  /** Reads the log and its rotated files, oldest first. */
+  readAuditLog,
+  /** `$XDG_STATE_HOME/agy-bridge/audit.jsonl`, else under `~/.local/state`. */
+  defaultAuditPath,
+  /** Records what a supervising process sees: policy decisions, its own answers, answers given in the TUI. */
+  createSessionAuditor,
+} from "./audit/index.js";
+export type { AuditEntry, AuditLog, AuditRecord, SessionAuditor } from "./audit/index.js";

@@ -31,6 +31,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "audit", summary: "read the log of decisions about agy's requests", load: async () => (await import("./audit-command.js")).auditCommand },
   { name: "policy", summary: "check what a policy file decides (policy check / policy test)", load: async () => (await import("./policy-command.js")).policyCommand },
   { name: "serve", summary: "serve every agy session over HTTP + SSE, with an approval page", load: async () => (await import("./serve-command.js")).serveCommand },
+  { name: "acp", summary: "an Agent Client Protocol agent on stdio: editors join a running agy session", load: async () => (await import("./acp-command.js")).acpCommand },
   { name: "mcp", summary: "an MCP server for agents: sessions, events, turns and answers as tools", load: async () => (await import("./mcp-command.js")).mcpCommand },
 ];
 

@@ -37,7 +37,8 @@ export interface AgentAnswer {
 /** Delivers `verdict` for `interactionId`; a refusal of any kind is a {@link McpToolError} with the sentence. */
 export async function answerAsAgent(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string, rules: AgentRules): Promise<AgentAnswer> {
   const request = entry.log.request(interactionId);
-  const record = (delivery: string) =>
+  // Awaited: the decision is on disk before the agent hears of it (a write failure is the auditor's to report).
+  const record = async (delivery: string) => {
     rules.auditor?.answered({
       request,
       conversationId: entry.conversationId,
@@ -47,6 +48,8 @@ export async function answerAsAgent(entry: PooledSession, interactionId: string,
       delivery,
       ...(verdict.kind === "deny" && verdict.instruction !== undefined ? { instruction: verdict.instruction } : {}),
     });
+    await rules.auditor?.flush().catch(() => undefined);
+  };
 
   if (verdict.kind !== "deny" && rules.policy !== undefined && request === undefined) {
     // The policy cannot be checked on a request never seen: nothing is sent on faith.
@@ -55,7 +58,7 @@ export async function answerAsAgent(entry: PooledSession, interactionId: string,
   if (verdict.kind !== "deny" && rules.policy !== undefined && request !== undefined) {
     const decision = decide(rules.policy, policyRequestOf(request.request, request.stepType), await contextFor(entry, request, rules));
     if (decision.decision === "deny") {
-      record("refused_by_policy");
+      await record("refused_by_policy");
       throw new McpToolError(
         `The team's policy denies this request (${decision.reason.replace(/\.$/, "")}), so an agent may not ${verdict.kind} it; deny it, or ask a person, who can approve it from the CLI or the approval page.`,
       );
@@ -63,20 +66,26 @@ export async function answerAsAgent(entry: PooledSession, interactionId: string,
   }
 
   let result: AnswerResult;
-  switch (verdict.kind) {
-    case "approve":
-      result = await entry.session.approve(interactionId, { decidedBy });
-      break;
-    case "deny":
-      result = await entry.session.deny(interactionId, { decidedBy, ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) });
-      break;
-    case "answer":
-      result = await entry.session.answer(interactionId, { decidedBy, optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) });
-      break;
+  try {
+    result = await deliver(entry, interactionId, verdict, decidedBy);
+  } catch (error) {
+    await record("failed");
+    throw error;
   }
-  record(result.result);
+  await record(result.result);
   if (result.result === "delivered") return { result: "delivered", stepIndex: result.stepIndex, decidedBy };
   throw new McpToolError(refusal(result, interactionId, entry.conversationId));
+}
+
+function deliver(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string): Promise<AnswerResult> {
+  switch (verdict.kind) {
+    case "approve":
+      return entry.session.approve(interactionId, { decidedBy });
+    case "deny":
+      return entry.session.deny(interactionId, { decidedBy, ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) });
+    case "answer":
+      return entry.session.answer(interactionId, { decidedBy, optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) });
+  }
 }
 
 function refusal(result: Exclude<AnswerResult, { result: "delivered" }>, interactionId: string, conversationId: string): string {

@@ -193,6 +193,9 @@ export function registerTools(server: McpServer, context: ToolContext): void {
 
   const decision = (kind: "approve" | "deny") => async (input: { conversationId?: string | undefined; interactionId: string; instruction?: string | undefined }) => {
     const entry = await entryFor(input.conversationId);
+    if (kind === "approve" && entry.log.request(input.interactionId)?.request.kind === "question") {
+      throw new McpToolError(`Interaction ${input.interactionId} is a question; answer it with answer (options or writeIn), or decline it with deny.`);
+    }
     const answer = await answerAsAgent(entry, input.interactionId, kind === "deny" ? { kind, ...(input.instruction === undefined ? {} : { instruction: input.instruction }) } : { kind }, context.decidedBy(), context.rules);
     return { conversationId: entry.conversationId, interactionId: input.interactionId, ...answer };
   };

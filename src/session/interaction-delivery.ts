@@ -271,9 +271,9 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
       }
       throw error;
     }
-    if (ctx.closePrompt === undefined) return { result: "delivered", stepIndex: target.stepIndex, via: "rpc" };
+    if (ctx.closePrompt === undefined) return { result: "delivered", stepIndex: target.stepIndex };
     const closed = await ctx.closePrompt().catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
-    return { result: "delivered", stepIndex: target.stepIndex, via: "rpc", prompt: { result: closed.result, reason: closed.reason } };
+    return { result: "delivered", stepIndex: target.stepIndex, prompt: { result: closed.result, reason: closed.reason } };
   }
   return { result: "timed_out", stepIndex: captured.stepIndex };
 }

@@ -9,7 +9,7 @@
 import type { EventOf } from "../mapper/index.js";
 
 type InteractionRequestedEvent = EventOf<"interaction_requested">;
-import { decide, policyRequestOf, type Policy, type PolicyContext, type PolicyDecision } from "../policy/index.js";
+import type { Policy, PolicyContext, PolicyDecision } from "../policy/index.js";
 import type { AgySession, AnswerResult } from "./types.js";
 
 /** A permission scope for an approve rule's `scope: conversation` (spike-notes §10.6, newer builds). */
@@ -47,18 +47,26 @@ export function runPolicy(session: AgySession, options: PolicyRunOptions): Polic
   const now = options.now ?? (() => new Date());
   const decided = new Set<string>();
   const done = (async () => {
+    // Loaded here, not at import: the shell parser is for programs that apply a policy.
+    const policy = await import("../policy/index.js");
     const events = session.events({ history: false, background: true, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     for await (const event of events) {
       if (event.type !== "interaction_requested" || decided.has(event.interactionId)) continue;
       decided.add(event.interactionId);
       // Not awaited: a slow delivery must not hold up the next gate's decision.
-      void apply(session, event, options, now());
+      void apply(policy, session, event, options, now());
     }
   })();
   return { done };
 }
 
-async function apply(session: AgySession, event: InteractionRequestedEvent, options: PolicyRunOptions, at: Date): Promise<void> {
+async function apply(
+  { decide, policyRequestOf }: typeof import("../policy/index.js"),
+  session: AgySession,
+  event: InteractionRequestedEvent,
+  options: PolicyRunOptions,
+  at: Date,
+): Promise<void> {
   const context: PolicyContext = {
     ...options.context,
     conversationId: event.conversationId,

@@ -113,10 +113,11 @@ export interface AttachOptions {
 export type AnswerResult =
   /**
    * The answer reached agy for the WAITING step at `stepIndex` (the captured
-   * step or its timeout retry). `via` says how; `prompt` what closing agy's
-   * own dialog did after an RPC answer (absent when no pane is known).
+   * step or its timeout retry): over RPC, or with `via: "tui"` in agy's
+   * dialog. `prompt` says what closing agy's own dialog did after an RPC
+   * answer (absent when no pane is known).
    */
-  | { result: "delivered"; stepIndex: number; via?: AnswerVia; prompt?: { result: ClosePromptResult["result"]; reason: string } }
+  | { result: "delivered"; stepIndex: number; via?: "tui"; prompt?: { result: ClosePromptResult["result"]; reason: string } }
   /** The step had already left WAITING by an answer (here, in the TUI, or by another caller); nothing was sent. */
   | { result: "already_resolved"; stepIndex: number }
   /** agy timed the prompt out and no retry of it is waiting; nothing was delivered. */

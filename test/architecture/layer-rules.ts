@@ -24,7 +24,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   server: ["session", "mapper", "protocol", "policy", "audit"],
   mcp: ["session", "mapper", "protocol", "policy", "audit"],
   acp: ["session", "mapper", "protocol", "policy", "audit"],
-  index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy"],
+  index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy", "audit"],
   cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp"],
 };
 

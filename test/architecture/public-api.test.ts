@@ -13,6 +13,11 @@ const ROOT_RUNTIME_EXPORTS = [
   "AgyBridgeError",
   "AgySession",
   "DEFAULT_WATCH_BACKOFF",
+  "createAuditLog",
+  "createSessionAuditor",
+  "defaultAuditPath",
+  "readAuditLog",
+  "runPolicy",
   "DiscoveryError",
   "MapperEventSchema",
   "RpcError",
@@ -34,8 +39,11 @@ const ROOT_RUNTIME_EXPORTS = [
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
-/** Files reachable from `entry` through relative imports (static and dynamic), and the packages they name. */
-function importGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+/** Static imports that load a module at run time (`import type` / `export type` are erased). */
+const STATIC_IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^;'"]*?from\s+["']([^"']+)["']/g;
+
+/** Files reachable from `entry` through relative imports (static and dynamic, or static only), and the packages they name. */
+function importGraph(entry: string, pattern: RegExp = IMPORT): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const queue = [entry];
@@ -43,7 +51,7 @@ function importGraph(entry: string): { files: Set<string>; packages: Set<string>
     const file = queue.pop() as string;
     if (files.has(file)) continue;
     files.add(file);
-    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+    for (const match of readFileSync(file, "utf8").matchAll(pattern)) {
       const spec = match[1] ?? match[2] ?? "";
       if (!spec.startsWith(".")) {
         packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] ?? spec));
@@ -78,6 +86,11 @@ describe("public API", () => {
     expect(layers.filter((layer) => layer === "sim" || layer === "cli")).toEqual([]);
   });
 
+  it("loads the policy's shell parser only when a policy is applied (a dynamic import), never on import", () => {
+    expect(importGraph(join(SRC, "index.ts"), STATIC_IMPORT).packages.has("mvdan-sh")).toBe(false);
+    expect(importGraph(join(SRC, "policy", "index.ts"), STATIC_IMPORT).packages.has("mvdan-sh")).toBe(true);
+  });
+
   it("does reach selfsigned from agy-bridge/sim, so the graph walk can see it", () => {
     expect(importGraph(join(SRC, "sim", "index.ts")).packages.has("selfsigned")).toBe(true);
   });
@@ -87,7 +100,7 @@ describe("public API", () => {
       exports: Record<string, { types: string; import: string }>;
       bin: Record<string, string>;
     };
-    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./protocol", "./sim"]);
+    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./policy", "./protocol", "./sim"]);
     const sources = [...Object.values(pkg.exports).map((entry) => entry.import), ...Object.values(pkg.bin)].map((path) =>
       join(REPO, path.replace(/^\.?\/?dist\//, "src/").replace(/\.js$/, ".ts")),
     );

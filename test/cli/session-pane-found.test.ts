@@ -73,7 +73,7 @@ describe("the pane of the agy that owns the conversation, found without --pane",
     const env = { ...process.env, TMUX: undefined };
     const approve = await runMain(["approve", "--conversation", id, "--json"], { env });
     expect([approve.code, approve.stderr]).toEqual([0, ""]);
-    expect(JSON.parse(approve.stdout)).toMatchObject({ result: "delivered", via: "rpc", prompt: { result: "closed" } });
+    expect(JSON.parse(approve.stdout)).toMatchObject({ result: "delivered", prompt: { result: "closed" } });
     const after = await world.waitForScreen(pane, (s) => !s.includes("4. No") && /^>\s*$/m.test(s), "the dialog gone and the composer back");
     expect(after).toContain("/home/sim/project");
 

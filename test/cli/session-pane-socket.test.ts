@@ -56,7 +56,7 @@ describe("--pane with -L on the session commands", () => {
 
     const approve = await runMain(["approve", ...conn, "--pane", pane, "-L", world.socketName, "--json"], { env });
     expect([approve.code, approve.stderr]).toEqual([0, ""]);
-    expect(JSON.parse(approve.stdout)).toMatchObject({ result: "delivered", via: "rpc", prompt: { result: "closed" } });
+    expect(JSON.parse(approve.stdout)).toMatchObject({ result: "delivered", prompt: { result: "closed" } });
     await world.waitForScreen(pane, (s) => !s.includes("4. No") && s.includes("? for shortcuts"), "the TUI's prompt closing and the turn ending");
 
     const next = await runMain(["send", "--pane", pane, "-L", world.socketName, ...conn, "--json", "--", "Thanks"], { env });

@@ -3,7 +3,8 @@
  * person's, except that the team's policy binds it — an agent cannot approve
  * what the policy denies, and the refusal is in the audit log.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMcpWorld, structured, textOf, type McpWorld } from "./support/mcp-world.js";
@@ -24,6 +25,18 @@ rules:
     instruction: "Do not print the directory."
 `;
 
+async function auditRecords(file: string, complete: (records: Array<Record<string, unknown>>) => boolean): Promise<Array<Record<string, unknown>>> {
+  const deadline = Date.now() + 30_000;
+  let records: Array<Record<string, unknown>> = [];
+  while (Date.now() < deadline) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    records = text.trim() === "" ? [] : text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    if (complete(records)) return records;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the audit log never held the expected records; it held ${JSON.stringify(records)}`);
+}
+
 describe("agy-bridge mcp --policy", { timeout: 120_000 }, () => {
   it("refuses an agent's approve of a request the policy denies, and records the refusal", async () => {
     world = await startMcpWorld({
@@ -31,7 +44,7 @@ describe("agy-bridge mcp --policy", { timeout: 120_000 }, () => {
       clientName: "eager-agent",
       args: (dir) => {
         const file = join(dir, "policy.yaml");
-        void writeFile(file, POLICY);
+        writeFileSync(file, POLICY);
         return ["--policy", file];
       },
     });
@@ -53,7 +66,8 @@ describe("agy-bridge mcp --policy", { timeout: 120_000 }, () => {
     );
     expect(resolved.event).toMatchObject({ outcome: "denied", decidedBy: "policy:no-pwd" });
 
-    const records = (await readFile(w.auditFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The policy's own record is written once its deny is delivered: wait for it (bounded).
+    const records = await auditRecords(w.auditFile, (all) => all.some((r) => r["decidedBy"] === "policy:no-pwd"));
     expect(records).toContainEqual(expect.objectContaining({ interactionId, decision: "approve", decidedBy: "mcp:eager-agent", delivery: "refused_by_policy" }));
     expect(records).toContainEqual(expect.objectContaining({ interactionId, decision: "deny", decidedBy: "policy:no-pwd" }));
     expect(records.filter((r) => r["delivery"] === "delivered" && r["decidedBy"] === "mcp:eager-agent")).toEqual([]);

@@ -123,6 +123,28 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
     expect(w.stderr()).toBe("");
   });
 
+  it("answers a question by its option's label, and refuses a label the question does not offer", async () => {
+    world = await startMcpWorld({ transport: "stdio", clientName: "asker" });
+    const w = world;
+    const turn = structured<{ cursor: string }>(await w.call("send_turn", { text: "Help me start a project" }));
+    const gate = structured<{ pending: Array<{ interactionId: string; request: { kind: string } }> }>(await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }));
+    const interactionId = gate.pending[0]!.interactionId;
+    expect(gate.pending[0]!.request.kind).toBe("question");
+
+    const wrong = await w.call("answer", { interactionId, options: ["A spaceship"] });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toMatch(/^"A spaceship" is not an option of this question; choose by id or label among 1 \("A web application"\), 2 \("A command-line tool"\)/);
+    const approveQuestion = await w.call("approve", { interactionId });
+    expect(approveQuestion.isError).toBe(true);
+    expect(textOf(approveQuestion)).toBe(`Interaction ${interactionId} is a question; answer it with answer (options or writeIn), or decline it with deny.`);
+
+    expect(structured(await w.call("answer", { interactionId, options: ["a command-line tool"] }))).toMatchObject({ result: "delivered", decidedBy: "mcp:asker" });
+    const said = structured<{ event: { text: string } }>(await w.call("wait_for", { until: "event", eventType: "message", since: turn.cursor, timeoutMs: 30_000 }));
+    expect(said.event.text).toContain("A command-line tool");
+    const read = structured<{ events: Array<{ event: { type: string; outcome?: string; decidedBy?: string } }> }>(await w.call("read_events", { since: turn.cursor }));
+    expect(read.events.filter((e) => e.event.type === "interaction_resolved").map((e) => e.event)).toEqual([expect.objectContaining({ outcome: "answered", decidedBy: "mcp:asker" })]);
+  });
+
   it("returns at once when the condition already holds and reports progress while it waits", async () => {
     world = await startMcpWorld({ transport: "stdio" });
     const w = world;

@@ -11,8 +11,8 @@ group("answering interactions", () => {
       const gate = await world.waitFor(isRequested, "the permission gate");
       expect(gate.request.kind).toBe("permission");
       const result = await world.session.approve(gate.interactionId);
-      // No pane: nothing is pressed in a TUI, and the result says the answer went over RPC.
-      expect(result).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "rpc" });
+      // No pane: nothing is pressed in a TUI, so the result says nothing about a dialog.
+      expect(result).toEqual({ result: "delivered", stepIndex: gate.stepIndex });
       await world.waitFor(isTurnEnd, "the end of the turn");
       const output = world.log.find((e) => e.type === "function_call_output");
       expect(output).toMatchObject({ output: "/home/sim/project\n", isError: false });

@@ -38,7 +38,7 @@ describe("a deny never approves", () => {
     await sim.waitForScreen(dialogOpen, "the command dialog");
     sim.resetRecording();
     const result = await session.deny(gate.interactionId);
-    expect(result).toMatchObject({ result: "delivered", via: "rpc", prompt: { result: "closed" } });
+    expect(result).toEqual({ result: "delivered", stepIndex: gate.stepIndex, prompt: { result: "closed", reason: expect.stringContaining("Escape") } });
     expect(sim.keysSent()).toEqual([["Escape"]]);
     expect(await waitFor(resolved, "the gate's resolution")).toMatchObject({ interactionId: gate.interactionId, outcome: "denied" });
     await waitFor(turnEnded, "the end of the turn");

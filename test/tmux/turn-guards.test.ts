@@ -68,7 +68,7 @@ describe("a turn is never typed into something that holds the keyboard", () => {
     expect((await blind.session.sendTurn("Run pwd").catch((e: Error) => e.message))).toMatch(/no tmux pane/);
     await typeByHand(sim, "Run pwd", true);
     const gate = (await blind.waitFor(isGate, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
-    expect(await blind.session.approve(gate.interactionId)).toEqual({ result: "delivered", stepIndex: gate.stepIndex, via: "rpc" });
+    expect(await blind.session.approve(gate.interactionId)).toEqual({ result: "delivered", stepIndex: gate.stepIndex });
     await blind.waitFor(turnEnded, "the end of the turn");
     expect(dialogOpen(await sim.screen())).toBe(true);
     const { session, waitFor } = await sim.attach();

@@ -1,0 +1,178 @@
+/**
+ * `agy-bridge acp`: an Agent Client Protocol agent on stdio. An editor
+ * (Zed, any ACP client) starts it and joins the attended agy session a
+ * person is already running. This file builds the session source (discovery
+ * and `AgySession.attach`, with the policy) and hands it to `src/acp/`.
+ */
+import { readFile } from "node:fs/promises";
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import type { AcpCandidate, AcpSessionSource } from "../acp/index.js";
+import type { DiscoveredServer, PaneRef, TmuxServerRef } from "../discovery/index.js";
+import type { AgySessionApi, AttachOptions } from "../session/index.js";
+import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
+import { defineCommand } from "./command.js";
+import { auditLogFor, auditorFor, policyAttachOption, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
+import { emptyOption, failureText } from "./session-connect.js";
+import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
+import { terminalText } from "./terminal-text.js";
+import { isPaneTarget } from "../tmux/index.js";
+
+const HELP = `Usage: agy-bridge acp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH]
+                      [--url URL] [--csrf-token T] [--policy FILE] [--audit-file PATH]
+
+An Agent Client Protocol agent on stdin/stdout for editors (Zed and any ACP
+client): the editor joins the agy session a person is already running, in
+the same conversation and the same TUI (docs/acp.md). The ACP session id is
+agy's conversation id. Prompts are typed into agy's TUI through tmux; gates
+and questions reach the editor as permission requests.
+
+Which session: the editor's _meta {"agyBridge": {"conversationId": ID}} on
+session/new, else --conversation, else the one whose agy workspace is the
+editor's folder, else the only one.
+
+Options:
+${CONNECTION_HELP}
+  --pane TARGET       agy's tmux pane (%3 or =main); discovery starts there
+${tmuxServerHelp("the tmux server agy runs in (only agy in its panes is offered)")}
+  --policy FILE       answer what the policy decides first (docs/policy.md); only
+                      ask reaches the editor
+  --workspace DIR     agy's workspace for the policy's {workspace} (with --policy)
+  --audit-file PATH   where decisions are logged (default $XDG_STATE_HOME/agy-bridge/audit.jsonl)
+  -h, --help          show this help
+
+stdout carries the protocol only; problems go to stderr.
+Exit status: 0 when the editor closes the connection; 1 when it cannot start; 2 on a usage error.
+`;
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  pane: { type: "string" },
+  ...TMUX_SERVER_OPTIONS,
+  ...POLICY_OPTIONS,
+} as const;
+
+export const acpCommand = defineCommand({
+  name: "acp",
+  summary: "an Agent Client Protocol agent on stdio: editors join a running agy session",
+  help: HELP,
+  options: OPTIONS,
+  async run(io, { values }) {
+    const hint = "run `agy-bridge acp --help`";
+    const empty = emptyOption(values as Record<string, unknown>, ["pane", "policy", "workspace", "audit-file"]);
+    if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; ${hint}`);
+    const connection = connectionArgs(values, io.env);
+    const tmux = tmuxServerOf("acp", values);
+    if (values.pane !== undefined && !isPaneTarget(values.pane)) throw new UsageError(`--pane must be a pane id like %3 or an exact session name like =main; ${hint}`);
+    if (values.workspace !== undefined && values.policy === undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
+    const pane: PaneRef | undefined = values.pane === undefined ? undefined : { target: values.pane, ...tmux };
+
+    const [{ serveAcp, createPolicyGate }, { AgySession }, { discoverServers }] = await Promise.all([
+      import("../acp/index.js"),
+      import("../session/index.js"),
+      import("../discovery/index.js"),
+    ]);
+    let policy;
+    try {
+      policy = await readPolicyOption(values);
+    } catch (error) {
+      io.stderr.write(`${failureText("acp", error)}\n`);
+      return 1;
+    }
+    const auditor = auditorFor(io, auditLogFor(io, values), "acp");
+    const policyGate = policy === undefined ? undefined : createPolicyGate();
+    const extra: Partial<AttachOptions> = policy === undefined || policyGate === undefined ? {} : policyAttachOption(io, policy, values, auditor, policyGate.report);
+
+    const source = sessionSource({ connection, pane, tmux, extra, attach: AgySession.attach, discover: discoverServers });
+    const stream = ndJsonStream(Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>, Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>);
+    const served = serveAcp(stream, {
+      source,
+      version: await packageVersion(),
+      policyGate,
+      auditor,
+      onProblem: (message) => io.stderr.write(`${terminalText(`agy-bridge acp: ${message}`)}\n`),
+    });
+    const onAbort = () => void served.close();
+    io.signal.addEventListener("abort", onAbort, { once: true });
+    await served.closed;
+    io.signal.removeEventListener("abort", onAbort);
+    await auditor.flush().catch(() => undefined);
+    return 0;
+  },
+});
+
+interface SourceDeps {
+  connection: ConnectionArgs;
+  pane: PaneRef | undefined;
+  tmux: TmuxServerRef | undefined;
+  extra: Partial<AttachOptions>;
+  attach: (options: AttachOptions) => Promise<AgySessionApi>;
+  discover: typeof import("../discovery/index.js").discoverServers;
+}
+
+/**
+ * With --url or --pane, the one server they name; otherwise every agy
+ * discovery finds (only those in a pane of the -L/-S tmux server, when one
+ * is named), each conversation with the workspace agy gives it.
+ */
+function sessionSource(deps: SourceDeps): AcpSessionSource {
+  const { connection, pane, tmux, extra } = deps;
+  const given = { ...(connection.url === undefined ? {} : { url: connection.url }), ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }) };
+  const servers = new Map<string, DiscoveredServer>();
+  const workspaceOf = async (options: AttachOptions): Promise<{ id: string; workspace: string | undefined }> => {
+    const session = await deps.attach({ ...options, follow: false, locatePane: false });
+    try {
+      return { id: session.conversationId, workspace: await session.workspace().catch(() => undefined) };
+    } finally {
+      await session.close();
+    }
+  };
+  const single = connection.url !== undefined || pane !== undefined;
+  return {
+    ...(connection.conversationId === undefined ? {} : { defaultConversationId: connection.conversationId }),
+    async list(signal) {
+      if (single) {
+        const found = await workspaceOf({ ...given, ...(pane === undefined ? {} : { pane }), ...(connection.conversationId === undefined ? {} : { conversationId: connection.conversationId }), signal });
+        return [{ conversationId: found.id, ...(found.workspace === undefined ? {} : { workspace: found.workspace }) }];
+      }
+      const result = await deps.discover({ signal, ...(tmux === undefined ? {} : { tmuxServers: [tmux] }), ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }) });
+      const out: Array<Promise<AcpCandidate>> = [];
+      for (const server of result.servers) {
+        if (server.url === undefined) continue;
+        // Named a tmux server: only agy running in its panes (an attended session the editor can type into).
+        if (tmux !== undefined && server.tmuxPane === undefined) continue;
+        for (const c of server.conversations) {
+          if (c.parentConversationId !== undefined) continue;
+          servers.set(c.conversationId, server);
+          const candidate: AcpCandidate = { conversationId: c.conversationId, ...(c.title === undefined ? {} : { title: c.title }), ...(c.lastUserInputTime === undefined ? {} : { updatedAt: c.lastUserInputTime }) };
+          out.push(
+            workspaceOf({ url: server.url, ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }), conversationId: c.conversationId, signal })
+              .then(({ workspace }) => (workspace === undefined ? candidate : { ...candidate, workspace }))
+              .catch(() => candidate),
+          );
+        }
+      }
+      return Promise.all(out);
+    },
+    async attach(conversationId, signal) {
+      const server = single ? undefined : servers.get(conversationId);
+      const options: AttachOptions = { ...given, ...extra, conversationId, signal };
+      if (pane !== undefined) options.pane = pane;
+      if (server?.url !== undefined) {
+        options.url = server.url;
+        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
+        if (server.tmuxPane !== undefined && tmux !== undefined) options.pane = { target: server.tmuxPane, ...tmux };
+      }
+      return deps.attach(options);
+    },
+  };
+}
+
+async function packageVersion(): Promise<string> {
+  try {
+    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
+    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
