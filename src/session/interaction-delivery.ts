@@ -209,10 +209,7 @@ export function checkVerdict(request: InteractionRequest | undefined, verdict: V
   if (request === undefined) return;
   if (request.kind === "other") {
     const what = request.variant === "" ? "a gate of no known kind" : `the ${request.variant} gate`;
-    throw new AgyBridgeError(
-      "invalid_argument",
-      `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI (with its tmux pane known, agy-bridge does that itself: --pane, or --via tui).`,
-    );
+    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI.`);
   }
   if (request.kind !== verdict.kind) {
     const use = request.kind === "permission" ? "approve or deny" : "answer (or deny to decline)";
