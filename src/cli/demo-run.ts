@@ -210,6 +210,7 @@ function paneDriver(world: DemoWorld, keysPressed: Progress["keysPressed"]): Tur
       return result;
     },
     answerPrompt: (pane, choice, options) => world.driver.answerPrompt(pane.target, choice, options),
+    readScreen: (pane, options) => world.driver.readPane(pane.target, options),
   };
 }
 

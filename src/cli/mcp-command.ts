@@ -40,6 +40,7 @@ ${POLICY_HELP}
   --token-file PATH   with --http: the bearer token file, the same as serve's (default
                       $XDG_CONFIG_HOME/agy-bridge/token); AGY_BRIDGE_TOKEN wins when set
   --allow-remote      with --http: allow a HOST that is not loopback
+  --allow-host NAME   with --http: also answer requests whose Host is NAME (repeatable)
   --json              with --http: print one line on start: {"url":…,"tokenFile":…}
   -h, --help          show this help
 
@@ -58,6 +59,7 @@ const OPTIONS = {
   listen: { type: "string" },
   "token-file": { type: "string" },
   "allow-remote": { type: "boolean" },
+  "allow-host": { type: "string", multiple: true },
   json: { type: "boolean" },
 } as const;
 
@@ -76,7 +78,7 @@ export const mcpCommand = defineCommand({
   async run(io, { values }) {
     const hint = "run `agy-bridge mcp --help`";
     const http = values.http === true;
-    for (const name of ["listen", "token-file", "allow-remote", "json"] as const) {
+    for (const name of ["listen", "token-file", "allow-remote", "allow-host", "json"] as const) {
       if (!http && values[name] !== undefined) throw new UsageError(`--${name} goes with --http; ${hint}`);
     }
     if (values.policy === undefined && values.workspace !== undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
@@ -184,7 +186,7 @@ function sessionSource(io: CliIo, target: SessionTarget, tmux: TmuxServerRef, ex
 
 async function serveHttp(
   io: CliIo,
-  values: { "token-file"?: string | undefined; json?: boolean | undefined; "allow-remote"?: boolean | undefined },
+  values: { "token-file"?: string | undefined; json?: boolean | undefined; "allow-host"?: string[] | undefined },
   listen: { host: string; port: number },
   createServer: () => import("../mcp/index.js").AgyMcpServer,
   createMcpHttpServer: typeof import("../mcp/index.js").createMcpHttpServer,
@@ -206,7 +208,7 @@ async function serveHttp(
   const http = createMcpHttpServer({
     createServer,
     authorize: createBearerCheck(token.token),
-    checkOrigin: createOriginCheck({ boundHost: listen.host }),
+    checkOrigin: createOriginCheck({ boundHost: listen.host, ...(values["allow-host"] === undefined ? {} : { allowHosts: values["allow-host"] }) }),
     limiter: createFailureLimiter(),
     onInternalError: (error) => io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });

@@ -2,8 +2,11 @@
  * `agy-bridge send`: types one user turn into agy's TUI through tmux and
  * says honestly whether it started. With `--conversation` (its server given
  * by `--url` or found by discovery) the turn is confirmed over RPC (a new
- * USER_INPUT step) and refused while a step is WAITING; without it, the
- * draft leaving the composer confirms it.
+ * USER_INPUT step) and refused while a step is WAITING, and a dialog agy
+ * left open for a step RPC shows settled is closed with Escape first;
+ * without it, the draft leaving the composer confirms it. Nothing is typed
+ * while a prompt holds the keyboard, and a turn starting with `/` needs
+ * `--slash` (spike-notes §13).
  */
 import { findServer } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";

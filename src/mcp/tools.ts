@@ -230,8 +230,15 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     { title: "Interrupt agy", description: "Stops the current work: cancels a running turn, or denies what waits.", input: InterruptInput, output: InterruptOutput, destructive: true },
     async (input) => {
       const entry = await entryFor(input.conversationId);
-      const result = await entry.session.interrupt();
-      return { conversationId: entry.conversationId, ...result };
+      const waiting = await entry.session.pending();
+      if (waiting.length === 0) return { conversationId: entry.conversationId, ...(await entry.session.interrupt()) };
+      // A parked gate ignores a cancel: deny each, as the agent's own audited decision (spike-notes §3.6, §5.8).
+      const stepIndices: number[] = [];
+      for (const p of waiting) {
+        const denied = await answerAsAgent(entry, p.interactionId, { kind: "deny" }, context.decidedBy(), context.rules).catch(() => undefined);
+        if (denied !== undefined) stepIndices.push(denied.stepIndex);
+      }
+      return { conversationId: entry.conversationId, result: "denied" as const, stepIndices };
     },
   );
 

@@ -12,6 +12,10 @@ export const SessionSummarySchema = z.object({
   status: z.enum(["running", "waiting", "idle", "failed", "unknown"]),
   pending: z.number().int().nonnegative(),
   title: z.string().optional(),
+  /** agy's working directory (its process's cwd), when serve can read it. */
+  workspace: z.string().optional(),
+  /** The tmux pane agy's TUI runs in (`%N`), when known. */
+  pane: z.string().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
@@ -59,6 +63,28 @@ export const InterruptResultSchema = z.object({
   reason: z.string().optional(),
 });
 export type InterruptResult = z.infer<typeof InterruptResultSchema>;
+
+/** `POST /v1/pairing`: a one-time pairing code, exchanged for a device token. */
+export const PairingRequestSchema = z.object({
+  code: z.string().min(1).max(200),
+  /** What to call the device in `agy-bridge devices` and in `decidedBy` (`page:<name>`). */
+  name: z.string().max(200).optional(),
+});
+export const PairingResultSchema = z.object({
+  deviceId: z.string(),
+  name: z.string(),
+  /** The device token: send it as `Authorization: Bearer <token>`. Shown once; only its hash is kept. */
+  token: z.string(),
+});
+
+/** `POST /v1/pairing/codes` (bearer token only): a new one-time pairing link. */
+export const PairingCodeSchema = z.object({
+  code: z.string(),
+  /** ISO 8601; the code is refused after this, and after its first use. */
+  expiresAt: z.string(),
+  /** The page's address with the code in its fragment (`#/pair/<code>`), which browsers never send to a server. */
+  url: z.string(),
+});
 
 /**
  * RFC 9457 problem details. `result` says what kind of refusal it is, so a

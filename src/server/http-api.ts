@@ -9,9 +9,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./bearer-token.js";
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
-import { InteractionActionSchema, TurnRequestSchema } from "./contract.js";
+import { InteractionActionSchema, PairingRequestSchema, TurnRequestSchema } from "./contract.js";
+import type { Device, DeviceStore } from "./device-store.js";
 import { resumePoint } from "./event-id.js";
 import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
+import { PAGE_ASSETS } from "./page-assets.js";
+import type { PairingCodes } from "./pairing-codes.js";
 import { refuseWrongAction, sendAnswer, sendTurnOutcome } from "./refusals.js";
 import { parseBody, readJson } from "./request-body.js";
 import { createOriginCheck } from "./request-origin.js";
@@ -41,6 +44,14 @@ export interface ApiServerOptions {
   allowHosts?: readonly string[];
   /** The approval page served at `/`. */
   page: string;
+  /** Paired devices: their tokens authenticate on every /v1 route but pairing codes. Without it no device can pair. */
+  devices?: DeviceStore;
+  /** One-time pairing codes (`POST /v1/pairing/codes`, exchanged at `POST /v1/pairing`). */
+  pairing?: PairingCodes;
+  /** The page's public address for pairing links; default the origin of the request's `Host`. */
+  pageUrl?: string;
+  /** More about a session for the page: agy's working directory and tmux pane. */
+  describe?: (conversationId: string) => { workspace?: string; pane?: string };
   /** The OpenAPI document served at `/v1/openapi.json`. */
   openapi: unknown;
   heartbeatMs?: number;
@@ -85,8 +96,20 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (method !== "GET") throw methodNotAllowed();
       return sendPage(res, options.page);
     }
+    const asset = path.length === 1 ? PAGE_ASSETS[path[0]!] : undefined;
+    if (asset !== undefined) {
+      if (method !== "GET") throw methodNotAllowed();
+      res.writeHead(200, { "content-type": asset.type, "cache-control": "no-cache", "x-content-type-options": "nosniff", ...asset.headers });
+      res.end(asset.body);
+      return;
+    }
     if (path[0] !== "v1") throw new HttpProblem(404, "Not Found", "no such route; the API lives under /v1 (see /v1/openapi.json)");
-    if (!authorized(req.headers.authorization)) {
+    if (path[1] === "pairing" && path.length === 2) {
+      if (method !== "POST") throw methodNotAllowed();
+      return pair(req, res);
+    }
+    const principal = await authenticate(req.headers.authorization);
+    if (principal === undefined) {
       // Every local process shares 127.0.0.1, so a noisy neighbour must not lock
       // the real token out: only wrong tokens are limited (a 256-bit token is
       // not guessable; the limit keeps a flood of guesses cheap and visible).
@@ -100,6 +123,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       throw new HttpProblem(401, "Unauthorized", "send Authorization: Bearer <token>; the token is in the file `agy-bridge serve` printed, or AGY_BRIDGE_TOKEN");
     }
     const [, collection, id, sub, subId, extra] = path;
+    if (collection === "pairing" && id === "codes" && sub === undefined) {
+      if (method !== "POST") throw methodNotAllowed();
+      // A device must not mint more devices: only the bearer token's holder pairs.
+      if (principal !== "owner") throw new HttpProblem(403, "Forbidden", "only the bearer token (not a device token) can create pairing codes; run `agy-bridge pair` on the machine serve runs on");
+      if (options.pairing === undefined || options.devices === undefined) throw new HttpProblem(404, "Not Found", "this server does not pair devices");
+      const issued = options.pairing.issue();
+      return sendJson(res, 201, { code: issued.code, expiresAt: new Date(issued.expiresAt).toISOString(), url: pairingLink(req, issued.code) });
+    }
     if (collection === "openapi.json" && id === undefined) {
       if (method !== "GET") throw methodNotAllowed();
       return sendJson(res, 200, options.openapi);
@@ -107,7 +138,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (collection !== "sessions") throw notFound();
     if (id === undefined) {
       if (method !== "GET") throw methodNotAllowed();
-      const sessions = options.hub.list().map((s) => s.summary());
+      const sessions = options.hub.list().map((s) => ({ ...s.summary(), ...options.describe?.(s.conversationId) }));
       // A stable order, so "the first session" means the same one between calls.
       sessions.sort((a, b) => (a.pid ?? 0) - (b.pid ?? 0) || a.conversationId.localeCompare(b.conversationId));
       return sendJson(res, 200, { sessions });
@@ -127,8 +158,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const action = parseBody(InteractionActionSchema, await readJson(req));
       const waiting = session.pending().find((p) => p.interactionId === subId);
       if (waiting !== undefined) refuseWrongAction(waiting, action, id);
-      // The approval page says so; any other holder of the token is a bot.
-      const decidedBy = req.headers["x-agy-bridge-client"] === "page" ? "page" : "http:default";
+      // The approval page says so; any other holder of the token is a bot. A paired device is always the page.
+      const decidedBy = principal !== "owner" ? `page:${principal.name}` : req.headers["x-agy-bridge-client"] === "page" ? "page" : "http:default";
       return sendAnswer(res, await session.respond(subId, action, decidedBy));
     }
     if (sub === "turns" && subId === undefined) {
@@ -141,6 +172,36 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return sendJson(res, 200, await session.interrupt());
     }
     throw notFound();
+  }
+
+  /** `owner` for the bearer token, the device for a device token, undefined for neither. */
+  async function authenticate(header: string | undefined): Promise<"owner" | Device | undefined> {
+    if (authorized(header)) return "owner";
+    const given = /^Bearer[ ]+(agyd\.\S+)\s*$/i.exec(header ?? "")?.[1];
+    if (given === undefined || options.devices === undefined) return undefined;
+    return options.devices.authenticate(given);
+  }
+
+  /** Exchanges a one-time pairing code for a device token. */
+  async function pair(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = parseBody(PairingRequestSchema, await readJson(req));
+    const address = req.socket.remoteAddress ?? "unknown";
+    // Codes are 128 random bits, but a flood of guesses is still cut short and visible.
+    if (limiter.blocked(address)) {
+      res.setHeader("retry-after", "60");
+      throw new HttpProblem(429, "Too Many Requests", "too many failed pairing attempts from this address; wait a minute and run `agy-bridge pair` for a new link");
+    }
+    if (options.pairing === undefined || options.devices === undefined || !options.pairing.redeem(body.code)) {
+      limiter.fail(address);
+      throw new HttpProblem(401, "Unauthorized", "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link", "pairing_refused");
+    }
+    const { device, token } = await options.devices.add(body.name);
+    return sendJson(res, 201, { deviceId: device.id, name: device.name, token });
+  }
+
+  function pairingLink(req: IncomingMessage, code: string): string {
+    const base = options.pageUrl ?? `http://${req.headers.host ?? "127.0.0.1"}`;
+    return `${base.replace(/\/+$/, "")}/#/pair/${code}`;
   }
 
   function openEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
@@ -283,7 +344,7 @@ function sendPage(res: ServerResponse, page: string): void {
   res.writeHead(200, {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
-    "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
   });

@@ -1,4 +1,10 @@
 /**
+ * The composer's rows as delivery watches a paste arrive and leave. Whether
+ * agy is ready, busy or held by a prompt is the screen model's answer
+ * (`readScreen`, spike-notes §13), never this file's: its `footer` and
+ * `prompt` describe the older layout (a numbered prompt above the composer)
+ * and are kept for callers of `parseScreen` only.
+ *
  * Reads agy's screen from `capture-pane -p -J` text: the composer (the lines
  * between the last two separator rules, spike-notes §6.2 step 4, or above
  * the only rule when a draft taller than the screen pushed the top rule

@@ -87,7 +87,8 @@ export async function answerOnScreen(pane: PromptPane, choice: TuiChoice, option
       const from = pointer;
       const expected = from + (key === "Down" ? 1 : -1);
       await run.press(key);
-      const moved = await run.poll((s) => !(s.prompt !== null && promptSignature(s.prompt) === signature && s.prompt.pointer === from));
+      // An `unknown` read is a redraw caught half-way: read again rather than judge it.
+      const moved = await run.poll((s) => s.state !== "unknown" && !(s.prompt !== null && promptSignature(s.prompt) === signature && s.prompt.pointer === from));
       screen = moved.screen;
       if (!moved.ok) return fail(`${key} was pressed but the pointer stayed on row ${from} within ${seconds(run.settleMs)}; nothing more was pressed.`, screen);
       if (screen.prompt === null || promptSignature(screen.prompt) !== signature) {
@@ -156,7 +157,7 @@ class PromptRun {
   async pressUntilGone(key: string, prompt: ScreenPrompt): Promise<{ gone: boolean; screen: ScreenModel }> {
     const signature = promptSignature(prompt);
     await this.press(key);
-    const seen = await this.poll((s) => s.state !== "prompt" || s.prompt === null || promptSignature(s.prompt) !== signature);
+    const seen = await this.poll((s) => s.state !== "unknown" && (s.state !== "prompt" || s.prompt === null || promptSignature(s.prompt) !== signature));
     return { gone: seen.ok, screen: seen.screen };
   }
 

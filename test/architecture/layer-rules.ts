@@ -21,11 +21,12 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   discovery: ["rpc", "tmux", "protocol"],
   tmux: ["protocol"],
   session: ["rpc", "mapper", "discovery", "tmux", "protocol", "policy"],
-  server: ["session", "mapper", "protocol", "policy", "audit"],
+  notify: ["mapper", "protocol"],
+  server: ["session", "mapper", "protocol", "policy", "audit", "notify"],
   mcp: ["session", "mapper", "protocol", "policy", "audit"],
   acp: ["session", "mapper", "protocol", "policy", "audit"],
   index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy", "audit"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp", "notify"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */

@@ -94,6 +94,13 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
     });
   });
 
+  it("refuses --via other than rpc or tui as a usage error, sending nothing", async () => {
+    for (const argv of [["approve"], ["deny"], ["answer", "--option", "1"]]) {
+      const run = await runMain([...argv, "--url", "http://127.0.0.1:9", "--conversation", "c", "--via", "keys"]);
+      expect([argv[0], run.code, run.stderr]).toEqual([argv[0], 2, `agy-bridge ${argv[0]}: --via takes rpc or tui; run \`agy-bridge ${argv[0]} --help\`\n`]);
+    }
+  });
+
   it("interrupts a running turn and reports an idle conversation", async () => {
     await withSim(async (sim, conn) => {
       const conv = sim.engine.conversation(sim.engine.activeConversationId)!;

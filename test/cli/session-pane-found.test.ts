@@ -85,4 +85,14 @@ describe("the pane of the agy that owns the conversation, found without --pane",
     expect(JSON.parse(deny.stdout)).toMatchObject({ result: "delivered", prompt: { result: "closed" } });
     await world.waitForScreen(pane, (s) => !s.includes("4. No") && /^>\s*$/m.test(s), "the second dialog gone");
   }, 90_000);
+
+  it("answers in agy's dialog with --via tui in the pane it found: deny is Escape, the command never runs", async () => {
+    const { pane, id } = await agyWaitingOnDialog();
+    const env = { ...process.env, TMUX: undefined };
+    const deny = await runMain(["deny", "--conversation", id, "--via", "tui", "--json"], { env });
+    expect([deny.code, deny.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(deny.stdout)).toMatchObject({ result: "delivered", via: "tui" });
+    const after = await world.waitForScreen(pane, (s) => s.includes("User declined the tool call") && /^>\s*$/m.test(s), "the declined call and the composer back");
+    expect(after).not.toContain("/home/sim/project");
+  }, 60_000);
 });

@@ -110,8 +110,8 @@ describe("agy-bridge mcp --http", { timeout: 120_000 }, () => {
     expect(right.headers["mcp-session-id"]).toBeTypeOf("string");
   });
 
-  it("refuses a foreign Host and a foreign Origin, even with the token", async () => {
-    world = await startMcpWorld({ transport: "http", withAgy: false });
+  it("refuses a foreign Host and a foreign Origin, even with the token, and answers a Host allowed with --allow-host", async () => {
+    world = await startMcpWorld({ transport: "http", withAgy: false, args: () => ["--allow-host", "bridge.internal"] });
     const w = world;
     const auth = { authorization: `Bearer ${w.http!.token}` };
     const host = await post(w.http!.url, { ...auth, host: "attacker.example:80" });
@@ -122,5 +122,7 @@ describe("agy-bridge mcp --http", { timeout: 120_000 }, () => {
     expect(JSON.parse(origin.body).error.message).toMatch(/a page on another origin/);
     const own = await post(w.http!.url, { ...auth, origin: new URL(w.http!.url).origin });
     expect(own.status).toBe(200);
+    const allowed = await post(w.http!.url, { ...auth, host: `bridge.internal:${new URL(w.http!.url).port}` });
+    expect(allowed.status).toBe(200);
   });
 });

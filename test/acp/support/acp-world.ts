@@ -49,6 +49,8 @@ export interface AcpWorldOptions {
   acpArgs?: (dir: string) => string[];
   /** Extra `agy-bridge sim` arguments. */
   simArgs?: string[];
+  /** A second simulator as agy in the same tmux server (session `agy2`), with these arguments. */
+  secondSimArgs?: string[];
 }
 
 function recorded(stream: Stream, wire: WireMessage[]): Stream {
@@ -77,6 +79,10 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
   try {
     await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...(options.simArgs ?? [])], { columns: 120, rows: 40, cwd: ROOT });
     await tmux.waitForScreen("agy", (s) => s.includes("? for shortcuts"), "the simulator's TUI", 30_000);
+    if (options.secondSimArgs !== undefined) {
+      await tmux.newSession("agy2", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...options.secondSimArgs], { columns: 120, rows: 40, cwd: ROOT });
+      await tmux.waitForScreen("agy2", (s) => s.includes("? for shortcuts"), "the second simulator's TUI", 30_000);
+    }
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir };
     delete env["TMUX"];
     const args = ["acp", "-L", tmux.socketName, "--audit-file", join(dir, "audit.jsonl"), ...(options.acpArgs?.(dir) ?? [])];

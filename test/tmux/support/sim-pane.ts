@@ -63,6 +63,7 @@ export async function startSimPane(simArgs: readonly string[] = []): Promise<Sim
       deliverTurn: (pane, text, options) => driver.deliverTurn(pane.target, text, options),
       closePrompt: (pane, options) => driver.closePrompt(pane.target, options),
       answerPrompt: (pane, choice, options) => driver.answerPrompt(pane.target, choice, options),
+      readScreen: (pane, options) => driver.readPane(pane.target, options),
     };
     const argsOf = (name: string) => commands.filter((c) => c.includes(name));
     return {

@@ -1,0 +1,3 @@
+export async function retainedBySession(_count: number, _heap: () => number, _keep: unknown[]): Promise<number> {
+  throw new Error("todo");
+}
