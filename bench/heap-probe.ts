@@ -25,6 +25,13 @@ const [what = "tracker", countText = "10000"] = process.argv.slice(2);
 const count = Number(countText);
 const keep: unknown[] = [];
 
+/** A tracker that applied `page`; its events are dropped when this returns. */
+function trackerAfter(page: { steps: unknown[] }): unknown {
+  const tracker = createTrajectoryTracker({ conversationId: "bench-conversation" });
+  if (tracker.applySnapshot(page).length === 0) throw new Error("the capture-built history gave no events");
+  return tracker;
+}
+
 async function build(): Promise<number> {
   if (what === "session") return retainedBySession(count, settledHeap, keep);
   const before = settledHeap();
@@ -33,12 +40,7 @@ async function build(): Promise<number> {
   let page: { steps: unknown[] } | undefined = JSON.parse(text) as { steps: unknown[] };
   text = undefined;
   if (what === "baseline") keep.push(page);
-  else {
-    const tracker = createTrajectoryTracker({ conversationId: "bench-conversation" });
-    const events = tracker.applySnapshot(page);
-    if (events.length === 0) throw new Error("the capture-built history gave no events");
-    keep.push(tracker);
-  }
+  else keep.push(trackerAfter(page));
   page = undefined;
   const retained = settledHeap() - before;
   process.stdout.write(`${JSON.stringify({ what, count, jsonBytes, retained })}\n`);

@@ -30,6 +30,11 @@ export interface AuditLog {
   readonly path: string;
   /** Appends one line and syncs it to disk; failures reject with a sentence. */
   append(entry: AuditEntry): Promise<void>;
+  /**
+   * Whether a recent record (the log's last 256 KiB) answers `interactionId`
+   * with something other than `ask` — written by any process sharing the log.
+   */
+  answered(interactionId: string): Promise<boolean>;
 }
 
 /** `$XDG_STATE_HOME/agy-bridge/audit.jsonl`, else `~/.local/state/agy-bridge/audit.jsonl`. */
@@ -73,7 +78,31 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
         throw new AgyBridgeError("internal", `Could not write the audit log ${path} (${code}); check that its directory is writable.`, { cause: error });
       });
     },
+    async answered(interactionId) {
+      await chain;
+      const tail = await readTail(path, 256 * 1024);
+      const needle = `"interactionId":${JSON.stringify(interactionId)}`;
+      return tail.split("\n").some((line) => line.includes(needle) && !line.includes('"decision":"ask"'));
+    },
   };
+}
+
+async function readTail(path: string, bytes: number): Promise<string> {
+  let file;
+  try {
+    file = await open(path, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const { size } = await file.stat();
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    await file.read(buffer, 0, length, size - length);
+    return buffer.toString("utf8");
+  } finally {
+    await file.close();
+  }
 }
 
 async function rotate(path: string, keep: number): Promise<void> {

@@ -44,6 +44,12 @@ export interface SessionAuditor {
 
 export interface SessionAuditorOptions {
   agyPid?: number;
+  /**
+   * How long to wait before recording an answer from elsewhere as `tui`, so
+   * that another agy-bridge process that gave it (the CLI, another serve)
+   * has written its own record; default 2,000 ms.
+   */
+  elsewhereDelayMs?: number;
   /** Told about a record that could not be written (the decision itself stands). */
   onError?: (error: unknown) => void;
 }
@@ -96,7 +102,15 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
       if (!seenOpen.delete(event.interactionId) || request === undefined || event.decidedBy !== undefined) return;
       const decision = OUTCOME_DECISION[event.outcome];
       if (decision === undefined) return;
-      write({ ...base(request, event.conversationId, event.interactionId), decision, decidedBy: "tui", delivery: "observed" });
+      // Answered outside this process: by a person in agy's TUI, unless another agy-bridge process logged it.
+      const record = { ...base(request, event.conversationId, event.interactionId), decision, decidedBy: "tui", delivery: "observed" };
+      const check = new Promise<void>((resolve) => setTimeout(resolve, options.elsewhereDelayMs ?? 2_000))
+        .then(() => log.answered(event.interactionId))
+        .then((logged) => {
+          if (!logged) write(record);
+        })
+        .catch(() => write(record));
+      pending = pending.then(() => check);
     },
     policy(report) {
       const { request, decision } = report;

@@ -4,6 +4,7 @@
  * (given, or the single pending one of its kind), deliver, print the typed
  * result. Exit 0 only when the answer was delivered.
  */
+import { recordCliAnswer } from "./cli-audit.js";
 import type { AgySessionApi, AnswerResult, AnswerVia, PendingSummary } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
@@ -145,8 +146,11 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
   try {
     session = await attachFromArgs(io, run.target, { follow: false }, run.deps);
     let interactionId = run.values.interaction;
+    // Read before answering: the audit record says what was asked.
+    let pendingNow: PendingSummary[] | undefined;
     if (interactionId === undefined) {
       const pending = await session.pending();
+      pendingNow = pending;
       const chosen = singlePending(pending, run.kinds, run.what);
       if (typeof chosen === "string") {
         const matching = pending.filter((p) => run.kinds.includes(p.kind));
@@ -157,7 +161,18 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
       }
       interactionId = chosen.interactionId;
     }
+    pendingNow ??= await session.pending().catch(() => []);
     const result = await run.deliver(session, interactionId);
+    const decision = run.command === "approve" ? "approve" : run.command === "deny" ? "deny" : "answer";
+    await recordCliAnswer(io, {
+      command: run.command,
+      conversationId: session.conversationId,
+      interactionId,
+      decision,
+      pending: pendingNow.find((p) => p.interactionId === interactionId),
+      result,
+      instruction: (run.values as { instruction?: string | undefined }).instruction,
+    });
     if (run.values.json === true) io.stdout.write(`${JSON.stringify({ interactionId, ...result })}\n`);
     const text = describeResult(result, interactionId);
     if (result.result === "delivered") {

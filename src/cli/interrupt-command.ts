@@ -1,6 +1,7 @@
 /**
  * `agy-bridge interrupt`: stop the agent's current work.
  */
+import { recordCliAnswer } from "./cli-audit.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from "./args.js";
 import { defineCommand } from "./command.js";
 import type { AgySessionApi } from "../session/index.js";
@@ -34,7 +35,14 @@ export const interruptCommand = defineCommand({
     let session: AgySessionApi | undefined;
     try {
       session = await attachFromArgs(io, target, { follow: false });
+      // Read first: an interrupt that denies a waiting gate is a decision for the audit log.
+      const waiting = await session.pending().catch(() => []);
       const result = await session.interrupt();
+      if (result.result === "denied") {
+        for (const p of waiting.filter((w) => result.stepIndices.includes(w.stepIndex))) {
+          await recordCliAnswer(io, { command: "interrupt", conversationId: session.conversationId, interactionId: p.interactionId, decision: "deny", pending: p, result: { result: "delivered", stepIndex: p.stepIndex } });
+        }
+      }
       if (values.json === true) io.stdout.write(`${JSON.stringify(result)}\n`);
       else {
         const text =

@@ -7,6 +7,7 @@ export type {
   PendingInteraction,
   RunStatusInput,
   SnapshotInput,
+  StepState,
   TrajectoryTracker,
   TrajectoryTrackerOptions,
 } from "./tracker-api.js";

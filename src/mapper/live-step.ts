@@ -1,10 +1,15 @@
 /**
  * A tracker slot: what the tracker keeps for one step index of a trajectory.
+ * A step still moving keeps its latest raw version (a gate's answer and the
+ * deltas need it); a settled step keeps only its type and status, so a long
+ * history costs a pointer per step, not the steps agy already holds
+ * (issue 23: whoever needs a settled step's content re-reads it from agy,
+ * `GetCascadeTrajectorySteps` at its index).
  */
 import type { LiveText } from "./live-text.js";
 import type { JsonObject } from "./step-access.js";
 
-/** A step seen but not settled yet. A settled step's slot holds its latest raw version instead. */
+/** A step seen but not settled yet. */
 export class LiveStep {
   /** An interaction was requested (or found unusable) for this step. */
   requested = false;
@@ -13,8 +18,42 @@ export class LiveStep {
   constructor(
     /** The latest version agy sent. */
     public raw: JsonObject,
+    /** Its type suffix (`RUN_COMMAND`) and status suffix (`WAITING`), as last seen. */
+    public stepType: string,
+    public status: string,
   ) {}
 }
 
-/** One trajectory's steps by index: live state, or the raw step once settled. */
-export type Slot = LiveStep | JsonObject | undefined;
+/** What is kept of a settled step: shared by every step of the same type and status. */
+export class SettledStep {
+  constructor(
+    readonly stepType: string,
+    readonly status: string,
+  ) {
+    Object.freeze(this);
+  }
+}
+
+/** Distinct (type, status) pairs are few; past this many an odd one gets its own record. */
+const INTERN_LIMIT = 1024;
+const interned = new Map<string, SettledStep>();
+
+/** The shared record of a settled step of this type and status. */
+export function settledStep(stepType: string, status: string): SettledStep {
+  const key = `${stepType}\u0000${status}`;
+  let record = interned.get(key);
+  if (record === undefined) {
+    // Flattened copies: a suffix sliced off a step's type string would keep the whole step text alive.
+    record = new SettledStep(flat(stepType), flat(status));
+    if (interned.size < INTERN_LIMIT) interned.set(flat(key), record);
+  }
+  return record;
+}
+
+/** A copy of `text` that shares no memory with the string it was sliced from. */
+function flat(text: string): string {
+  return text.length > 256 ? text : (` ${text}`).slice(1);
+}
+
+/** One trajectory's steps by index: live state, or what is kept once settled. */
+export type Slot = LiveStep | SettledStep | undefined;

@@ -18,6 +18,16 @@ export interface PendingInteraction {
   step: Step;
 }
 
+/** What the tracker keeps of one step (issue 23: per-step state, never a settled step's content). */
+export interface StepState {
+  /** Type suffix, e.g. `RUN_COMMAND` (`""` when agy sent none). */
+  stepType: string;
+  /** Status suffix of the latest version seen, e.g. `WAITING`, `DONE`. */
+  status: string;
+  /** The step reached a terminal status here (or is a USER_INPUT): it emits nothing more. */
+  settled: boolean;
+}
+
 export interface SnapshotInput {
   /** `GetCascadeTrajectorySteps` `steps[]`: item i is step `stepOffset + i`. */
   steps: readonly unknown[];
@@ -53,8 +63,15 @@ export interface TrajectoryTracker {
   applyRunStatus(input: RunStatusInput): MapperEvent[];
   /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
   markReconnected(): MapperEvent[];
-  /** The latest raw version of a step, by trajectory and index. */
+  /**
+   * The latest raw version of a step that has not settled (a WAITING gate, a
+   * GENERATING planner), by trajectory and index; undefined once it settled:
+   * the tracker keeps no settled step's content (re-read it from agy,
+   * `GetCascadeTrajectorySteps` at its index). See {@link stepState}.
+   */
   step(trajectoryId: string, stepIndex: number): Step | undefined;
+  /** What the tracker keeps of a step it has seen (type, status, settled), by trajectory and index. */
+  stepState(trajectoryId: string, stepIndex: number): StepState | undefined;
   /** WAITING steps, in the order they were requested (kind `other` included: a person answers those in the TUI). */
   pendingInteractions(): PendingInteraction[];
   /**

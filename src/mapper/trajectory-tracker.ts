@@ -12,12 +12,12 @@ import type { MapperEvent } from "./events.js";
 import { EventSink } from "./event-sink.js";
 import { fullStepWanted } from "./full-step.js";
 import { InteractionBook } from "./interaction-book.js";
-import { LiveStep, type Slot } from "./live-step.js";
+import { LiveStep, SettledStep, settledStep, type Slot } from "./live-step.js";
 import { PlannerEvents } from "./planner-events.js";
 import { settledStepEvents } from "./settled-step-events.js";
 import { asIndex, asObject, asString, isObject, type JsonObject } from "./step-access.js";
 import { checkStep, describeValue, newStepFields, type StepFields } from "./step-check.js";
-import type { PendingInteraction, RunStatusInput, SnapshotInput, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
+import type { PendingInteraction, RunStatusInput, SnapshotInput, StepState, TrajectoryTracker, TrajectoryTrackerOptions } from "./tracker-api.js";
 import { TurnState } from "./turn-state.js";
 import { UserInputs } from "./user-inputs.js";
 
@@ -164,7 +164,13 @@ class Tracker implements TrajectoryTracker {
 
   step(trajectoryId: string, stepIndex: number): Step | undefined {
     const slot = this.#states.get(trajectoryId)?.[stepIndex];
-    return (slot instanceof LiveStep ? slot.raw : slot) as Step | undefined;
+    return slot instanceof LiveStep ? (slot.raw as Step) : undefined;
+  }
+
+  stepState(trajectoryId: string, stepIndex: number): StepState | undefined {
+    const slot = this.#states.get(trajectoryId)?.[stepIndex];
+    if (slot === undefined) return undefined;
+    return { stepType: slot.stepType, status: slot.status, settled: slot instanceof SettledStep };
   }
 
   pendingInteractions(): PendingInteraction[] {
@@ -221,14 +227,17 @@ class Tracker implements TrajectoryTracker {
     if (slot instanceof LiveStep) {
       state = slot;
       state.raw = raw;
+      state.stepType = suffix;
+      state.status = status;
     } else if (slot !== undefined) {
-      states[index] = raw; // settled: only refresh what step() returns
+      // Settled: emits nothing more; only what stepState() says follows the new version.
+      if (slot.stepType !== suffix || slot.status !== status) states[index] = settledStep(suffix, status);
       return;
     }
     // Status and interaction bookkeeping run whatever the type: a gate re-sent without one must still close.
     const settles = TERMINAL.has(status);
     if (state === undefined && !settles) {
-      state = new LiveStep(raw);
+      state = new LiveStep(raw, suffix, status);
       states[index] = state;
     }
     if (state !== undefined && (state.requested || status === "WAITING")) {
@@ -243,7 +252,7 @@ class Tracker implements TrajectoryTracker {
     }
     if (!settles) return;
     // First sighting of the settled version: its events, once. A step first seen settled needs no live state.
-    states[index] = raw;
+    states[index] = settledStep(suffix, status);
     // A gate never requested here (first seen settled, or its WAITING version was missed): requested and resolved now.
     if ((state === undefined || !state.requested) && isObject(raw["requestedInteraction"])) {
       this.#interactions.replay(raw, status, suffix, realTrajectoryId, { trajectoryId, stepIndex: index });
@@ -264,7 +273,7 @@ class Tracker implements TrajectoryTracker {
     // Nothing later could close a gate recorded for this slot: close it here. Another step
     // took the gate's index, which shows no answer, so the gate counts as cancelled.
     if (slot instanceof LiveStep) this.#interactions.resolve(slot, raw, fields.status, where, "cancelled");
-    states[stepIndex] = raw;
+    states[stepIndex] = settledStep(fields.suffix, fields.status);
     this.#users.settle(raw, fields, where);
   }
 

@@ -106,6 +106,31 @@ describe("agy-bridge watch --policy", () => {
     }
   });
 
+  it("records an answer given with the CLI once, as cli, not again as an answer from the TUI", async () => {
+    const conversationId = sim.engine.activeConversationId;
+    const audit = join(dir, "agy-bridge", "audit.jsonl");
+    writeFileSync(join(dir, "policy.yaml"), "version: 1\ndefault: ask\n");
+    const env = { XDG_STATE_HOME: dir };
+    const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--policy", join(dir, "policy.yaml")], { env });
+    try {
+      await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", watch.stderr);
+      sim.engine.tuiPort().submitTurn("Run pwd");
+      await until(() => eventsOf(watch).some((e) => e.type === "interaction_requested"), "the gate", watch.stderr);
+      const approve = await runMain(["approve", "--url", sim.plainUrl, "--conversation", conversationId, "--json"], { env });
+      expect(approve.code, approve.stderr).toBe(0);
+      await until(() => eventsOf(watch).some((e) => e.type === "interaction_resolved"), "the resolution", watch.stderr);
+    } finally {
+      watch.abort();
+      await watch.code;
+    }
+    // watch has flushed: it waited to see whether another process recorded the answer.
+    const { records } = await readAuditLog(audit);
+    expect(records.map((r) => [r.decision, r.decidedBy, r.delivery, r.request.commandLine])).toEqual([
+      ["ask", "policy:default", "pending", "pwd"],
+      ["approve", "cli", "delivered", "pwd"],
+    ]);
+  });
+
   it("refuses to start on a policy with an error, naming its line and column", async () => {
     writeFileSync(join(dir, "policy.yaml"), "version: 1\nrules:\n  - id: x\n    kind: command\n    action: allow\n");
     const result = await runMain(["watch", "--url", sim.plainUrl, "--policy", join(dir, "policy.yaml")]);

@@ -221,7 +221,8 @@ describe("an interaction whose step is re-sent without a type", () => {
     const events = valid(t.applySteps([bareGate("DONE", false)]));
     expect(kinds(events)).toEqual(["interaction_resolved", "status", "diagnostic:unknown_step_type"]);
     expect(t.pendingInteractions()).toEqual([]);
-    expect(t.step(TID, 6)?.status).toBe("CORTEX_STEP_STATUS_DONE");
+    expect(t.stepState(TID, 6)).toEqual({ stepType: "", status: "DONE", settled: true });
+    expect(t.step(TID, 6)).toBeUndefined();
   });
 });
 
@@ -240,9 +241,9 @@ describe("a step whose own stepIndex disagrees with its position", () => {
   });
   const gateFrame = (index: number, stepIndex: unknown) =>
     ({ conversationId: CID, trajectoryId: TID, mainTrajectoryUpdate: { stepsUpdate: { indices: [index], steps: [gate(stepIndex)] } } }) as StreamUpdate;
-  /** The fuzz invariant: every pending interaction's step, as step() returns it, is still WAITING. */
+  /** The fuzz invariant: every pending interaction's step, as the tracker keeps it, is still WAITING. */
   const pendingStatuses = (t: ReturnType<typeof tracker>) =>
-    t.pendingInteractions().map((p) => [p.stepIndex, t.step(p.trajectoryId, p.stepIndex)?.status]);
+    t.pendingInteractions().map((p) => [p.stepIndex, t.step(p.trajectoryId, p.stepIndex)?.status, t.stepState(p.trajectoryId, p.stepIndex)?.status]);
 
   it("keys the gate by the frame's index, so a step settling at its own claimed index leaves it waiting", () => {
     const t = tracker();
@@ -250,8 +251,8 @@ describe("a step whose own stepIndex disagrees with its position", () => {
     expect(kinds(first)).toEqual(["diagnostic:index_mismatch", "interaction_requested", "status"]);
     expect(first.map((e) => "stepIndex" in e && e.stepIndex)).toEqual([5, 5, 5]);
     valid(t.applySnapshot({ steps: [user(7)], stepOffset: 7 }));
-    expect(pendingStatuses(t)).toEqual([[5, "CORTEX_STEP_STATUS_WAITING"]]);
-    expect(t.step(TID, 7)?.type).toBe("CORTEX_STEP_TYPE_USER_INPUT");
+    expect(pendingStatuses(t)).toEqual([[5, "CORTEX_STEP_STATUS_WAITING", "WAITING"]]);
+    expect(t.stepState(TID, 7)).toEqual({ stepType: "USER_INPUT", status: "DONE", settled: true });
   });
 
   it("closes a gate, as cancelled, when a USER_INPUT takes its index", () => {

@@ -214,9 +214,11 @@ function run(ops: TrackerOp[]): "ok" | "typed_error" {
       }
     }
     for (const pending of tracker.pendingInteractions()) {
-      const status = tracker.step(pending.trajectoryId, pending.stepIndex)?.status;
+      // What the tracker keeps of the step (settled steps keep no raw version).
+      const kept = tracker.stepState(pending.trajectoryId, pending.stepIndex);
+      const status = kept === undefined ? undefined : `CORTEX_STEP_STATUS_${kept.status}`;
       invariant(
-        typeof status !== "string" || status === STEP_STATUS.WAITING,
+        kept === undefined || kept.status === "" || status === STEP_STATUS.WAITING,
         () => `op ${i} (${op.op}): step ${pending.stepIndex} is ${status} but interaction ${pending.interactionId} is still pending`,
       );
     }

@@ -1,0 +1,47 @@
+/**
+ * The audit record of an answer given at the command line (`approve`,
+ * `deny`, `answer`, `interrupt`): who (`cli`), what was asked, what became of
+ * it. A log that cannot be written is said once on stderr; the answer stands.
+ */
+import type { AuditEntry } from "../audit/index.js";
+import type { AnswerResult, PendingSummary } from "../session/index.js";
+import type { CliIo } from "./command.js";
+import { auditLogFor } from "./policy-options.js";
+import { terminalText } from "./terminal-text.js";
+
+export interface CliAnswer {
+  command: string;
+  conversationId: string;
+  interactionId: string;
+  decision: "approve" | "deny" | "answer";
+  /** What was pending for it before the answer, when it was. */
+  pending: PendingSummary | undefined;
+  result: AnswerResult;
+  instruction?: string | undefined;
+}
+
+export async function recordCliAnswer(io: CliIo, answer: CliAnswer): Promise<void> {
+  const p = answer.pending;
+  const entry: AuditEntry = {
+    conversationId: answer.conversationId,
+    interactionId: answer.interactionId,
+    kind: p?.kind ?? "permission",
+    request: p === undefined ? {} : requestOf(p),
+    decision: answer.decision,
+    decidedBy: "cli",
+    delivery: answer.result.result,
+    ...(p === undefined ? {} : { trajectoryId: p.trajectoryId, stepIndex: p.stepIndex }),
+    ...(answer.instruction === undefined ? {} : { instruction: answer.instruction }),
+  };
+  try {
+    await auditLogFor(io, {}).append(entry);
+  } catch (error) {
+    io.stderr.write(`${terminalText(`agy-bridge ${answer.command}: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+  }
+}
+
+function requestOf(p: PendingSummary): AuditEntry["request"] {
+  if (p.kind === "question") return { question: p.summary };
+  if (p.kind === "other") return { variant: p.summary };
+  return /FILE|VIEW|WRITE|EDIT/.test(p.stepType) ? { path: p.summary } : { commandLine: p.summary };
+}
