@@ -51,7 +51,7 @@ export class InteractionBook {
     const open = this.#pending.get(state);
     if (open !== undefined) {
       if (pendingNow) {
-        open.step = raw as Step;
+        open.step = {} as Step;
         return;
       }
       this.resolve(state, raw, status, where);
@@ -100,7 +100,7 @@ export class InteractionBook {
       stepType: suffix,
       callId: callIdFor(realTrajectoryId, where.stepIndex),
       request,
-      step: raw as Step,
+      step: {} as Step,
     };
     sink.push({
       type: "interaction_requested",

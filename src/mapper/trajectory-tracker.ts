@@ -226,7 +226,7 @@ class Tracker implements TrajectoryTracker {
     let state: LiveStep | undefined;
     if (slot instanceof LiveStep) {
       state = slot;
-      state.raw = raw;
+      state.raw = {};
       state.stepType = suffix;
       state.status = status;
     } else if (slot !== undefined) {
@@ -237,7 +237,7 @@ class Tracker implements TrajectoryTracker {
     // Status and interaction bookkeeping run whatever the type: a gate re-sent without one must still close.
     const settles = TERMINAL.has(status);
     if (state === undefined && !settles) {
-      state = new LiveStep(raw, suffix, status);
+      state = new LiveStep({}, suffix, status);
       states[index] = state;
     }
     if (state !== undefined && (state.requested || status === "WAITING")) {
