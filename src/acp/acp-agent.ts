@@ -36,6 +36,7 @@ export function serveAcp(stream: Stream, options: AcpAgentOptions): AcpAgentConn
   const sessions = new Map<string, AcpSession>();
   const stop = new AbortController();
   let decidedBy = "acp:client";
+  let forms = false;
 
   const open = async (conversationId: string, client: AgentContext, history: boolean): Promise<AcpSession> => {
     await sessions.get(conversationId)?.close();
@@ -51,6 +52,7 @@ export function serveAcp(stream: Stream, options: AcpAgentOptions): AcpAgentConn
       agy,
       client,
       decidedBy,
+      forms,
       policyGate: options.policyGate,
       auditor: options.auditor,
       policyWaitMs: options.policyWaitMs,
@@ -76,6 +78,7 @@ export function serveAcp(stream: Stream, options: AcpAgentOptions): AcpAgentConn
   const app = agent({ name: "agy-bridge" })
     .onRequest("initialize", ({ params }) => {
       decidedBy = `acp:${clientName(params.clientInfo?.name)}`;
+      forms = params.clientCapabilities?.elicitation?.form !== undefined && params.clientCapabilities.elicitation.form !== null;
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {

@@ -31,6 +31,8 @@ export interface AcpSessionOptions {
   client: AgentContext;
   /** `acp:<client name>`: who decided, on every answer this session delivers. */
   decidedBy: string;
+  /** The client takes form elicitations: questions are asked as forms. */
+  forms?: boolean | undefined;
   policyGate?: PolicyGate | undefined;
   auditor?: SessionAuditor | undefined;
   /** How long a request waits for the policy's decision before the editor is asked (ms); default 10,000. */
@@ -74,6 +76,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   };
 
   const gate = async (event: Requested) => {
+    // A resynchronised stream may show an open request again: one request per interaction.
+    if (open.has(event.interactionId)) return;
     const abort = new AbortController();
     open.set(event.interactionId, abort);
     try {
@@ -82,7 +86,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         if ((await options.policyGate.verdict(event.interactionId, wait)) === "decided") return;
       }
       if (abort.signal.aborted || stop.signal.aborted) return;
-      await askGate({ sessionId, client, agy, event, title: mapper.titleOf(event.callId), decidedBy: options.decidedBy, auditor: options.auditor, signal: abort.signal });
+      await askGate({ sessionId, client, agy, event, title: mapper.titleOf(event.callId), decidedBy: options.decidedBy, auditor: options.auditor, forms: options.forms, signal: abort.signal });
     } catch (error) {
       if (!abort.signal.aborted && !stop.signal.aborted) problem(`interaction ${event.interactionId}: ${(error as Error).message}`);
     } finally {
@@ -193,7 +197,10 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         if (delivery === undefined) return { stopReason: "cancelled" };
         if (delivery.result === "failed") {
           if (current.cancelled) return { stopReason: "cancelled" };
-          throw new RequestError(-32603, `agy did not take the prompt: ${delivery.reason}`, { delivery: "failed" });
+          // The driver refuses while a step waits (Enter could answer its prompt): name the step to answer.
+          const waiting = (await agy.pending().catch(() => []))[0];
+          const why = waiting === undefined ? delivery.reason : `${waiting.kind} ${waiting.interactionId} ("${waiting.summary}") waits for an answer, and typing now could answer it; answer it first (here or in agy's TUI), then send the prompt again.`;
+          throw new RequestError(-32603, `agy did not take the prompt: ${why}`, { delivery: "failed", ...(waiting === undefined ? {} : { interactionId: waiting.interactionId }) });
         }
         const stopReason = await current.done;
         await queue;

@@ -3,10 +3,12 @@
  * delivers its choice through the session's answer path (re-read at
  * delivery, never to another kind of step), recording it in the audit log.
  * A question is asked with its own options; a multi-select one a pick at a
- * time until the editor says done. Aborting `signal` (the person answered
- * in the TUI first) withdraws the request.
+ * time until the editor says done — or, when the client offers form
+ * elicitation, as one form with the question's options (a multi-select as a
+ * list). Aborting `signal` (the person answered in the TUI first) withdraws
+ * the request.
  */
-import type { AgentContext, PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { AgentContext, ElicitationPropertySchema, PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { SessionAuditor } from "../audit/index.js";
 import type { EventOf } from "../mapper/index.js";
 import type { AgySessionApi, AnswerResult } from "../session/index.js";
@@ -23,6 +25,8 @@ export interface GateDialog {
   title: string | undefined;
   decidedBy: string;
   auditor?: SessionAuditor | undefined;
+  /** The client said it takes form elicitations (`clientCapabilities.elicitation.form`): questions are asked as forms. */
+  forms?: boolean | undefined;
   signal: AbortSignal;
 }
 
@@ -43,6 +47,7 @@ async function askQuestion(dialog: GateDialog): Promise<void> {
   const request = dialog.event.request;
   const question = request.kind === "question" ? request.questions[0] : undefined;
   if (question === undefined) return;
+  if (dialog.forms === true) return askByForm(dialog, question);
   const picked = new Set<string>();
   for (;;) {
     const chosen = question.options.filter((o) => picked.has(o.id)).map((o) => o.text);
@@ -61,6 +66,39 @@ async function askQuestion(dialog: GateDialog): Promise<void> {
     record(dialog, "answer", await dialog.agy.answer(dialog.event.interactionId, { optionIds, decidedBy: dialog.decidedBy }));
     return;
   }
+}
+
+type Question = { question: string; options: Array<{ id: string; text: string }>; multiSelect: boolean };
+
+async function askByForm(dialog: GateDialog, question: Question): Promise<void> {
+  const options = question.options.map((o) => ({ const: o.id, title: o.text }));
+  const choice: ElicitationPropertySchema = question.multiSelect
+    ? { type: "array", title: question.question, minItems: 1, items: { anyOf: options } }
+    : { type: "string", title: question.question, oneOf: options };
+  const response = await dialog.client.request(
+    "elicitation/create",
+    {
+      mode: "form",
+      sessionId: dialog.sessionId,
+      toolCallId: dialog.event.callId,
+      message: question.question,
+      requestedSchema: { type: "object", properties: { choice }, required: ["choice"] },
+      _meta: { agyBridge: { interactionId: dialog.event.interactionId, kind: "question" } },
+    },
+    { cancellationSignal: dialog.signal, stopWaitingOnCancel: true },
+  );
+  if (response.action === "decline") {
+    record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+    return;
+  }
+  if (response.action !== "accept") return;
+  const value = (response as { content?: Record<string, unknown> | null }).content?.["choice"];
+  const given = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  const known = new Set(question.options.map((o) => o.id));
+  // Only ids the question offered, in its order; anything else answers nothing (never a guess).
+  if (given.length === 0 || given.some((id) => !known.has(id)) || (!question.multiSelect && given.length !== 1)) return;
+  const optionIds = question.options.filter((o) => given.includes(o.id)).map((o) => o.id);
+  record(dialog, "answer", await dialog.agy.answer(dialog.event.interactionId, { optionIds, decidedBy: dialog.decidedBy }));
 }
 
 async function ask(dialog: GateDialog, options: PermissionOption[], title: string): Promise<GateChoice> {

@@ -82,7 +82,8 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       await chain;
       const tail = await readTail(path, 256 * 1024);
       const needle = `"interactionId":${JSON.stringify(interactionId)}`;
-      return tail.split("\n").some((line) => line.includes(needle) && !line.includes('"decision":"ask"'));
+      // An `ask` or a `notify` (a webhook delivery) is not an answer.
+      return tail.split("\n").some((line) => line.includes(needle) && !line.includes('"decision":"ask"') && !line.includes('"decision":"notify"'));
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 
-export const AuditDecisionSchema = z.enum(["approve", "deny", "answer", "ask"]);
+/** `notify`: a notification about a request (a webhook delivery), with what became of it in `delivery`. */
+export const AuditDecisionSchema = z.enum(["approve", "deny", "answer", "ask", "notify"]);
 export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
 
 export const AuditRecordSchema = z.object({

@@ -8,7 +8,8 @@
  * never costs the others. The events are written in batches as they are
  * mapped, waiting for stdout to drain, never joined into one string.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { isCaptureDir, readCaptureDir } from "../capture/capture-reader.js";
 import { asciiJsonText } from "../util/json-text.js";
 import type { MapperEvent } from "../mapper/events.js";
 import type { TrajectoryTracker } from "../mapper/tracker-api.js";
@@ -20,7 +21,7 @@ import type { StreamUpdate } from "../protocol/wire-schemas.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 
-const HELP = `Usage: agy-bridge map [FILE|-] [--conversation ID]
+const HELP = `Usage: agy-bridge map [FILE|DIR|-] [--conversation ID]
 
 Maps agy trajectory steps to agy-bridge events (docs/events.md), one JSON
 event per line on stdout, in order.
@@ -30,6 +31,8 @@ Input (FILE, or stdin when FILE is "-" or absent), one of:
   - an array of step objects (indices come from the steps' metadata)
   - a GetCascadeTrajectorySteps response {"steps":[...]} (indices = positions)
   - NDJSON of StreamAgentStateUpdates frames, one {"update":{...}} per line
+  - DIR, a capture directory (\`agy-bridge capture\`, docs/capture.md): its
+    snapshots and stream frames in the order they were recorded
 
 Options:
   --conversation ID  the conversation id (default: the first
@@ -50,7 +53,8 @@ const WRITE_CHARS = 1 << 16;
 type Input =
   | { kind: "steps"; steps: unknown[] }
   | { kind: "snapshot"; steps: unknown[] }
-  | { kind: "frames"; updates: StreamUpdate[] };
+  | { kind: "frames"; updates: StreamUpdate[] }
+  | { kind: "capture"; items: ReturnType<typeof readCaptureDir>["items"]; conversationId: string | undefined };
 
 class InputError extends Error {}
 
@@ -85,6 +89,7 @@ export const mapCommand = defineCommand({
  */
 async function readInput(io: CliIo, file: string | undefined): Promise<Input | undefined> {
   const fromStdin = file === undefined || file === "-";
+  if (!fromStdin && isDirectory(file)) return readCapture(io, file);
   let bytes: Buffer;
   try {
     // Synchronous on purpose: nothing else runs meanwhile.
@@ -108,6 +113,30 @@ async function readInput(io: CliIo, file: string | undefined): Promise<Input | u
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     io.stderr.write(`agy-bridge map: ${error.message}\n`);
+    return undefined;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A capture directory, as one timeline of snapshots and frames; the reason on stderr when it is none. */
+function readCapture(io: CliIo, dir: string): Input | undefined {
+  if (!isCaptureDir(dir)) {
+    io.stderr.write(`agy-bridge map: ${dir} is a directory but not a capture (no meta.json, steps/ or stream/); see docs/capture.md\n`);
+    return undefined;
+  }
+  try {
+    const capture = readCaptureDir(dir);
+    const id = capture.meta.conversationId;
+    return { kind: "capture", items: capture.items, conversationId: typeof id === "string" && id !== "" ? id : undefined };
+  } catch (error) {
+    io.stderr.write(`agy-bridge map: ${(error as Error).message}\n`);
     return undefined;
   }
 }
@@ -191,6 +220,10 @@ function firstCascadeId(steps: readonly unknown[]): string | undefined {
 }
 
 function defaultConversation(input: Input): string | undefined {
+  if (input.kind === "capture") {
+    if (input.conversationId !== undefined) return input.conversationId;
+    return defaultConversation({ kind: "frames", updates: input.items.flatMap((item) => (item.kind === "frame" ? [item.update] : [])) }) ?? firstCascadeId(input.items.flatMap((item) => (item.kind === "snapshot" ? item.steps : [])));
+  }
   if (input.kind !== "frames") return firstCascadeId(input.steps);
   for (const update of input.updates) {
     const id = asString(update.conversationId);
@@ -209,6 +242,10 @@ function defaultConversation(input: Input): string | undefined {
  * pages (`stepOffset`), which the tracker treats exactly like one page.
  */
 function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<MapperEvent[]> {
+  if (input.kind === "capture") {
+    for (const item of input.items) yield item.kind === "frame" ? tracker.applyStreamUpdate(item.update) : tracker.applySnapshot({ steps: item.steps, stepOffset: 0 });
+    return;
+  }
   if (input.kind === "frames") {
     for (const update of input.updates) yield tracker.applyStreamUpdate(update);
     return;

@@ -2,9 +2,9 @@
  * `agy-bridge serve`: the HTTP + SSE API and the approval page over every
  * agy session discovery finds on this machine, refreshed while it runs.
  */
-import { homedir, userInfo } from "node:os";
+import { homedir, hostname, userInfo } from "node:os";
 import { isIP } from "node:net";
-import { readFile } from "node:fs/promises";
+import { readFile, readlink } from "node:fs/promises";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
 import type { SessionDescriptor, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
@@ -15,11 +15,15 @@ import { PolicyError } from "../policy/index.js";
 import type { AnswerResult } from "../session/types.js";
 import { defineCommand } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
+import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
 import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
                         [-L NAME | -S PATH] [--policy FILE]
+                        [--notify-webhook URL]… [--notify-ntfy TOPIC_URL]
+                        [--telegram-bot-token-file F --telegram-chat ID]
+                        [--escalate-after DURATION [--escalate-action deny]]
 
 Serves every agy session on this machine to remote approval bots and to the
 approval page: an authenticated HTTP + SSE API (docs/http-api.md) and a
@@ -39,7 +43,10 @@ Options:
   --cors ORIGIN        allow this one browser origin cross-origin
   -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
   --refresh-ms MS      how often discovery runs (default 2000)
+  --replay-window N    events kept per conversation for SSE replay (default 1000);
+                       a client further behind is resynchronised from a fresh read
 ${POLICY_HELP}
+${NOTIFY_HELP}
   -h, --help           show this help
 
 Runs until SIGINT or SIGTERM; event streams then get a final comment.
@@ -56,7 +63,9 @@ const OPTIONS = {
   "socket-name": { type: "string", short: "L" },
   "socket-path": { type: "string", short: "S" },
   "refresh-ms": { type: "string" },
+  "replay-window": { type: "string" },
   ...POLICY_OPTIONS,
+  ...NOTIFY_OPTIONS,
 } as const;
 
 interface Listen {
@@ -92,6 +101,11 @@ export const serveCommand = defineCommand({
       io.stderr.write("agy-bridge serve: --listen wants an IP address or localhost\n");
       return 2;
     }
+    const replayWindow = values["replay-window"] === undefined ? undefined : Number(values["replay-window"]);
+    if (replayWindow !== undefined && (!Number.isInteger(replayWindow) || replayWindow < 1 || replayWindow > 10_000_000)) {
+      io.stderr.write("agy-bridge serve: --replay-window wants a whole number of events, from 1 to 10000000\n");
+      return 2;
+    }
     const refreshMs = values["refresh-ms"] === undefined ? 2000 : Number(values["refresh-ms"]);
     if (!Number.isInteger(refreshMs) || refreshMs < 100) {
       io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
@@ -99,7 +113,7 @@ export const serveCommand = defineCommand({
     }
     const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
 
-    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage }, { discoverServers }, { AgySession }] = await Promise.all([
+    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage, createDeviceStore, deviceFileFor, createPairingCodes }, { discoverServers }, { AgySession }] = await Promise.all([
       import("../server/index.js"),
       import("../discovery/index.js"),
       import("../session/index.js"),
@@ -125,7 +139,21 @@ export const serveCommand = defineCommand({
       return 1;
     }
     // Every decision serve sees — policy, bots, the page, a person in the TUI — goes to the audit log.
-    const auditor = auditorFor(io, auditLogFor(io, values), "serve");
+    const auditLog = auditLogFor(io, values);
+    const auditor = auditorFor(io, auditLog, "serve");
+    // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
+    let notifications: Notifications;
+    try {
+      const prepared = await prepareNotifications(io, values, { tokenFile, auditLog, policy: policy !== undefined });
+      if (typeof prepared === "string") {
+        io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
+        return 2;
+      }
+      notifications = prepared;
+    } catch (error) {
+      io.stderr.write(`${terminalText(`agy-bridge serve: ${(error as Error).message}`)}\n`);
+      return 1;
+    }
 
     let page: string;
     try {
@@ -138,6 +166,7 @@ export const serveCommand = defineCommand({
     // token, and a refresh that misses a busy server keeps what it knew.
     const servers = new Map<string, DiscoveredServer>();
     const hub = createSessionHub({
+      ...(replayWindow === undefined ? {} : { replayWindow }),
       async list(signal) {
         const found = await discoverServers({ signal, tmuxServers: [tmux] });
         const out: SessionDescriptor[] = [];
@@ -164,18 +193,41 @@ export const serveCommand = defineCommand({
         const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
         if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
         if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        if (policy !== undefined) Object.assign(options, policyAttachOption(io, policy, values, auditor));
+        if (policy !== undefined) Object.assign(options, policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)));
         return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
       },
       onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
     });
 
     const version = await packageVersion();
+    const ownUid = userInfo().uid;
+    const devices = createDeviceStore({ file: deviceFileFor(tokenFile), ...(ownUid < 0 ? {} : { uid: ownUid }) });
+    const pairing = createPairingCodes();
+    // agy's working directory, read once per process: the page shows where each request would run.
+    const workspaces = new Map<number, string>();
+    const describe = (conversationId: string) => {
+      const server = servers.get(conversationId);
+      const out: { workspace?: string; pane?: string } = {};
+      if (server?.tmuxPane !== undefined) out.pane = server.tmuxPane;
+      const workspace = server === undefined ? undefined : workspaces.get(server.pid);
+      if (workspace !== undefined) out.workspace = workspace;
+      if (server !== undefined && !workspaces.has(server.pid)) {
+        workspaces.set(server.pid, "");
+        void readlink(`/proc/${server.pid}/cwd`).then((dir) => workspaces.set(server.pid, dir), () => undefined);
+      }
+      if (out.workspace === "") delete out.workspace;
+      return out;
+    };
     const serverErrors = new Map<string, number>();
     const api = createApiServer({
       hub,
       token: token.token,
       page,
+      devices,
+      pairing,
+      describe,
+      push: notifications.push,
+      actions: notifications.actions,
       openapi: buildOpenApiDocument(version),
       boundHost: listen.host,
       allowHosts: values["allow-host"] ?? [],
@@ -205,9 +257,16 @@ export const serveCommand = defineCommand({
     const port = typeof address === "object" && address !== null ? address.port : listen.port;
     const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
     const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
-    if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile })}\n`);
-    else io.stderr.write(`agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
+    // The pairing link carries a one-time code in its fragment, never the bearer token.
+    const linkHost = listen.host === "0.0.0.0" || listen.host === "::" ? hostname() : listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+    const pairingUrl = `http://${linkHost}:${port}/#/pair/${pairing.issue().code}`;
+    if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile, pairingUrl })}\n`);
+    else {
+      io.stderr.write(`agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
+      io.stderr.write(`agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`);
+    }
 
+    notifications.start({ hub, pageUrl: `http://${linkHost}:${port}` });
     await hub.refresh();
     const timer = setInterval(() => void hub.refresh(), refreshMs);
     await new Promise<void>((resolve) => {
@@ -217,6 +276,7 @@ export const serveCommand = defineCommand({
     clearInterval(timer);
     io.stderr.write("agy-bridge serve: shutting down\n");
     await api.close();
+    await notifications.close();
     await hub.close();
     await auditor.flush().catch(() => undefined);
     return 0;
@@ -262,6 +322,7 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
       return session.conversationId;
     },
     events: ({ signal }) => session.events({ signal }),
+    snapshot: (signal) => session.readConversation({ signal }),
     respond(interactionId: string, action: InteractionAction, decidedBy = "http:default") {
       switch (action.action) {
         case "approve":

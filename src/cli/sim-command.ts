@@ -19,6 +19,7 @@ import { createFakeTui } from "../sim/tui/fake-tui.js";
 import { TUI_DIGITS, TUI_VERSIONS, type TuiDigits, type TuiVersion } from "../sim/tui/tui-options.js";
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
+import { runReplay } from "./sim-replay.js";
 
 /** How to start this CLI again (the `--as-agy` launcher re-runs it). */
 export interface SimSelf {
@@ -64,6 +65,12 @@ Options:
   --tui-digits accept|ignore       whether the TUI's arrow menus take typed digits
                                    (default ignore, as current agy; accept = agy 1.0.10)
   --trust-prompt                   start on agy's folder-trust screen
+  --populate N,M                   also host N conversations of M settled steps each
+                                   (for scale benchmarks; docs/scale.md)
+  --replay DIR                     serve a capture (agy-bridge capture, docs/capture.md)
+                                   instead of scenarios: its RPC answers, stream frames and
+                                   screens on the recorded timeline (with --speed,
+                                   --csrf-token and --headless; the banner is on stderr)
   -h, --help                       show this help
 
 In the TUI: Enter submits, Esc cancels a running turn, / opens the command
@@ -88,6 +95,8 @@ const SIM_OPTIONS = {
   "tui-version": { type: "string" },
   "tui-digits": { type: "string" },
   "trust-prompt": { type: "boolean" },
+  populate: { type: "string" },
+  replay: { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 /** The `sim` subcommand; `deps.self` says how to re-run this CLI under the launcher. */
@@ -101,6 +110,7 @@ export function createSimCommand(deps: SimCommandDeps = {}): Command {
       const args = simArgs(parsed.values);
       const self = deps.self ?? currentProcess;
       try {
+        if (args.replay !== undefined) return await runReplay(io, { dir: args.replay, headless: args.headless, ...(args.speed === undefined ? {} : { speed: args.speed }), ...(args.csrfToken === undefined ? {} : { csrfToken: args.csrfToken }) });
         if (args.asAgy) return await runAsAgy(io, args, self(), deps.mintToken ?? randomUUID);
         return await runServer(io, args, self());
       } catch (error) {
@@ -131,6 +141,7 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
   if (args.agyVersion !== undefined) options.agyVersion = args.agyVersion;
   if (args.interactionTimeoutMs !== undefined) options.interactionTimeoutMs = args.interactionTimeoutMs;
   if (args.speed !== undefined) options.speed = args.speed;
+  if (args.populate !== undefined) options.populate = args.populate;
   const server = await startSimServer(options);
   try {
     if (args.headless) {
@@ -214,6 +225,7 @@ function forwardedArgs(args: SimArgs): string[] {
   if (args.tuiVersion !== undefined) out.push("--tui-version", args.tuiVersion);
   if (args.tuiDigits !== undefined) out.push("--tui-digits", args.tuiDigits);
   if (args.trustPrompt) out.push("--trust-prompt");
+  if (args.populate !== undefined) out.push("--populate", `${args.populate.conversations},${args.populate.steps}`);
   return out;
 }
 
@@ -252,6 +264,10 @@ export interface SimArgs {
   tuiDigits?: TuiDigits;
   /** `--trust-prompt`: start on the folder-trust screen. */
   trustPrompt?: boolean;
+  /** `--populate N,M`: N more conversations of M settled steps each. */
+  populate?: { conversations: number; steps: number };
+  /** `--replay DIR`: serve a capture instead of scenarios. */
+  replay?: string;
 }
 
 /** Parses `agy-bridge sim` options (not `--help`); throws a {@link UsageError} naming the option. */
@@ -291,6 +307,16 @@ function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
     args.tuiDigits = known;
   }
   if (values["trust-prompt"] === true) args.trustPrompt = true;
+  if (values.populate !== undefined) {
+    const match = /^(\d{1,6}),(\d{1,7})$/.exec(values.populate.trim());
+    if (match === null) throw new UsageError('--populate wants "N,M": N conversations of M steps, e.g. 100,1000');
+    args.populate = { conversations: Number(match[1]), steps: Number(match[2]) };
+  }
+  if (values.replay !== undefined) {
+    if (values.replay === "") throw new UsageError("--replay needs a capture directory");
+    if (args.asAgy || args.scenariosDir !== undefined || args.listenFds !== undefined) throw new UsageError("--replay serves a capture: it cannot be combined with --as-agy, --scenarios or --listen-fds");
+    args.replay = values.replay;
+  }
   if (args.asAgy && args.listenFds !== undefined) {
     throw new UsageError("--as-agy and --listen-fds cannot be combined (the launcher passes the fds)");
   }

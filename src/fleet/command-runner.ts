@@ -3,7 +3,7 @@
  * `agy-relay` and answers each in `agy:results:<host>`.
  *
  * Exactly one execution per command, as far as a crash allows:
- * - the result entry and the `XACK` are one MULTI, so a command is never
+ * - the result entry and the `XACK` are one script, so a command is never
  *   acknowledged without its result, nor has a result and stays pending;
  * - a relay that dies between reading and that MULTI leaves the command
  *   pending; any relay of the host claims it with `XAUTOCLAIM` once it has
@@ -53,6 +53,16 @@ export interface CommandRunner {
 
 type Entry = [id: string, fields: string[] | null];
 
+/**
+ * The result entry, then the acknowledgement, in one script: Redis runs it
+ * without interleaving, and a failed XADD (an error raised by `redis.call`)
+ * stops it before the XACK — a MULTI would acknowledge anyway.
+ */
+const FINISH = `
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'requestId', ARGV[4], 'commandId', ARGV[3], 'result', ARGV[5], 'time', ARGV[6])
+return redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
+`;
+
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { redis, reader, host, consumer, claimIdleMs } = options;
   const key = commandsStream(host);
@@ -64,13 +74,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const finish = async (commandId: string, requestId: string, result: CommandResult): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        const replies = await redis
-          .multi()
-          .xadd(resultsStream(host), "MAXLEN", "~", options.resultsMaxLen ?? 10_000, "*", "requestId", requestId, "commandId", commandId, "result", JSON.stringify(result), "time", now().toISOString())
-          .xack(key, COMMAND_GROUP, commandId)
-          .exec();
-        const failed = replies?.find(([error]) => error !== null)?.[0];
-        if (replies === null || failed !== undefined) throw failed ?? new Error("the transaction was discarded");
+        await redis.eval(FINISH, 2, resultsStream(host), key, options.resultsMaxLen ?? 10_000, COMMAND_GROUP, commandId, requestId, JSON.stringify(result), now().toISOString());
         options.onResult?.(commandId, result);
         return;
       } catch (error) {

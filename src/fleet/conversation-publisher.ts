@@ -7,7 +7,7 @@
  * recorded in `agy:relay:<host>:published`. A history event at or before
  * that last key, or whose key is in the stream, is skipped; the rest is
  * appended in order. Each batch of entries and the new last key go in one
- * MULTI, so the record never runs ahead of or behind the stream.
+ * script, so the record never runs ahead of or behind the stream.
  *
  * Redis away: events are queued (the session is never waited on) up to
  * `bufferLimit`; past it the queue is dropped and `onGap` is told, so the
@@ -34,7 +34,7 @@ export interface PublisherOptions {
   bufferLimit: number;
   /** Told the state after the history (`attached`) and on each change after it. */
   onState(state: FleetState, phase: "attached" | "changed"): void;
-  /** Redis was away too long: events were dropped from `afterKey` on; the relay resyncs. */
+  /** Redis was away too long: queued events were dropped; the relay marks the gap and reads the conversation again. */
   onGap(reason: string): void;
   /** Every event read, published or not (for the audit log). */
   observe?: (event: MapperEvent) => void;
@@ -59,6 +59,21 @@ interface Entry {
 
 const BATCH = 256;
 
+/**
+ * A batch of entries and the new last key, in one script: Redis runs it
+ * without interleaving, and a failed XADD stops it before the cursor moves.
+ * KEYS: the cursors hash, then each entry's stream; ARGV: MAXLEN, the
+ * cursor's field and value, then key, type and event of each entry.
+ */
+const APPEND = `
+for i = 2, #KEYS do
+  local a = 4 + (i - 2) * 3
+  redis.call('XADD', KEYS[i], 'MAXLEN', '~', ARGV[1], '*', 'key', ARGV[a], 'type', ARGV[a + 1], 'event', ARGV[a + 2])
+end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+return #KEYS - 1
+`;
+
 export function stateOf(event: MapperEvent): FleetState | undefined {
   if (event.type !== "status") return undefined;
   if (event.status === "failed") return event.reason === "server_gone" ? "gone" : "idle";
@@ -72,25 +87,23 @@ export function startPublisher(options: PublisherOptions): Publisher {
   let stopped = false;
   let gap = false;
   let queue: Entry[] = [];
+  /** Live events in the queue. */
+  let live = 0;
   let draining: Promise<void> | undefined;
   let wake: (() => void) | undefined;
 
   const write = async (batch: Entry[]): Promise<void> => {
+    const last = batch[batch.length - 1]!;
+    const keys = [cursorsKey(host), ...batch.map(({ event }) => eventsStream(host, event.conversationId))];
+    const args: (string | number)[] = [maxLen, last.event.conversationId, last.key];
+    for (const { key, event } of batch) args.push(key, event.type, JSON.stringify(event));
     for (let attempt = 0; ; attempt++) {
-      const multi = redis.multi();
-      for (const { key, event } of batch) {
-        multi.xadd(eventsStream(host, event.conversationId), "MAXLEN", "~", maxLen, "*", "key", key, "type", event.type, "event", JSON.stringify(event));
-      }
-      const last = batch[batch.length - 1]!;
-      multi.hset(cursorsKey(host), last.event.conversationId, last.key);
       try {
-        const replies = await multi.exec();
-        const failed = replies?.find(([error]) => error !== null)?.[0];
-        if (replies === null || failed !== undefined) throw failed ?? new Error("the transaction was discarded");
+        await redis.eval(APPEND, keys.length, ...keys, ...args);
         published += batch.length;
         return;
       } catch (error) {
-        // The reply can be lost after Redis applied the transaction: the cursor says whether it did.
+        // The reply can be lost after Redis ran the script: the cursor says whether it did.
         const cursor = await redis.hget(cursorsKey(host), last.event.conversationId).catch(() => undefined);
         if (cursor === last.key) {
           published += batch.length;
@@ -107,6 +120,7 @@ export function startPublisher(options: PublisherOptions): Publisher {
     while (queue.length > 0) {
       const batch = queue.splice(0, BATCH);
       await write(batch);
+      live = Math.min(live, queue.length);
     }
   };
   const kick = (): void => {
@@ -117,13 +131,17 @@ export function startPublisher(options: PublisherOptions): Publisher {
       wake?.();
     });
   };
-  const enqueue = (entry: Entry): void => {
+  /** `replay`: part of the history read at attach, already held in memory by the session, so not counted against the bound. */
+  const enqueue = (entry: Entry, replay = false): void => {
     if (gap) return;
     queue.push(entry);
-    if (queue.length > bufferLimit) {
+    if (!replay) live++;
+    // A burst while Redis answers is written in a moment; the bound is for Redis away (or ten times it, for a Redis that cannot keep up).
+    if ((live > bufferLimit && redis.status !== "ready") || live > bufferLimit * 10) {
       gap = true;
       queue = [];
-      options.onGap(`Redis could not take the events fast enough (more than ${bufferLimit} waited); the relay read the conversation again after the gap`);
+      live = 0;
+      options.onGap(`Redis was away or too slow while more than ${bufferLimit} events waited; events were dropped, and the relay read the conversation again after the gap`);
       return;
     }
     kick();
@@ -152,7 +170,7 @@ export function startPublisher(options: PublisherOptions): Publisher {
           inHistory = false;
           const upTo = last === null ? -1 : history.findLastIndex((entry) => entry.key === last);
           history.forEach((entry, i) => {
-            if (i > upTo && !known.has(entry.key)) enqueue(entry);
+            if (i > upTo && !known.has(entry.key)) enqueue(entry, true);
           });
           history.length = 0;
           options.onState(state, "attached");

@@ -179,8 +179,13 @@ export function createRelay(options: RelayOptions): Relay {
             reason: "a relay took this turn before and stopped before reporting, so it may already have been typed; it was not typed again — look for its user_message in the conversation's events and send it again with a new requestId if it is missing",
           };
         }
-        const result = await session.sendTurn(command.text);
-        return { result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) };
+        try {
+          const result = await session.sendTurn(command.text);
+          return { result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) };
+        } catch (error) {
+          // As `send --json` reports a refusal: the sentence says why (no pane, a prompt waiting, …).
+          return { result: "failed", reason: (error as Error).message };
+        }
       }
       case "interrupt":
         return { ...(await session.interrupt()) };
@@ -191,6 +196,8 @@ export function createRelay(options: RelayOptions): Relay {
     async start() {
       await relay.refresh();
       reader = redis.duplicate();
+      // Its failures surface as failed reads, reported by the runner.
+      reader.on("error", () => undefined);
       runner = createCommandRunner({
         redis,
         reader,

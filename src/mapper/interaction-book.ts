@@ -10,7 +10,6 @@
  * is requested and resolved at once, so a replay of the history shows every
  * gate and how it ended, as a live reading did.
  */
-import type { Step } from "../protocol/wire-schemas.js";
 import type { InteractionOutcome, InteractionRequest } from "./events.js";
 import type { EventSink, StepWhere } from "./event-sink.js";
 import { callIdFor, interactionIdFor } from "./ids.js";
@@ -50,10 +49,7 @@ export class InteractionBook {
     const pendingNow = isPendingInteraction(raw, status);
     const open = this.#pending.get(state);
     if (open !== undefined) {
-      if (pendingNow) {
-        open.step = {} as Step;
-        return;
-      }
+      if (pendingNow) return;
       this.resolve(state, raw, status, where);
       return;
     }
@@ -100,7 +96,6 @@ export class InteractionBook {
       stepType: suffix,
       callId: callIdFor(realTrajectoryId, where.stepIndex),
       request,
-      step: {} as Step,
     };
     sink.push({
       type: "interaction_requested",

@@ -1,13 +1,12 @@
 /**
  * A tracker slot: what the tracker keeps for one step index of a trajectory.
- * A step still moving keeps its latest raw version (a gate's answer and the
- * deltas need it); a settled step keeps only its type and status, so a long
- * history costs a pointer per step, not the steps agy already holds
- * (issue 23: whoever needs a settled step's content re-reads it from agy,
- * `GetCascadeTrajectorySteps` at its index).
+ * Never the raw step (issue 23): a step still moving keeps its type, status,
+ * request flag and what was sent of its text; a settled step only a shared
+ * (type, status) record, so a long history costs a pointer per step, not the
+ * steps agy already holds. Whoever needs a step's content re-reads it from
+ * agy (`GetCascadeTrajectorySteps` at its index), as an answer does.
  */
 import type { LiveText } from "./live-text.js";
-import type { JsonObject } from "./step-access.js";
 
 /** A step seen but not settled yet. */
 export class LiveStep {
@@ -16,8 +15,6 @@ export class LiveStep {
   text: LiveText | undefined = undefined;
   reasoning: LiveText | undefined = undefined;
   constructor(
-    /** The latest version agy sent. */
-    public raw: JsonObject,
     /** Its type suffix (`RUN_COMMAND`) and status suffix (`WAITING`), as last seen. */
     public stepType: string,
     public status: string,

@@ -2,7 +2,7 @@
  * The trajectory tracker's public surface (implemented in
  * `trajectory-tracker.ts` and the parts it delegates to).
  */
-import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
+import type { StreamUpdate } from "../protocol/wire-schemas.js";
 import type { InteractionRequest, MapperEvent } from "./events.js";
 
 /** A WAITING step and what it asks (see `interactionAnswer` for the payload that answers it). */
@@ -14,8 +14,6 @@ export interface PendingInteraction {
   stepType: string;
   callId: string;
   request: InteractionRequest;
-  /** The latest version of the raw step. */
-  step: Step;
 }
 
 /** What the tracker keeps of one step (issue 23: per-step state, never a settled step's content). */
@@ -64,13 +62,10 @@ export interface TrajectoryTracker {
   /** The stream was lost and reopened; the next snapshot reconciles and re-emits nothing. */
   markReconnected(): MapperEvent[];
   /**
-   * The latest raw version of a step that has not settled (a WAITING gate, a
-   * GENERATING planner), by trajectory and index; undefined once it settled:
-   * the tracker keeps no settled step's content (re-read it from agy,
-   * `GetCascadeTrajectorySteps` at its index). See {@link stepState}.
+   * What the tracker keeps of a step it has seen (type, status, settled), by
+   * trajectory and index. It keeps no step's content (issue 23): whoever needs
+   * a step re-reads it from agy (`GetCascadeTrajectorySteps` at its index).
    */
-  step(trajectoryId: string, stepIndex: number): Step | undefined;
-  /** What the tracker keeps of a step it has seen (type, status, settled), by trajectory and index. */
   stepState(trajectoryId: string, stepIndex: number): StepState | undefined;
   /** WAITING steps, in the order they were requested (kind `other` included: a person answers those in the TUI). */
   pendingInteractions(): PendingInteraction[];

@@ -7,7 +7,7 @@
  * the events of each kind of step come from the parts it delegates to.
  */
 import { AgyBridgeError } from "../errors.js";
-import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
+import type { StreamUpdate } from "../protocol/wire-schemas.js";
 import type { MapperEvent } from "./events.js";
 import { EventSink } from "./event-sink.js";
 import { fullStepWanted } from "./full-step.js";
@@ -162,11 +162,6 @@ class Tracker implements TrajectoryTracker {
     return this.#sink.flush();
   }
 
-  step(trajectoryId: string, stepIndex: number): Step | undefined {
-    const slot = this.#states.get(trajectoryId)?.[stepIndex];
-    return slot instanceof LiveStep ? (slot.raw as Step) : undefined;
-  }
-
   stepState(trajectoryId: string, stepIndex: number): StepState | undefined {
     const slot = this.#states.get(trajectoryId)?.[stepIndex];
     if (slot === undefined) return undefined;
@@ -226,7 +221,6 @@ class Tracker implements TrajectoryTracker {
     let state: LiveStep | undefined;
     if (slot instanceof LiveStep) {
       state = slot;
-      state.raw = {};
       state.stepType = suffix;
       state.status = status;
     } else if (slot !== undefined) {
@@ -237,7 +231,7 @@ class Tracker implements TrajectoryTracker {
     // Status and interaction bookkeeping run whatever the type: a gate re-sent without one must still close.
     const settles = TERMINAL.has(status);
     if (state === undefined && !settles) {
-      state = new LiveStep({}, suffix, status);
+      state = new LiveStep(suffix, status);
       states[index] = state;
     }
     if (state !== undefined && (state.requested || status === "WAITING")) {

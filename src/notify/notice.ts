@@ -49,7 +49,7 @@ export interface Notifier {
 /** The answer as serve's hub gives it back. */
 export interface AnswerOutcome {
   result: "delivered" | "already_resolved" | "timed_out" | "not_found";
-  reason?: string;
+  reason?: string | undefined;
 }
 
 /** Answers an interaction through serve (one delivery per interaction, whoever races). */

@@ -57,7 +57,7 @@ interface Entry<J> {
   attempts: number;
   firstAt: number;
   timer?: unknown;
-  running?: Promise<void>;
+  running?: Promise<void> | undefined;
   done: boolean;
 }
 

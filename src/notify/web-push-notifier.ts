@@ -70,7 +70,8 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
   const vapidDetails = { subject: options.subject ?? "mailto:agy-bridge@localhost.invalid", publicKey: options.keys.publicKey, privateKey: options.keys.privateKey };
 
   async function attempt(job: PushJob): Promise<AttemptResult> {
-    const details = webpush.generateRequestDetails(job.subscription, job.payload, {
+    const { endpoint, keys } = job.subscription;
+    const details: webpush.RequestDetails = webpush.generateRequestDetails({ endpoint, keys, expirationTime: job.subscription.expirationTime ?? null }, Buffer.from(job.payload), {
       vapidDetails,
       TTL: options.ttlSeconds ?? 3600,
       urgency: job.type === "interaction.pending" ? "high" : "normal",

@@ -86,6 +86,23 @@ export const PairingCodeSchema = z.object({
   url: z.string(),
 });
 
+/** `GET /v1/push/key`: the VAPID public key the page subscribes with (`applicationServerKey`). */
+export const PushKeySchema = z.object({ publicKey: z.string() });
+
+/** `POST /v1/push/subscriptions`: `PushSubscription.toJSON()` as the browser gives it. */
+export const PushSubscriptionSchema = z.object({
+  endpoint: z.string().min(1).max(2048),
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object({ p256dh: z.string().min(1).max(200), auth: z.string().min(1).max(200) }),
+});
+export type PushSubscriptionBody = z.infer<typeof PushSubscriptionSchema>;
+export const PushSubscribedSchema = z.object({
+  /** A short id of the subscription (its endpoint is a capability URL and is never echoed). */
+  id: z.string(),
+  /** False when the endpoint was already subscribed (its keys were replaced). */
+  created: z.boolean(),
+});
+
 /**
  * RFC 9457 problem details. `result` says what kind of refusal it is, so a
  * bot can branch on it: `not_found`, `already_resolved`, `timed_out`,
@@ -103,3 +120,7 @@ export const ProblemSchema = z.object({
 export type Problem = z.infer<typeof ProblemSchema>;
 
 export { MapperEventSchema };
+
+/** `DELETE /v1/push/subscriptions`: forget the subscription with this endpoint. */
+export const PushUnsubscribeSchema = z.object({ endpoint: z.string().min(1).max(2048) });
+export const PushUnsubscribedSchema = z.object({ removed: z.boolean() });

@@ -43,7 +43,7 @@ const TOKEN_PATTERN = /^agyd\.([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
 /** A device name as shown and recorded: printable, one line, at most 64 characters. */
 export function cleanDeviceName(name: string | undefined, id: string): string {
-  const clean = (name ?? "").replace(/[^\p{L}\p{N} ._@()+-]/gu, " ").replace(/\s+/g, " ").trim().slice(0, 64);
+  const clean = (name ?? "").replace(/[^\p{L}\p{N} ._@()+'’-]/gu, " ").replace(/\s+/g, " ").trim().slice(0, 64);
   return clean === "" ? `device ${id}` : clean;
 }
 

@@ -9,9 +9,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./bearer-token.js";
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
-import { InteractionActionSchema, PairingRequestSchema, TurnRequestSchema } from "./contract.js";
+import { InteractionActionSchema, PairingRequestSchema, PushSubscriptionSchema, PushUnsubscribeSchema, TurnRequestSchema, type PushSubscriptionBody } from "./contract.js";
 import type { Device, DeviceStore } from "./device-store.js";
-import { resumePoint } from "./event-id.js";
+import { followLog, resumeFrom } from "./event-stream.js";
 import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
 import { PAGE_ASSETS } from "./page-assets.js";
 import type { PairingCodes } from "./pairing-codes.js";
@@ -50,6 +50,20 @@ export interface ApiServerOptions {
   pairing?: PairingCodes;
   /** The page's public address for pairing links; default the origin of the request's `Host`. */
   pageUrl?: string;
+  /** Web Push for the page: the VAPID public key, and where subscriptions go (`src/notify/`). Without it the push routes answer 404. */
+  push?: {
+    publicKey: string;
+    /** `invalid_argument` (→ 422) for an endpoint push cannot use. */
+    subscribe(subscription: PushSubscriptionBody): Promise<{ id: string; created: boolean }>;
+    /** `DELETE /v1/push/subscriptions`: false when no subscription had that endpoint. */
+    unsubscribe?(endpoint: string): Promise<boolean>;
+  };
+  /**
+   * One-time action tokens (ntfy's buttons, `src/notify/action-tokens.ts`):
+   * `POST /v1/actions` with `Authorization: Bearer <action token>` answers the
+   * one interaction, with the one action, the token was minted for.
+   */
+  actions?: { redeem(token: string): { conversationId: string; interactionId: string; action: "approve" | "deny" } | undefined };
   /** More about a session for the page: agy's working directory and tmux pane. */
   describe?: (conversationId: string) => { workspace?: string; pane?: string };
   /** The OpenAPI document served at `/v1/openapi.json`. */
@@ -108,6 +122,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (method !== "POST") throw methodNotAllowed();
       return pair(req, res);
     }
+    if (path[1] === "actions" && path.length === 2 && options.actions !== undefined) {
+      if (method !== "POST") throw methodNotAllowed();
+      return redeemAction(req, res);
+    }
     const principal = await authenticate(req.headers.authorization);
     if (principal === undefined) {
       // Every local process shares 127.0.0.1, so a noisy neighbour must not lock
@@ -130,6 +148,25 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (options.pairing === undefined || options.devices === undefined) throw new HttpProblem(404, "Not Found", "this server does not pair devices");
       const issued = options.pairing.issue();
       return sendJson(res, 201, { code: issued.code, expiresAt: new Date(issued.expiresAt).toISOString(), url: pairingLink(req, issued.code) });
+    }
+    if (collection === "push" && sub === undefined) {
+      const push = options.push;
+      if (id === "key") {
+        if (method !== "GET") throw methodNotAllowed();
+        if (push === undefined) throw new HttpProblem(404, "Not Found", "this server sends no push notifications");
+        return sendJson(res, 200, { publicKey: push.publicKey });
+      }
+      if (id === "subscriptions") {
+        if (method === "DELETE" && push?.unsubscribe !== undefined) {
+          const { endpoint } = parseBody(PushUnsubscribeSchema, await readJson(req));
+          return sendJson(res, 200, { removed: await push.unsubscribe(endpoint) });
+        }
+        if (method !== "POST") throw methodNotAllowed();
+        if (push === undefined) throw new HttpProblem(404, "Not Found", "this server sends no push notifications");
+        const subscription = parseBody(PushSubscriptionSchema, await readJson(req));
+        const stored = await push.subscribe(subscription);
+        return sendJson(res, stored.created ? 201 : 200, stored);
+      }
     }
     if (collection === "openapi.json" && id === undefined) {
       if (method !== "GET") throw methodNotAllowed();
@@ -204,38 +241,51 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return `${base.replace(/\/+$/, "")}/#/pair/${code}`;
   }
 
+  /** A button outside the page: its one-time token names the interaction and the action (no body is read). */
+  async function redeemAction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const address = req.socket.remoteAddress ?? "unknown";
+    if (limiter.blocked(address)) {
+      res.setHeader("retry-after", "60");
+      throw new HttpProblem(429, "Too Many Requests", "too many failed authentications from this address; wait a minute");
+    }
+    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
+    const scope = match === null ? undefined : options.actions?.redeem(match[1]!);
+    if (scope === undefined) {
+      limiter.fail(address);
+      throw new HttpProblem(401, "Unauthorized", "this action token is unknown, used or expired; answer on the page instead");
+    }
+    const session = options.hub.get(scope.conversationId);
+    if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${scope.conversationId} any more`, "not_found");
+    return sendAnswer(res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"));
+  }
+
   function openEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
     const session = options.hub.get(id);
     if (session === undefined) throw notFound();
-    const header = req.headers["last-event-id"];
-    const resume = resumePoint(Array.isArray(header) ? header[0] : header, session.log.epoch, session.log.lastId);
-    if (resume.kind === "malformed" || resume.kind === "never_issued") throw new HttpProblem(400, "Bad Request", resume.detail);
-    // An id of an earlier run: replay from the start of what this run holds, so nothing pending is skipped.
-    let cursor = resume.kind === "after" ? resume.seq : 0;
-    let waiting = false;
+    const raw = req.headers["last-event-id"];
+    const header = Array.isArray(raw) ? raw[0] : raw;
+    // A position the window no longer covers is rebuilt from a snapshot, announced by `resync` (event-stream.ts).
+    const start = resumeFrom(header, session.log);
+    const closed = new AbortController();
     const streamOptions: Parameters<typeof createSseStream>[1] = {
       onClose: () => cleanup(),
-      onDrain: () => {
-        waiting = false;
-        flush();
-      },
+      onDrain: () => follower.drained(),
     };
     if (options.heartbeatMs !== undefined) streamOptions.heartbeatMs = options.heartbeatMs;
     if (options.timers !== undefined) streamOptions.timers = options.timers;
     const stream = createSseStream(res, streamOptions);
     streams.add(stream);
-    // The cursor walks the shared log: a client that stops reading holds no queue.
-    function flush(): void {
-      if (waiting || stream.closed) return;
-      for (const entry of session!.log.since(cursor)) {
-        cursor = entry.id;
-        if (!stream.write(entry.frame)) {
-          waiting = true;
-          return;
-        }
-      }
-    }
     stream.write("retry: 2000\n\n");
+    // The cursor walks the shared log: a client that stops reading holds no queue.
+    const follower = followLog({
+      source: session,
+      sink: stream,
+      lastEventId: header,
+      start,
+      signal: closed.signal,
+      onProblem: (message) => options.log?.(message),
+    });
+    const flush = () => follower.flush();
     const unsubscribe = session.log.subscribe(flush);
     const unwatch = options.hub.onChange(() => {
       if (options.hub.get(id) !== session) stream.end("session ended");
@@ -244,6 +294,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     function cleanup(): void {
       unsubscribe();
       unwatch();
+      closed.abort();
       streams.delete(stream);
     }
   }

@@ -6,4 +6,6 @@ export { createSessionHub, type HubSession, type SessionDescriptor, type Session
 export { createBearerCheck, createFailureLimiter, defaultTokenFile, loadBearerToken, type FailureLimiter, type LoadedToken } from "./bearer-token.js";
 export { buildOpenApiDocument } from "./openapi.js";
 export { loadApprovalPage } from "./approval-page.js";
+export { cleanDeviceName, createDeviceStore, deviceFileFor, type Device, type DeviceStore } from "./device-store.js";
+export { createPairingCodes, PAIRING_CODE_TTL_MS, type PairingCode, type PairingCodes } from "./pairing-codes.js";
 export type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";

@@ -9,8 +9,16 @@ import {
   InteractionActionSchema,
   InterruptResultSchema,
   MapperEventSchema,
+  PairingCodeSchema,
+  PairingRequestSchema,
+  PairingResultSchema,
   PendingResponseSchema,
+  PushKeySchema,
+  PushSubscribedSchema,
+  PushSubscriptionSchema,
   ProblemSchema,
+  PushUnsubscribedSchema,
+  PushUnsubscribeSchema,
   SessionsResponseSchema,
   TurnRequestSchema,
   TurnResultSchema,
@@ -49,6 +57,18 @@ const responses = (own: Record<string, unknown>) => ({ ...v1Route, ...own });
 export const EVENT_ID_DESCRIPTION =
   "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. A comment arrives at least every 15 s.";
 
+/** The page's service worker, manifest and icon: public, like the page. */
+function assetPaths(): Record<string, unknown> {
+  const asset = (summary: string, type: string) => ({
+    get: { summary, security: [], responses: { "200": { description: summary, content: { [type]: { schema: { type: "string" } } } }, ...anyRoute } },
+  });
+  return {
+    "/sw.js": asset("The page's service worker (offline shell, push notifications)", "text/javascript"),
+    "/manifest.webmanifest": asset("The page's web app manifest", "application/manifest+json"),
+    "/icon.svg": asset("The page's icon", "image/svg+xml"),
+  };
+}
+
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {
     openapi: "3.1.0",
@@ -56,11 +76,11 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       title: "agy-bridge HTTP API",
       version,
       description:
-        "Supervise attended agy sessions over HTTP: list sessions, follow events (SSE), answer approvals and questions, type turns, interrupt. Every /v1 route requires Authorization: Bearer <token>. Every route, the page included, requires a Host that names this server (loopback, the listen address, or --allow-host) and refuses a foreign Origin. Errors are RFC 9457 problem details; `result` names the kind of refusal.",
+        "Supervise attended agy sessions over HTTP: list sessions, follow events (SSE), answer approvals and questions, type turns, interrupt. Every /v1 route but POST /v1/pairing requires Authorization: Bearer <token>: the bearer token, or a paired device's token (from POST /v1/pairing), which works everywhere but POST /v1/pairing/codes. Every route, the page included, requires a Host that names this server (loopback, the listen address, or --allow-host) and refuses a foreign Origin. Errors are RFC 9457 problem details; `result` names the kind of refusal.",
     },
     security: [{ bearer: [] }],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" }, actionToken: { type: "http", scheme: "bearer", description: "A one-time action token from a notification (POST /v1/actions only)" } },
       schemas: { Problem: schema(ProblemSchema), Event: schema(MapperEventSchema) },
     },
     paths: {
@@ -69,6 +89,61 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "The approval page (HTML; the token is pasted into it, never in the URL)",
           security: [],
           responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } }, ...anyRoute },
+        },
+      },
+      ...assetPaths(),
+      "/v1/pairing": {
+        post: {
+          summary: "Exchange a one-time pairing code (from `agy-bridge pair`, or the link serve printed) for a device token",
+          security: [],
+          requestBody: { required: true, content: json(PairingRequestSchema, "input") },
+          responses: {
+            ...anyRoute,
+            "201": { description: "The device is paired; keep the token (only its hash is stored)", content: json(PairingResultSchema) },
+            "400": problem("The body is not JSON or does not match the schema; also a missing Host or bad path"),
+            "401": problem("`result: pairing_refused`: the code is unknown, already used or expired"),
+            "413": tooLarge,
+            "429": problem("Too many refused codes from this address (see Retry-After)"),
+          },
+        },
+      },
+      "/v1/pairing/codes": {
+        post: {
+          summary: "A new one-time pairing link (bearer token only; what `agy-bridge pair` calls)",
+          responses: responses({
+            "201": { description: "A code valid for 5 minutes and one device, and the page link carrying it in its fragment", content: json(PairingCodeSchema) },
+            "403": problem("A device token: only the bearer token pairs devices"),
+            "404": problem("This server does not pair devices"),
+          }),
+        },
+      },
+      "/v1/push/key": {
+        get: {
+          summary: "The VAPID public key the page subscribes to Web Push with",
+          responses: responses({ "200": { description: "The key (base64url)", content: json(PushKeySchema) }, "404": problem("This server sends no push notifications") }),
+        },
+      },
+      "/v1/push/subscriptions": {
+        post: {
+          summary: "Store this browser's push subscription (PushSubscription.toJSON())",
+          requestBody: { required: true, content: json(PushSubscriptionSchema, "input") },
+          responses: responses({
+            "200": { description: "Already subscribed; its keys were replaced", content: json(PushSubscribedSchema) },
+            "201": { description: "Subscribed", content: json(PushSubscribedSchema) },
+            "400": problem("The body is not JSON or does not match the schema"),
+            "404": problem("This server sends no push notifications"),
+            "413": tooLarge,
+            "422": problem("An endpoint push cannot use (`invalid_argument`: not https, or plain http to another machine)"),
+          }),
+        },
+        delete: {
+          summary: "Forget the push subscription with this endpoint",
+          requestBody: { required: true, content: json(PushUnsubscribeSchema, "input") },
+          responses: responses({
+            "200": { description: "`removed` is false when no subscription had that endpoint", content: json(PushUnsubscribedSchema) },
+            "400": problem("The body is not JSON or does not match the schema"),
+            "404": problem("This server sends no push notifications"),
+          }),
         },
       },
       "/v1/sessions": {
@@ -140,6 +215,22 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "422": problem("A waiting gate that cannot be denied over RPC (`invalid_argument`)"),
             "502": badGateway,
           }),
+        },
+      },
+      "/v1/actions": {
+        post: {
+          summary: "Answer one interaction with the one action a one-time action token was minted for (ntfy's buttons; no body)",
+          description: "Authorization: Bearer <action token>, not the API token. A token works once, and not after its interaction was resolved or after 24 hours.",
+          security: [{ actionToken: [] }],
+          responses: {
+            ...anyRoute,
+            "200": { description: "Delivered to the waiting step", content: json(AnswerResultSchema) },
+            "401": problem("An unknown, used or expired action token"),
+            "404": problem("The conversation or the interaction is gone (`result: not_found`)"),
+            "409": problem("`result` is `already_resolved` or `timed_out`"),
+            "429": problem("Too many failed tokens from this address (see Retry-After)"),
+            "502": badGateway,
+          },
         },
       },
       "/v1/openapi.json": {

@@ -11,6 +11,8 @@
  * fields are ignored; a payload that is not JSON is shown as its text.
  */
 export interface PagePushPayload {
+  /** `interaction.pending` or `interaction.resolved` (a resolution replaces the request's notification). */
+  type?: string;
   title?: string;
   body?: string;
   /** The page's deep link to the card, `…/#/interactions/<interactionId>`. */
@@ -74,7 +76,8 @@ self.addEventListener("push", (event) => {
     body: typeof data.body === "string" ? data.body : "",
     data: { url: cardUrl(data) },
     icon: "/icon.svg",
-    requireInteraction: true,
+    // A request stays until it is handled; a resolution (same tag) replaces it and may go.
+    requireInteraction: data.type !== "interaction.resolved",
   };
   if (typeof data.interactionId === "string") options.tag = data.interactionId;
   event.waitUntil(self.registration.showNotification(typeof data.title === "string" ? data.title : "agy is waiting for you", options));

@@ -18,6 +18,13 @@ export interface SupervisedSession {
   readonly conversationId: string;
   /** The conversation so far, then live events, until `signal` aborts or the session closes. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
+  /**
+   * A fresh read of the conversation as events (its settled history and open
+   * interactions), for an SSE client whose position fell out of the replay
+   * window. Without it, such a client is resynchronised with the open
+   * interactions only.
+   */
+  snapshot?(signal: AbortSignal): Promise<MapperEvent[]>;
   /** `decidedBy` says who answered (`page`, `http:<token name>`): it rides on the resolution and the audit log. */
   respond(interactionId: string, action: InteractionAction, decidedBy?: string): Promise<AnswerResult>;
   sendTurn(text: string): Promise<TurnOutcome>;
@@ -55,6 +62,8 @@ export interface HubSession {
   readonly pid: number | undefined;
   readonly title: string | undefined;
   readonly log: EventLog;
+  /** See {@link SupervisedSession.snapshot}; always answers (the open interactions and status at least). */
+  snapshot(signal: AbortSignal): Promise<MapperEvent[]>;
   status(): SessionSummary["status"];
   pending(): InteractionRequested[];
   summary(): SessionSummary;
@@ -66,6 +75,8 @@ export interface HubSession {
 export interface SessionHubOptions {
   /** This run's event-id epoch (`event-id.ts`); default a new one. */
   epoch?: string;
+  /** Events each conversation's log keeps for SSE replay (`serve --replay-window`); default `DEFAULT_REPLAY_WINDOW`. */
+  replayWindow?: number;
   list(signal: AbortSignal): Promise<SessionDescriptor[]>;
   /**
    * Keeps a session a refresh did not list (its server was busy and a probe
@@ -119,7 +130,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   }
 
   function add(descriptor: SessionDescriptor, session: SupervisedSession): void {
-    const entry = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0);
+    const entry = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0, options.replayWindow);
     entries.set(descriptor.conversationId, entry);
     changed();
     void pump(entry).then(
@@ -199,8 +210,8 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   };
 }
 
-function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number): Entry {
-  const log = createEventLog({ epoch, afterId });
+function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number, window: number | undefined): Entry {
+  const log = createEventLog({ epoch, afterId, ...(window === undefined ? {} : { window }) });
   const pending = new Map<string, InteractionRequested>();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
@@ -221,6 +232,10 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     descriptor,
     status: () => status,
     pending: () => [...pending.values()],
+    async snapshot(signal) {
+      if (session.snapshot !== undefined) return session.snapshot(signal);
+      return [...pending.values()];
+    },
     summary() {
       const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;

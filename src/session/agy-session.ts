@@ -18,6 +18,7 @@ import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-e
 import { answerInTui } from "./tui-answer.js";
 import { runPolicy } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
+import { ResolutionAttribution } from "./resolution-attribution.js";
 import type {
   AgySession as AgySessionApi,
   AnswerOptions,
@@ -95,12 +96,14 @@ class Session implements AgySessionApi {
   #client: AgyRpcClient | undefined;
   #conversationId!: string;
   #reader: ConversationReader | undefined;
-  #readerStart: Promise<MapperEvent[]> | undefined;
+  #readerStart: Promise<void> | undefined;
+  /** The events of the read at attach, until the first consumer takes them (then dropped: a long history costs nothing idle). */
+  #history: MapperEvent[] | undefined;
   readonly #captured = new Map<string, CapturedInteraction>();
   readonly #settled = new Map<string, AnswerResult>();
   readonly #inFlight = new Map<string, Promise<AnswerResult>>();
   /** Who decided each interaction this session delivered an answer to (`decidedBy` on its resolution). */
-  readonly #decidedBy = new Map<string, string>();
+  readonly #attribution: ResolutionAttribution;
 
   constructor(options: AttachOptions) {
     this.#o = options;
@@ -113,6 +116,7 @@ class Session implements AgySessionApi {
       conversationId: () => this.conversationId,
       pending: () => this.#reader?.tracker.pendingInteractions() ?? [],
     });
+    this.#attribution = new ResolutionAttribution((events) => this.#events.publish(events));
     if (options.signal !== undefined) {
       // Removed on close: a caller (serve) may hand one signal to many sessions.
       const signal = options.signal;
@@ -206,7 +210,7 @@ class Session implements AgySessionApi {
     await this.#ensureReader();
   }
 
-  #ensureReader(): Promise<MapperEvent[]> {
+  #ensureReader(): Promise<void> {
     if (this.#readerStart !== undefined) return this.#readerStart;
     const o = this.#o;
     const reader = createConversationReader({
@@ -218,7 +222,7 @@ class Session implements AgySessionApi {
       goneAfterFailures: o.goneAfterFailures ?? DEFAULTS.goneAfterFailures,
       publish: (events) => {
         for (const event of events) this.#remember(event);
-        this.#events.publish(this.#withDecidedBy(events));
+        this.#attribution.offer(events);
       },
       mode: o.mode ?? "stream",
       probe: o.probe ?? "tail",
@@ -231,19 +235,9 @@ class Session implements AgySessionApi {
     this.#reader = reader;
     this.#readerStart = reader.start().then((history) => {
       for (const event of history) this.#remember(event);
-      return history;
+      this.#history = history;
     });
     return this.#readerStart;
-  }
-
-  /** Tags the resolution of an interaction this session answered with who decided it. */
-  #withDecidedBy(events: MapperEvent[]): MapperEvent[] {
-    if (this.#decidedBy.size === 0) return events;
-    return events.map((event) => {
-      if (event.type !== "interaction_resolved") return event;
-      const decidedBy = this.#decidedBy.get(event.interactionId);
-      return decidedBy === undefined ? event : { ...event, decidedBy };
-    });
   }
 
   #remember(event: MapperEvent): void {
@@ -258,17 +252,29 @@ class Session implements AgySessionApi {
     });
   }
 
+  async readConversation(options: { signal?: AbortSignal } = {}): Promise<MapperEvent[]> {
+    await this.#ensureReader();
+    return this.#reader!.readWhole(anySignal(options.signal, this.#closed.signal));
+  }
+
   events(options: EventsOptions = {}): AsyncIterable<MapperEvent> {
     const signal = anySignal(options.signal, this.#closed.signal);
-    return this.#events.subscribe(options, signal, this.#ensureReader());
+    const takeHistory = () => {
+      const history = this.#history ?? [];
+      this.#history = undefined;
+      return history;
+    };
+    return this.#events.subscribe(options, signal, this.#ensureReader(), takeHistory);
   }
 
   /** With a pane, an RPC answer is followed by closing agy's own dialog with Escape (spike-notes §5.4). */
-  #delivery(pane?: PaneRef): DeliveryContext {
+  #delivery(pane?: PaneRef, decidedBy?: string): DeliveryContext {
+    const attribution = this.#attribution;
     return {
       client: () => this.#rpc,
       signal: this.#closed.signal,
       ...(pane === undefined ? {} : { closePrompt: async () => (await this.#driver()).closePrompt(pane, { signal: this.#closed.signal }) }),
+      ...(decidedBy === undefined ? {} : { sending: (id: string) => attribution.sending(id, decidedBy), sent: (id: string, took: boolean) => attribution.sent(id, took) }),
     };
   }
 
@@ -323,8 +329,6 @@ class Session implements AgySessionApi {
     if (settled !== undefined) return Promise.resolve(alreadyResolved(settled));
     const running = this.#inFlight.get(interactionId);
     if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict, via, decidedBy));
-    // Set before delivering: agy's stream may show the step leave WAITING before the RPC call returns.
-    if (decidedBy !== undefined) this.#decidedBy.set(interactionId, decidedBy);
     const attempt = (async (): Promise<AnswerResult> => {
       const captured = await this.#capturedFor(interactionId);
       if (captured === undefined) return { result: "not_found" };
@@ -332,16 +336,28 @@ class Session implements AgySessionApi {
       // A gate RPC cannot answer goes to the TUI whenever its pane is known.
       const result =
         via === "tui" || (captured.kind === "other" && pane !== undefined)
-          ? await answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict)
-          : await deliverVerdict(this.#delivery(pane), captured, verdict);
+          ? await this.#answerInTui(pane, captured, verdict, decidedBy)
+          : await deliverVerdict(this.#delivery(pane, decidedBy), captured, verdict);
       if (result.result === "delivered" || result.result === "already_resolved") this.#settled.set(interactionId, result);
-      if (result.result !== "delivered") this.#decidedBy.delete(interactionId);
       return result;
     })();
-    if (decidedBy !== undefined) void attempt.catch(() => this.#decidedBy.delete(interactionId));
     this.#inFlight.set(interactionId, attempt);
     void attempt.finally(() => this.#inFlight.delete(interactionId)).catch(() => undefined);
     return attempt;
+  }
+
+  /** Keys in agy's dialog; the resolution the keys cause waits for them, to carry `decidedBy` only when they answered. */
+  async #answerInTui(pane: PaneRef | undefined, captured: CapturedInteraction, verdict: Verdict, decidedBy?: string): Promise<AnswerResult> {
+    if (decidedBy === undefined) return answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict);
+    this.#attribution.sending(captured.interactionId, decidedBy);
+    let took = false;
+    try {
+      const result = await answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict);
+      took = result.result === "delivered";
+      return result;
+    } finally {
+      this.#attribution.sent(captured.interactionId, took);
+    }
   }
 
   async workspace(): Promise<string | undefined> {
@@ -424,6 +440,7 @@ class Session implements AgySessionApi {
     if (this.#closed.signal.aborted) return;
     this.#closed.abort();
     this.#reader?.stop();
+    this.#attribution.release();
     this.#events.close();
     await this.#client?.close();
   }

@@ -70,6 +70,8 @@ export interface ReaderOptions {
 export interface ConversationReader {
   readonly conversationId: string;
   readonly tracker: TrajectoryTracker;
+  /** The whole conversation read afresh through a new tracker (see the implementation). */
+  readWhole(signal: AbortSignal): Promise<MapperEvent[]>;
   /** The first step that may still change (every step below it has settled). */
   readonly frontier: number;
   /** Reads the conversation once (from the frontier) and starts following it. */
@@ -179,6 +181,17 @@ class Reader implements ConversationReader {
       }
     })();
     return this.#reading;
+  }
+
+  /**
+   * The whole conversation read afresh through a new tracker, as a replay
+   * gives it: for a consumer that lost its place and must rebuild its state
+   * (serve's SSE resync). The live tracker is not touched.
+   */
+  async readWhole(signal: AbortSignal): Promise<MapperEvent[]> {
+    const id = this.#conversationId;
+    const { steps } = await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id }, { signal: AbortSignal.any([signal, this.#stop.signal]) }));
+    return this.#enrich(createTrajectoryTracker({ conversationId: id }).applySnapshot({ steps, stepOffset: 0 }));
   }
 
   /** One `stepOffset` page from the first step that may still change. */

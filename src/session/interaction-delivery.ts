@@ -48,6 +48,9 @@ export interface DeliveryContext {
    */
   closePrompt?(): Promise<ClosePromptResult>;
   signal?: AbortSignal;
+  /** Told just before an answer for `interactionId` (the target step's) is sent, and when its call settled: `took` unless agy refused it. */
+  sending?(interactionId: string): void;
+  sent?(interactionId: string, took: boolean): void;
 }
 
 /** At most this many retargets after "input not registered" (spike-notes §5.2). */
@@ -78,6 +81,12 @@ function sameGate(step: unknown, captured: CapturedInteraction): boolean {
 
 export function trajectoryOf(step: unknown): string | undefined {
   return asString(asObject(asObject(asObject(step)?.["metadata"])?.["sourceTrajectoryStepInfo"])?.["trajectoryId"]) || undefined;
+}
+
+/** A gate step that left WAITING by an answer: it went on (running, done), rather than timing out (ERROR) or being stopped. */
+function movedOnByAnswer(step: unknown): boolean {
+  const status = isObject(step) ? step["status"] : undefined;
+  return status === STEP_STATUS.RUNNING || status === STEP_STATUS.DONE || status === STEP_STATUS.PENDING || status === STEP_STATUS.GENERATING;
 }
 
 function isWaiting(step: unknown): boolean {
@@ -255,13 +264,21 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
     if ("none" in target) return target.none;
     if (attempt === 0) checkVerdict(requestOf(target.step), verdict, captured.interactionId);
     const payload = answerPayload(captured.conversationId, target, verdict);
+    const targetId = interactionIdFor(captured.conversationId, target.trajectoryId, target.stepIndex);
+    ctx.sending?.(targetId);
     try {
       await ctx.client().handleCascadeUserInteraction(payload, { signal: ctx.signal });
+      ctx.sent?.(targetId, true);
     } catch (error) {
+      // A broken connection may have carried the answer; an HTTP error status says it was not taken.
+      ctx.sent?.(targetId, !(error instanceof RpcError && error.httpStatus !== undefined));
       if (error instanceof RpcError && error.isInputNotRegistered) {
         // The step timed out under us: only a strictly higher retry may take the verdict.
         floor = target.stepIndex + 1;
         const again = await readFrom(ctx, captured.conversationId, captured.stepIndex);
+        const now = again.get(target.stepIndex);
+        // Answered meanwhile (in the TUI, by another caller), not timed out or stopped: nothing to retarget.
+        if (movedOnByAnswer(now)) return { result: "already_resolved", stepIndex: target.stepIndex };
         const retry = [...again].some(([i, s]) => i >= floor && isWaiting(s) && sameGate(s, captured));
         if (!retry) return { result: "timed_out", stepIndex: target.stepIndex };
         continue;

@@ -47,8 +47,12 @@ export class SessionEvents {
     this.#fanout.publish(events);
   }
 
-  /** A consumer; `history` resolves with the events of the read at attach. */
-  subscribe(options: EventsOptions, signal: AbortSignal, history: Promise<MapperEvent[]>): AsyncIterable<MapperEvent> {
+  /**
+   * A consumer. `started` settles once the read at attach is done; `takeHistory`
+   * hands over its events, once (only the first consumer asks), so the
+   * session need not keep a long history after it was delivered.
+   */
+  subscribe(options: EventsOptions, signal: AbortSignal, started: Promise<unknown>, takeHistory: () => MapperEvent[]): AsyncIterable<MapperEvent> {
     // A background consumer (the policy runner) never takes the first consumer's place.
     const first = this.#first && options.background !== true;
     if (options.background !== true) this.#first = false;
@@ -66,8 +70,9 @@ export class SessionEvents {
     return {
       async *[Symbol.asyncIterator]() {
         try {
-          const read = await history;
+          await started;
           if (first) {
+            const read = takeHistory();
             if (options.history !== false) yield* read;
             else yield* openAt(read);
             const { early, lost } = takeEarly();

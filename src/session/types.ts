@@ -216,6 +216,13 @@ export interface AgySession {
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult>;
   /** Interactions WAITING right now (a fresh read). */
   pending(): Promise<PendingSummary[]>;
+  /**
+   * The whole conversation read afresh from agy through a new tracker, as a
+   * replay gives it (no deltas, every gate requested and resolved or still
+   * open): what a consumer that lost its place rebuilds from. The session
+   * keeps no history itself (issue 23).
+   */
+  readConversation(options?: { signal?: AbortSignal }): Promise<MapperEvent[]>;
   /** agy's workspace root for the conversation (`GetConversationMetadata`), or undefined when agy names none. */
   workspace(): Promise<string | undefined>;
   /** Cancels running work, or denies what is WAITING. */

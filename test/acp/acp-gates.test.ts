@@ -74,6 +74,24 @@ describe("gates over ACP", { timeout: 120_000 }, () => {
     expect(w.text("agent_message_chunk")).toContain("Adding: Dark mode, Export to CSV.");
   });
 
+  it("asks a question as a form when the client takes form elicitations, a multi-select as a list", async () => {
+    world = await startAcpWorld();
+    const w = world;
+    const sessionId = await join(w, "/nowhere", { elicitation: { form: {} } });
+    w.answerElicitations(() => ({ action: "accept", content: { choice: ["4", "2"] } }));
+    const response = await prompt(w, sessionId, "Which features should I add?");
+    expect(response.stopReason, w.stderr()).toBe("end_turn");
+    expect(w.permissionRequests).toEqual([]);
+    expect(w.elicitations).toHaveLength(1);
+    expect(w.elicitations[0]).toMatchObject({
+      mode: "form",
+      sessionId,
+      message: "Which features do you want?",
+      requestedSchema: { properties: { choice: { type: "array", items: { anyOf: [{ const: "1", title: "Dark mode" }, { const: "2", title: "Offline support" }, { const: "3", title: "Export to CSV" }, { const: "4", title: "Keyboard shortcuts" }] } } } },
+    });
+    expect(w.text("agent_message_chunk")).toContain("Adding: Offline support, Keyboard shortcuts.");
+  });
+
   it("withdraws the permission request when the person answers in agy's TUI first", async () => {
     world = await startAcpWorld();
     const w = world;

@@ -54,13 +54,16 @@ describe("choosing the session", { timeout: 120_000 }, () => {
     expect(await w.tmux.capture("agy")).not.toContain("Say hello");
   });
 
-  it("answers a prompt for a session never joined with a JSON-RPC error saying what to do", async () => {
+  it("answers a prompt for a session never joined, and a load of a conversation no agy has, with JSON-RPC errors saying what to do", async () => {
     world = await startAcpWorld();
     const w = world;
     await initialize(w);
     const error = await failure(prompt(w, "no-such-session", "hello"));
     expect(error.code).toBe(-32002);
     expect(error.message).toMatch(/join it with session\/new or session\/load/);
+    const load = await failure(w.connection.agent.request("session/load", { sessionId: "no-such-conversation", cwd: "/", mcpServers: [] }));
+    expect(load.code).toBe(-32002);
+    expect(load.message).toContain("agy-bridge cannot join conversation no-such-conversation");
   });
 });
 

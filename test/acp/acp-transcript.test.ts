@@ -1,6 +1,6 @@
 /**
  * A recorded transcript of a whole session — initialize, list, new, a prompt
- * with a gate, a multi-select question, a cancel, load — every message in
+ * with a gate, a multi-select question as a form, a cancel, load — every message in
  * both directions checked against the JSON schema the ACP SDK ships
  * (`@agentclientprotocol/sdk/schema/v1/schema.json`), as a whole message and
  * against the method's own params and result types.
@@ -29,6 +29,7 @@ const TYPES: Readonly<Record<string, { params: string; result?: string }>> = {
   "session/cancel": { params: "CancelNotification" },
   "session/update": { params: "SessionNotification" },
   "session/request_permission": { params: "RequestPermissionRequest", result: "RequestPermissionResponse" },
+  "elicitation/create": { params: "CreateElicitationRequest", result: "CreateElicitationResponse" },
 };
 
 function validators() {
@@ -88,10 +89,10 @@ describe("an ACP transcript", { timeout: 120_000 }, () => {
   it("is valid against the schema the SDK ships, in both directions", async () => {
     world = await startAcpWorld();
     const w = world;
-    const sessionId = await join(w);
+    const sessionId = await join(w, "/nowhere", { elicitation: { form: {} } });
     await w.connection.agent.request("session/list", {});
-    const picks = ["allow", "pick:2", "pick:4", "done"];
-    w.answerPermissions(() => ({ outcome: { outcome: "selected", optionId: picks.shift()! } }));
+    w.answerPermissions(() => ({ outcome: { outcome: "selected", optionId: "allow" } }));
+    w.answerElicitations(() => ({ action: "accept", content: { choice: ["2", "4"] } }));
     expect((await prompt(w, sessionId, "Run pwd")).stopReason, w.stderr()).toBe("end_turn");
     expect((await prompt(w, sessionId, "Which features should I add?")).stopReason).toBe("end_turn");
     const long = prompt(w, sessionId, "Write a long essay about schemas");
@@ -102,7 +103,7 @@ describe("an ACP transcript", { timeout: 120_000 }, () => {
     await w.connection.agent.request("session/load", { sessionId, cwd: "/nowhere", mcpServers: [] });
 
     const methods = new Set(w.wire.map((m) => (m.message as { method?: string }).method).filter((x) => x !== undefined));
-    expect([...methods].sort()).toEqual(["initialize", "session/cancel", "session/list", "session/load", "session/new", "session/prompt", "session/request_permission", "session/update"]);
+    expect([...methods].sort()).toEqual(["elicitation/create", "initialize", "session/cancel", "session/list", "session/load", "session/new", "session/prompt", "session/request_permission", "session/update"]);
     const kinds = new Set(w.updates.map((n) => n.update.sessionUpdate));
     for (const kind of ["agent_message_chunk", "user_message_chunk", "tool_call", "tool_call_update"]) expect(kinds).toContain(kind);
     expect(check(w.wire)).toEqual([]);

@@ -52,6 +52,29 @@ describe("turns over ACP", { timeout: 120_000 }, () => {
     await w.until(() => w.text("agent_message_chunk").length > 0 && w.text("agent_thought_chunk").length > 0, "agy's reasoning and answer");
   });
 
+  it("refuses a prompt while agy's dialog holds the keyboard, and asks the editor about that gate instead", async () => {
+    world = await startAcpWorld();
+    const w = world;
+    const sessionId = await join(w);
+    w.answerPermissions((_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })));
+    // The person's own turn raises a gate: the editor is asked about it too.
+    await w.tmux.paste("agy", "Run pwd");
+    await w.tmux.sendKeys("agy", "Enter");
+    await w.tmux.waitForScreen("agy", (s) => s.includes("Do you want to proceed?"), "agy's permission dialog");
+    await w.until(() => w.permissionRequests.length === 1, "the editor's permission request for the person's gate");
+    const refused = await prompt(w, sessionId, "Say hello in one short sentence.").then(
+      () => undefined,
+      (error: { code?: number; message?: string }) => error,
+    );
+    expect(refused?.code, w.stderr()).toBe(-32603);
+    expect(refused?.message).toContain('agy did not take the prompt: permission');
+    expect(refused?.message).toContain('("pwd") waits for an answer');
+    // Nothing was typed into the dialog: it still asks, and agy never saw the prompt.
+    const screen = await w.tmux.capture("agy");
+    expect(screen).toContain("Do you want to proceed?");
+    expect(screen).not.toContain("Say hello");
+  });
+
   it("session/load replays the conversation, then the session goes on live", async () => {
     world = await startAcpWorld();
     const w = world;

@@ -25,10 +25,11 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   server: ["session", "mapper", "protocol", "policy", "audit", "notify"],
   mcp: ["session", "mapper", "protocol", "policy", "audit"],
   acp: ["session", "mapper", "protocol", "policy", "audit"],
+  fleet: ["session", "mapper", "protocol", "policy", "audit"],
   // Recording reads agy (rpc, discovery) and its pane (tmux), and maps what it read (mapper).
   capture: ["rpc", "discovery", "tmux", "mapper", "protocol"],
   index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy", "audit"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp", "notify"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp", "notify", "fleet"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */

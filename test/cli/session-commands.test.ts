@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { singlePending } from "../../src/cli/session-connect.js";
 import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
-import { startSimServer, type SimServer } from "../../src/sim/index.js";
+import { startSimServer, type SimServer, type SimServerOptions } from "../../src/sim/index.js";
 import { runMain, startMain } from "../support/cli-io.js";
 import { firstLine } from "../support/first-line.js";
 
@@ -28,8 +28,15 @@ function events(stdout: string): MapperEvent[] {
     .map((l) => MapperEventSchema.parse(JSON.parse(l)));
 }
 
-async function withSim<T>(body: (sim: SimServer, conn: string[]) => Promise<T>): Promise<T> {
-  const sim = await startSimServer({ speed: 0.05, csrfToken: TOKEN });
+async function withSim<T>(body: (sim: SimServer, conn: string[]) => Promise<T>): Promise<T>;
+async function withSim<T>(options: SimServerOptions, body: (sim: SimServer, conn: string[]) => Promise<T>): Promise<T>;
+async function withSim<T>(
+  first: SimServerOptions | ((sim: SimServer, conn: string[]) => Promise<T>),
+  second?: (sim: SimServer, conn: string[]) => Promise<T>,
+): Promise<T> {
+  const options = typeof first === "function" ? {} : first;
+  const body = typeof first === "function" ? first : second!;
+  const sim = await startSimServer({ speed: 0.05, csrfToken: TOKEN, ...options });
   try {
     return await body(sim, ["--url", sim.tlsUrl, "--csrf-token", TOKEN, "--conversation", sim.engine.activeConversationId]);
   } finally {
@@ -102,10 +109,19 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   });
 
   it("interrupts a running turn and reports an idle conversation", async () => {
-    await withSim(async (sim, conn) => {
+    // A turn that runs until it is interrupted: no race with how fast the CLI attaches.
+    const held = {
+      description: "An answer that holds the turn open until it is interrupted.",
+      match: { text: "Hold the turn open" },
+      steps: [
+        { kind: "planner", text: "Working on it." },
+        { kind: "delay", ms: 600_000 },
+      ],
+    };
+    await withSim({ scenarios: [held as never] }, async (sim, conn) => {
       const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
       expect(JSON.parse((await runMain(["interrupt", ...conn, "--json"])).stdout)).toEqual({ result: "idle" });
-      sim.engine.tuiPort().submitTurn("Write a long essay about tmux");
+      sim.engine.tuiPort().submitTurn("Hold the turn open");
       await until(() => (conv.running ? true : undefined), "the turn to run");
       const interrupted = await runMain(["interrupt", ...conn, "--json"]);
       expect(interrupted.code).toBe(0);

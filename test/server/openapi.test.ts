@@ -25,6 +25,13 @@ describe("the OpenAPI contract", () => {
       expect(routes.sort()).toEqual(
         [
           "GET /",
+          "GET /sw.js",
+          "GET /manifest.webmanifest",
+          "GET /icon.svg",
+          "POST /v1/pairing",
+          "POST /v1/pairing/codes",
+          "GET /v1/push/key",
+          "POST /v1/push/subscriptions",
           "GET /v1/openapi.json",
           "GET /v1/sessions",
           "GET /v1/sessions/{conversationId}/events",
@@ -55,6 +62,13 @@ describe("the OpenAPI contract", () => {
       const seen = new Set<string>();
       const routes: Array<[string, string, string, string | undefined]> = [
         ["GET", "/", "/", undefined],
+        ["GET", "/sw.js", "/sw.js", undefined],
+        ["GET", "/manifest.webmanifest", "/manifest.webmanifest", undefined],
+        ["GET", "/icon.svg", "/icon.svg", undefined],
+        ["POST", "/v1/pairing", "/v1/pairing", '{"code":"not-a-code"}'],
+        ["POST", "/v1/pairing/codes", "/v1/pairing/codes", undefined],
+        ["GET", "/v1/push/key", "/v1/push/key", undefined],
+        ["POST", "/v1/push/subscriptions", "/v1/push/subscriptions", '{"endpoint":"https://push.example/x","keys":{"p256dh":"a","auth":"b"}}'],
         ["GET", "/v1/sessions", "/v1/sessions", undefined],
         ["GET", "/v1/openapi.json", "/v1/openapi.json", undefined],
         ["GET", "/v1/sessions/{conversationId}/events", "/v1/sessions/conv-a/events", undefined],
@@ -72,7 +86,7 @@ describe("the OpenAPI contract", () => {
         note(await raw(method, path, `${host}${auth}`, body));
         note(await raw(method, path, `${auth}`, body).catch(() => 0)); // no Host
         note(await raw(method, path, `${host}Origin: https://evil.example\r\n${auth}`, body));
-        if (template === "/") continue;
+        if (!template.startsWith("/v1/")) continue;
         note(await raw(method, path, host, body)); // 401
         note(await raw(method, path, `${host}Authorization: Bearer wrong-wrong-wrong-wrong\r\n`, body)); // 429 once limited
         if (template.includes("{conversationId}")) note(await raw(method, path.replace("conv-a", "conv-none"), `${host}${auth}`, body));

@@ -19,6 +19,7 @@ import { loadScenarios } from "../engine/scenarios.js";
 import { systemClock, type SimClock } from "../engine/sim-clock.js";
 import { handleStream, REACTIVE_METHOD, sendReactiveDeprecated, type StreamContext } from "./stream-handler.js";
 import { agyPersona, type AgyPersona, type AgyVersion } from "../engine/persona.js";
+import { populateConversations, type PopulateOptions } from "../engine/populate.js";
 import { createUnaryHandlers, type UnaryHandler } from "./unary-handlers.js";
 
 export interface SimServerOptions {
@@ -53,6 +54,13 @@ export interface SimServerOptions {
    * naming the reason). Messages never carry the CSRF token.
    */
   onError?: (error: AgyBridgeError) => void;
+  /**
+   * Conversations to host from the start besides the active one: `conversations`
+   * headless conversations of `steps` settled steps each (the simulator's own
+   * steps, copied turn after turn), for benchmarks of a supervisor of many long
+   * conversations. Their ids are in `populatedIds`.
+   */
+  populate?: PopulateOptions;
 }
 
 export interface SimServer {
@@ -61,6 +69,8 @@ export interface SimServer {
   readonly tlsUrl: string; // "https://127.0.0.1:<tlsPort>"
   readonly plainUrl: string; // "http://127.0.0.1:<plainPort>"
   readonly engine: SimEngine;
+  /** The conversations `populate` added, in order. */
+  readonly populatedIds: readonly string[];
   /** The agy version this simulator plays. */
   readonly agyVersion: AgyVersion;
   /** The fault knobs in force. */
@@ -90,7 +100,9 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(options.onError !== undefined ? { onError: options.onError } : {}),
   });
+  const populated = options.populate === undefined ? [] : await populateConversations(engine, scenarios, options.populate);
   const server = new Server(engine, persona, options, certificate);
+  server.populatedIds = populated;
   try {
     await server.listen(options.listenFds);
   } catch (error) {
@@ -102,6 +114,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
 
 class Server implements SimServer {
   readonly engine: SimEngine;
+  populatedIds: readonly string[] = [];
   readonly #persona: AgyPersona;
   readonly #csrfToken: string | undefined;
   readonly #clock: SimClock;

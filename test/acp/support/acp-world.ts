@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { client, ndJsonStream, type AnyMessage, type ClientConnection, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type Stream } from "@agentclientprotocol/sdk";
+import { client, ndJsonStream, type AnyMessage, type ClientConnection, type CreateElicitationRequest, type CreateElicitationResponse, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type Stream } from "@agentclientprotocol/sdk";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
 
 export const ROOT = resolve(import.meta.dirname, "../../..");
@@ -33,6 +33,9 @@ export interface AcpWorld {
   /** Withdrawn permission requests (the agent cancelled them), by their tool call id. */
   withdrawn: string[];
   wire: WireMessage[];
+  elicitations: CreateElicitationRequest[];
+  /** How the client answers form elicitations (default: cancel). */
+  answerElicitations(answer: (request: CreateElicitationRequest) => CreateElicitationResponse): void;
   /** How the client answers the next permission requests (default: cancelled). */
   answerPermissions(answer: PermissionAnswer): void;
   stderr(): string;
@@ -93,6 +96,8 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
     const permissionRequests: RequestPermissionRequest[] = [];
     const withdrawn: string[] = [];
     let answer: PermissionAnswer = () => ({ outcome: { outcome: "cancelled" } });
+    const elicitations: CreateElicitationRequest[] = [];
+    let elicit = (_request: CreateElicitationRequest): CreateElicitationResponse => ({ action: "cancel" });
     const app = client({ name: "acp-test" })
       .onNotification("session/update", ({ params }) => {
         updates.push(params);
@@ -101,6 +106,10 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
         permissionRequests.push(params);
         signal.addEventListener("abort", () => withdrawn.push(params.toolCall.toolCallId), { once: true });
         return answer(params, signal);
+      })
+      .onRequest("elicitation/create", ({ params }) => {
+        elicitations.push(params);
+        return elicit(params);
       });
     const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
     const connection = app.connect(recorded(stream, wire));
@@ -115,6 +124,10 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
       wire,
       answerPermissions(next) {
         answer = next;
+      },
+      elicitations,
+      answerElicitations(next) {
+        elicit = next;
       },
       stderr: () => stderr,
       text(kind) {

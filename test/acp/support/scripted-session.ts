@@ -66,6 +66,7 @@ export function scriptedWorld(onTurn: (text: string, emit: Emit) => void): Scrip
       return { result: "delivered", stepIndex: 1 };
     },
     pending: async () => [],
+    readConversation: async () => [],
     workspace: async () => undefined,
     async interrupt() {
       calls.push("interrupt");

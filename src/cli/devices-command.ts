@@ -1,0 +1,71 @@
+/**
+ * `agy-bridge devices`: the browsers paired with the approval page, and
+ * revoking one. Works on the device file beside the token file, whether or
+ * not serve runs; a running serve sees the change on the device's next request.
+ */
+import { homedir, userInfo } from "node:os";
+import { defineCommand, type Command } from "./command.js";
+import { terminalText } from "./terminal-text.js";
+
+const HELP = `Usage: agy-bridge devices [--revoke ID] [--token-file PATH] [--json]
+
+Lists the devices paired with the approval page (\`agy-bridge pair\`), or
+revokes one: its device token is refused from its next request on.
+
+Options:
+  --revoke ID        revoke the device with this id
+  --token-file PATH  the bearer token file serve uses; the devices are in
+                     devices.json beside it (default $XDG_CONFIG_HOME/agy-bridge/,
+                     else ~/.config/agy-bridge/)
+  --json             {"devices":[{"id","name","pairedAt"}]}, or with --revoke
+                     {"revoked":ID}
+  -h, --help         show this help
+
+Exit status: 0 on success; 1 when the device file cannot be read or no device has that id; 2 on a usage error.
+`;
+
+export const devicesCommand: Command = defineCommand({
+  name: "devices",
+  summary: "list the devices paired with the approval page, or revoke one",
+  help: HELP,
+  options: {
+    revoke: { type: "string" },
+    "token-file": { type: "string" },
+    json: { type: "boolean" },
+  },
+  async run(io, { values }) {
+    const { createDeviceStore, deviceFileFor, defaultTokenFile } = await import("../server/index.js");
+    const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, io.env["HOME"] ?? homedir());
+    const uid = userInfo().uid;
+    const store = createDeviceStore({ file: deviceFileFor(tokenFile), ...(uid < 0 ? {} : { uid }) });
+    try {
+      if (values.revoke !== undefined) {
+        const id = values.revoke;
+        const device = (await store.list()).find((d) => d.id === id);
+        if (device === undefined || !(await store.revoke(id))) {
+          io.stderr.write(`agy-bridge devices: no paired device has the id ${terminalText(JSON.stringify(id))}; \`agy-bridge devices\` lists them\n`);
+          return 1;
+        }
+        if (values.json === true) io.stdout.write(`${JSON.stringify({ revoked: id })}\n`);
+        else io.stdout.write(`${terminalText(`revoked ${id} (${device.name}); its next request is refused`)}\n`);
+        return 0;
+      }
+      const devices = await store.list();
+      if (values.json === true) {
+        io.stdout.write(`${JSON.stringify({ devices })}\n`);
+        return 0;
+      }
+      if (devices.length === 0) {
+        io.stderr.write("agy-bridge devices: no paired devices; `agy-bridge pair` pairs one\n");
+        return 0;
+      }
+      const width = Math.max(4, ...devices.map((d) => d.name.length));
+      io.stdout.write(`${"ID".padEnd(12)}  ${"NAME".padEnd(width)}  PAIRED\n`);
+      for (const d of devices) io.stdout.write(`${terminalText(`${d.id.padEnd(12)}  ${d.name.padEnd(width)}  ${d.pairedAt}`)}\n`);
+      return 0;
+    } catch (error) {
+      io.stderr.write(`agy-bridge devices: ${terminalText((error as Error).message)}\n`);
+      return 1;
+    }
+  },
+});

@@ -1,0 +1,225 @@
+/**
+ * serve's notification flags (docs/notifications.md): webhooks, ntfy,
+ * Telegram, the escalation, and Web Push (always on; the page subscribes).
+ * Everything a flag names is read and checked before serve listens; the
+ * channels start once serve knows its own address (for deep links).
+ */
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
+import type { AuditLog } from "../audit/index.js";
+import type { EventOf } from "../mapper/index.js";
+import type {
+  ActionTokens,
+  AnswerInteraction,
+  Escalation,
+  Notifier,
+  NotifyDispatcher,
+  PushSubscriptionStore,
+  VapidKeys,
+  WebhookReport,
+} from "../notify/index.js";
+import type { SessionHub } from "../server/index.js";
+import type { PolicyOutcome } from "../session/index.js";
+import type { CliIo } from "./command.js";
+import { terminalText } from "./terminal-text.js";
+
+export const NOTIFY_OPTIONS = {
+  "notify-webhook": { type: "string", multiple: true },
+  "notify-webhook-secret-file": { type: "string", multiple: true },
+  "notify-ntfy": { type: "string" },
+  "notify-base-url": { type: "string" },
+  "telegram-bot-token-file": { type: "string" },
+  "telegram-chat": { type: "string" },
+  "telegram-api-root": { type: "string" },
+  "escalate-after": { type: "string" },
+  "escalate-action": { type: "string" },
+  "escalate-instruction": { type: "string" },
+} as const;
+
+export const NOTIFY_HELP = `Notifications (docs/notifications.md) — each interaction that needs a person
+(after --policy, if one is set), and its resolution:
+  --notify-webhook URL            POST signed JSON to URL (repeatable)
+  --notify-webhook-secret-file F  the HMAC secret of each webhook, in order (default one
+                                  secret per install, $XDG_CONFIG_HOME/agy-bridge/webhook-secret)
+  --notify-ntfy TOPIC_URL         an ntfy message with Approve/Deny buttons
+  --notify-base-url URL           serve's address as phones reach it, for links and
+                                  ntfy's buttons (default the --listen address)
+  --telegram-bot-token-file F     a Telegram bot posting to --telegram-chat ID, with buttons
+  --telegram-chat ID              the one chat the bot posts to and obeys
+  --telegram-api-root URL         a Bot API server other than https://api.telegram.org
+  --escalate-after DURATION       when nobody answered within DURATION (90s, 5m, 1h):
+  --escalate-action notify|deny   notify again (default) or deny a permission,
+  --escalate-instruction TEXT     with TEXT as the deny instruction
+  Web Push goes to every browser the page subscribed (no flag needed).`;
+
+export type NotifyValues = {
+  [K in keyof typeof NOTIFY_OPTIONS]?: (typeof NOTIFY_OPTIONS)[K] extends { multiple: true } ? string[] | undefined : string | undefined;
+};
+
+/** Checked and loaded before serve listens; {@link Notifications.start} once it does. */
+export interface Notifications {
+  /** For the API server: the page's push routes and ntfy's one-time actions. */
+  readonly push: { publicKey: string; subscribe: PushSubscriptionStore["add"]; unsubscribe: PushSubscriptionStore["remove"] };
+  readonly actions: ActionTokens;
+  /** For `policyAttachOption`'s `onDecision`: an `ask` (or a failed delivery) goes to a person. */
+  policyDecided(outcome: PolicyOutcome): void;
+  start(options: { hub: SessionHub; pageUrl: string }): void;
+  close(): Promise<void>;
+}
+
+type Requested = EventOf<"interaction_requested">;
+
+/**
+ * Reads the flags, secrets and keys. A usage mistake is a string (exit 2);
+ * an unreadable file throws with a sentence (exit 1).
+ */
+export async function prepareNotifications(io: CliIo, values: NotifyValues, options: { tokenFile: string; auditLog: AuditLog; policy: boolean }): Promise<Notifications | string> {
+  const notify = await import("../notify/index.js");
+  const webhooks = values["notify-webhook"] ?? [];
+  const secretFiles = values["notify-webhook-secret-file"] ?? [];
+  for (const url of webhooks) {
+    if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return `--notify-webhook wants an http(s) URL, not ${url}`;
+  }
+  if (secretFiles.length > 0 && secretFiles.length !== webhooks.length) {
+    return `--notify-webhook-secret-file is given ${secretFiles.length} time(s) for ${webhooks.length} webhook(s); give one per webhook, in order, or none to use the install's secret`;
+  }
+  if (values["notify-ntfy"] !== undefined) {
+    try {
+      notify.ntfyTarget(values["notify-ntfy"]);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  const telegramToken = values["telegram-bot-token-file"];
+  const telegramChat = values["telegram-chat"];
+  if ((telegramToken === undefined) !== (telegramChat === undefined)) return "--telegram-bot-token-file and --telegram-chat go together: the bot needs both its token and the one chat it posts to";
+  if (telegramChat !== undefined && !/^(-?\d+|@[A-Za-z0-9_]{4,})$/.test(telegramChat)) return `--telegram-chat wants a numeric chat id or @channelname, not ${telegramChat}`;
+  let escalation: Escalation | undefined;
+  if (values["escalate-after"] !== undefined) {
+    const afterMs = notify.parseDuration(values["escalate-after"]);
+    if (afterMs === undefined || afterMs < 1000) return `--escalate-after wants a duration of at least 1s such as 90s, 5m or 1h, not ${values["escalate-after"]}`;
+    const action = values["escalate-action"] ?? "notify";
+    if (action !== "notify" && action !== "deny") return `--escalate-action is notify or deny, not ${action}`;
+    escalation = { afterMs, action, ...(values["escalate-instruction"] === undefined ? {} : { instruction: values["escalate-instruction"] }) };
+  } else if (values["escalate-action"] !== undefined || values["escalate-instruction"] !== undefined) {
+    return "--escalate-action and --escalate-instruction need --escalate-after DURATION";
+  }
+  if (values["escalate-instruction"] !== undefined && values["escalate-action"] !== "deny") return "--escalate-instruction goes with --escalate-action deny";
+
+  const dir = dirname(options.tokenFile);
+  const secrets: string[] = [];
+  if (webhooks.length > 0) {
+    if (secretFiles.length > 0) {
+      for (const file of secretFiles) secrets.push(await notify.readSecretFile(file, "webhook secret"));
+    } else {
+      const path = join(dir, "webhook-secret");
+      const secret = await notify.loadOrCreateSecret(path, notify.randomSecret);
+      // Said once, when made: the receivers need it, and it is in the file from then on.
+      if (secret.created) io.stderr.write(`agy-bridge serve: a webhook secret was generated and saved to ${path} (mode 0600): ${secret.text}\n`);
+      for (const _ of webhooks) secrets.push(secret.text);
+    }
+  }
+  const vapidPath = join(dir, "vapid.json");
+  const vapidText = await notify.loadOrCreateSecret(vapidPath, () => JSON.stringify(notify.generateVapidKeys()));
+  const keys: VapidKeys | undefined = notify.parseVapidKeys(vapidText.text);
+  if (keys === undefined) throw new Error(`${vapidPath} does not hold a VAPID key pair; delete it to have a new one generated (browsers subscribed with the old key must subscribe again)`);
+  const store = await notify.openPushSubscriptionStore(join(dir, "push-subscriptions.json"));
+  const telegramBotToken = telegramToken === undefined ? undefined : await notify.readSecretFile(telegramToken, "Telegram bot token");
+  const actions = notify.createActionTokens();
+  const host = hostname();
+  const say = (message: string) => io.stderr.write(`${terminalText(`agy-bridge serve: ${message}`)}\n`);
+
+  const audit = (report: WebhookReport, request: Requested | undefined) => {
+    options.auditLog
+      .append({
+        conversationId: report.delivery.conversationId,
+        interactionId: report.delivery.interactionId,
+        kind: request?.request.kind ?? "permission",
+        request: request === undefined ? {} : auditRequestOf(request),
+        decision: "notify",
+        decidedBy: report.notifier,
+        delivery: report.result,
+        reason: `${report.delivery.type} ${report.delivery.id} to ${report.origin}: ${report.attempts} attempt(s)${report.status === undefined ? "" : `, last HTTP ${report.status}`}${report.error === undefined || report.result === "delivered" ? "" : `, ${report.error}`}`,
+      })
+      .catch(() => undefined);
+  };
+
+  let dispatcher: NotifyDispatcher | undefined;
+  // A policy's ask can come before serve listens (the hub attaches early): kept until start.
+  const early: Requested[] = [];
+  const requests = new Map<string, Requested>();
+
+  return {
+    push: { publicKey: keys.publicKey, subscribe: (s) => store.add(s), unsubscribe: (e) => store.remove(e) },
+    actions,
+    policyDecided(outcome) {
+      // A person is needed when the policy said ask, or its answer was not delivered (threw, or
+      // was never sent: an approve rule matching a question); a timed-out one is over already.
+      if (outcome.decision.decision !== "ask" && outcome.error === undefined && outcome.result !== undefined) return;
+      if (dispatcher === undefined) early.push(outcome.request);
+      else dispatcher.policyAsked(outcome.request);
+    },
+    start({ hub, pageUrl }) {
+      const base = values["notify-base-url"] ?? pageUrl;
+      const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
+        const session = hub.get(conversationId);
+        if (session === undefined) return { result: "not_found", reason: "its session is gone" };
+        return session.respond(interactionId, action, decidedBy);
+      };
+      const notifiers: Notifier[] = webhooks.map((url, index) =>
+        notify.createWebhookNotifier({ url, secret: secrets[index]!, name: `webhook:${index + 1}`, onReport: (report) => audit(report, requests.get(report.delivery.interactionId)) }),
+      );
+      notifiers.push(notify.createWebPushNotifier({ keys, store }));
+      if (values["notify-ntfy"] !== undefined) notifiers.push(notify.createNtfyNotifier({ topicUrl: values["notify-ntfy"], apiUrl: base, tokens: actions }));
+      if (telegramBotToken !== undefined && telegramChat !== undefined) {
+        notifiers.push(
+          notify.createTelegramNotifier({
+            token: telegramBotToken,
+            chatId: telegramChat,
+            answer,
+            onProblem: say,
+            ...(values["telegram-api-root"] === undefined ? {} : { apiRoot: values["telegram-api-root"] }),
+          }),
+        );
+      }
+      dispatcher = notify.createNotifyDispatcher({ notifiers, pageUrl: base, host, policy: false, answer, onProblem: say, ...(escalation === undefined ? {} : { escalation }) });
+      const watched = new Set<unknown>();
+      const watch = () => {
+        for (const session of hub.list()) {
+          if (watched.has(session)) continue;
+          watched.add(session);
+          const observer = dispatcher!.session(session.conversationId);
+          const feed = (event: Parameters<typeof observer.observe>[0]) => {
+            if (event.type === "interaction_requested") {
+              requests.set(event.interactionId, event);
+              // Kept for the audit lines of late deliveries; bounded.
+              if (requests.size > 1000) requests.delete(requests.keys().next().value as string);
+            }
+            observer.observe(event);
+          };
+          // What the log holds so far, then every later append (synchronous: nothing falls between).
+          for (const entry of session.log.since(0)) feed(entry.event);
+          session.log.subscribe((entry) => feed(entry.event));
+        }
+      };
+      hub.onChange(watch);
+      watch();
+      for (const event of early.splice(0)) dispatcher.policyAsked(event);
+    },
+    async close() {
+      await dispatcher?.close();
+    },
+  };
+}
+
+function auditRequestOf(event: Requested): { commandLine?: string; path?: string; question?: string; variant?: string } {
+  const request = event.request;
+  switch (request.kind) {
+    case "permission":
+      return request.variant === "filePermission" || request.action === "file" ? { path: request.target } : { commandLine: request.target };
+    case "question":
+      return { question: request.questions[0]?.question ?? "" };
+    case "other":
+      return { variant: request.variant };
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * `agy-bridge relay --redis URL`: one per host. Follows every agy session on
+ * this machine (or the one the connection options name), publishes their
+ * events to Redis Streams and runs the commands bots send for this host
+ * (docs/fleet.md). Sessions are found and attached here, as `serve` does, and
+ * handed to the fleet relay through injected functions.
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
+import type { AttachOptions } from "../session/types.js";
+import { isLoopbackHost } from "../rpc/loopback.js";
+import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
+import { defineCommand } from "./command.js";
+import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
+import { auditLogFor, auditorFor } from "./policy-options.js";
+import { terminalText } from "./terminal-text.js";
+
+const HELP = `Usage: agy-bridge relay --redis URL [--host NAME] [--claim-idle MS] [--json]
+                        [--max-len N] [--refresh-ms MS] [--audit-file PATH]
+                        [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL]
+
+Publishes every agy session on this machine to Redis Streams and runs the
+commands (approve, deny, answer, send_turn, interrupt) bots send to this host
+through Redis (docs/fleet.md): events to agy:events:<host>:<conversationId>,
+the fleet index to agy:sessions, commands from agy:commands:<host> (consumer
+group agy-relay), results to agy:results:<host>. Restarted, it resumes without
+gaps or duplicates and claims the commands a dead relay left pending.
+
+Options:
+  --redis URL         redis://[user@]host:port[/db] or rediss:// for TLS; the password
+                      may be in the URL or in AGY_BRIDGE_REDIS_PASSWORD (never printed)
+  --host NAME         this host's name in every key (default: the machine's host name)
+  --claim-idle MS     claim a command another relay left pending this long (default 30000)
+  --max-len N         keep about N entries per stream (default 10000)
+  --refresh-ms MS     how often discovery runs (default 2000)
+  --audit-file PATH   where answers are logged (default $XDG_STATE_HOME/agy-bridge/audit.jsonl)
+  --json              print one line on start: {"relay":"ready","host":…,"redis":…}
+${CONNECTION_HELP}
+${PANE_HELP}
+  -h, --help          show this help
+
+Without --url, --conversation or --pane, every conversation discovery finds is
+followed, refreshed while it runs. Runs until SIGINT or SIGTERM.
+Exit status: 0 after a clean shutdown; 1 when it cannot start; 2 on a usage error.
+`;
+
+const OPTIONS = {
+  redis: { type: "string" },
+  host: { type: "string" },
+  "claim-idle": { type: "string" },
+  "max-len": { type: "string" },
+  "refresh-ms": { type: "string" },
+  "audit-file": { type: "string" },
+  json: { type: "boolean" },
+  ...CONNECTION_OPTIONS,
+  ...PANE_OPTION,
+} as const;
+
+function wholeNumber(name: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${name} wants a whole number, at least ${min}; run \`agy-bridge relay --help\``);
+  return value;
+}
+
+/** The URL as it may be shown: no user name or password. */
+export function shownRedisUrl(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = "";
+  copy.password = "";
+  return copy.href;
+}
+
+export const relayCommand = defineCommand({
+  name: "relay",
+  summary: "publish this machine's agy sessions to Redis Streams and take commands from it",
+  help: HELP,
+  options: OPTIONS,
+  async run(io, { values }) {
+    if (values.redis === undefined || values.redis === "") throw new UsageError("--redis URL is required (redis://host:port or rediss://host:port); run `agy-bridge relay --help`");
+    if (!URL.canParse(values.redis)) throw new UsageError("--redis does not parse as a URL; give redis://host:port or rediss://host:port");
+    const redisUrl = new URL(values.redis);
+    if (redisUrl.protocol !== "redis:" && redisUrl.protocol !== "rediss:") throw new UsageError("--redis must be a redis:// or rediss:// URL");
+    const { HOST_NAME, createRelay } = await import("../fleet/index.js");
+    const host = values.host ?? hostname().split(".")[0] ?? "";
+    if (!HOST_NAME.test(host)) throw new UsageError(`--host must be letters, digits, '.', '_' or '-' (up to 128, no ':'), since it is part of every key${values.host === undefined ? "; this machine's host name is not, so give --host" : ""}`);
+    const claimIdleMs = wholeNumber("claim-idle", values["claim-idle"], 30_000, 1);
+    const maxLen = wholeNumber("max-len", values["max-len"], 10_000, 10);
+    const refreshMs = wholeNumber("refresh-ms", values["refresh-ms"], 2000, 100);
+    const target = sessionTarget("relay", values, io.env);
+    const single = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
+    if (redisUrl.protocol === "redis:" && !isLoopbackHost(redisUrl.hostname)) {
+      io.stderr.write("agy-bridge relay: warning: the Redis connection is not encrypted and not loopback; anyone on the path can read events and inject commands — use rediss:// (docs/fleet.md)\n");
+    }
+
+    const { Redis } = await import("ioredis");
+    const password = io.env["AGY_BRIDGE_REDIS_PASSWORD"];
+    const db = redisUrl.pathname.replace(/^\//, "");
+    if (db !== "" && !/^\d{1,5}$/.test(db)) throw new UsageError("--redis names a database that is not a number; give redis://host:port/0 or leave the path out");
+    const redis = new Redis({
+      host: redisUrl.hostname.replace(/^\[|\]$/g, ""),
+      port: redisUrl.port === "" ? 6379 : Number(redisUrl.port),
+      ...(redisUrl.username === "" ? {} : { username: decodeURIComponent(redisUrl.username) }),
+      ...(redisUrl.password !== "" ? { password: decodeURIComponent(redisUrl.password) } : password !== undefined && password !== "" ? { password } : {}),
+      ...(db === "" ? {} : { db: Number(db) }),
+      ...(redisUrl.protocol === "rediss:" ? { tls: { servername: redisUrl.hostname } } : {}),
+      lazyConnect: true,
+      // Commands wait while Redis is away (the relay's own queue is bounded); reconnect with backoff.
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
+    });
+    let lastRedisError = "";
+    let connected = false;
+    redis.on("error", (error: Error) => {
+      if (error.message === lastRedisError) return;
+      lastRedisError = error.message;
+      // Before the first connection the failure is said once, below.
+      if (connected) io.stderr.write(`${terminalText(`agy-bridge relay: Redis: ${error.message}`)}\n`);
+    });
+    try {
+      await Promise.race([
+        redis.connect(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 10 s")), 10_000).unref()),
+      ]);
+    } catch (error) {
+      const why = lastRedisError !== "" ? lastRedisError : (error as Error).message;
+      io.stderr.write(`${terminalText(`agy-bridge relay: cannot reach Redis at ${shownRedisUrl(redisUrl)} (${why}); check the URL, that Redis runs, and the ACL user and password`)}\n`);
+      redis.disconnect();
+      return 1;
+    }
+    lastRedisError = "";
+    connected = true;
+
+    const auditor = auditorFor(io, auditLogFor(io, values), "relay");
+    const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    const { discoverServers } = await import("../discovery/index.js");
+    const { AgySession } = await import("../session/index.js");
+    const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
+    const servers = new Map<string, DiscoveredServer>();
+
+    let singleId: string | undefined;
+    if (single) {
+      try {
+        // Attached once to learn the conversation's id; later attaches (after a gap) name it.
+        const first = await attachFromArgs(io, target, { follow: false });
+        singleId = first.conversationId;
+        await first.close();
+      } catch (error) {
+        io.stderr.write(`${failureText("relay", error)}\n`);
+        redis.disconnect();
+        return 1;
+      }
+    }
+
+    const relay = createRelay({
+      redis,
+      host,
+      instanceId,
+      claimIdleMs,
+      maxLen,
+      async list(signal) {
+        if (singleId !== undefined) return [singleId];
+        const found = await discoverServers({ signal, tmuxServers: [tmux] });
+        const out: string[] = [];
+        for (const server of found.servers) {
+          if (server.url === undefined) continue;
+          for (const conversation of server.conversations) {
+            if (conversation.parentConversationId !== undefined) continue;
+            servers.set(conversation.conversationId, server);
+            out.push(conversation.conversationId);
+          }
+        }
+        return out;
+      },
+      async attach(conversationId) {
+        if (singleId !== undefined) return attachFromArgs(io, { ...target, connection: { ...target.connection, conversationId } }, { signal: new AbortController().signal });
+        const server = servers.get(conversationId);
+        if (server?.url === undefined) throw new Error("its server is gone");
+        const options: AttachOptions = { conversationId, url: server.url };
+        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
+        if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
+        return AgySession.attach(options);
+      },
+      observe: (event) => auditor.observe(event),
+      onAnswered: (answer) => auditor.answered(answer),
+      onProblem: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`),
+    });
+    await relay.start();
+    const ready = { relay: "ready", host, redis: shownRedisUrl(redisUrl) };
+    if (values.json === true) io.stdout.write(`${JSON.stringify(ready)}\n`);
+    else io.stderr.write(`agy-bridge relay: host ${host} on ${ready.redis}, following ${relay.following().length} conversation(s)\n`);
+
+    const timer = singleId === undefined ? setInterval(() => void relay.refresh(), refreshMs) : undefined;
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      else io.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    if (timer !== undefined) clearInterval(timer);
+    io.stderr.write("agy-bridge relay: shutting down\n");
+    await relay.close();
+    await auditor.flush().catch(() => undefined);
+    await redis.quit().catch(() => redis.disconnect());
+    return 0;
+  },
+});

@@ -1,0 +1,45 @@
+/**
+ * `agy-bridge sim --replay DIR`: serves a capture (docs/capture.md) as agy
+ * served it — RPC on two loopback listeners and the recorded screens in this
+ * terminal — so a bug seen on a real agy is reproduced here.
+ */
+import { loadReplayCapture } from "../sim/replay/capture-loader.js";
+import { createReplayScreen } from "../sim/replay/replay-screen.js";
+import { startReplayServer } from "../sim/replay/replay-server.js";
+import type { CliIo } from "./command.js";
+
+export interface ReplayArgs {
+  dir: string;
+  speed?: number;
+  csrfToken?: string;
+  headless: boolean;
+}
+
+export async function runReplay(io: CliIo, args: ReplayArgs): Promise<number> {
+  const capture = loadReplayCapture(args.dir);
+  const server = await startReplayServer({
+    capture,
+    ...(args.speed === undefined ? {} : { speed: args.speed }),
+    ...(args.csrfToken === undefined ? {} : { csrfToken: args.csrfToken }),
+  });
+  try {
+    if (args.headless) {
+      io.stdout.write(`${JSON.stringify({ conversationId: server.conversationId, tlsUrl: server.tlsUrl, plainUrl: server.plainUrl, pid: process.pid, csrfTokenPresent: args.csrfToken !== undefined, agyVersion: capture.agyVersion, replay: args.dir })}\n`);
+      await aborted(io.signal);
+      return 0;
+    }
+    io.stderr.write(`agy-bridge sim --replay: conversation ${server.conversationId} at ${server.tlsUrl} (TLS) and ${server.plainUrl} (plain)\n`);
+    const screen = createReplayScreen({ server, input: io.stdin, output: io.stdout });
+    screen.start();
+    await Promise.race([screen.closed, aborted(io.signal)]);
+    screen.stop();
+    return 0;
+  } finally {
+    await server.close();
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

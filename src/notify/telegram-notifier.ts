@@ -1,0 +1,194 @@
+/**
+ * `serve --telegram-bot-token-file F --telegram-chat ID`: a Telegram bot
+ * (grammY's Bot API client) that posts each interaction that needs a person
+ * to one chat with inline buttons — Approve / Deny for a permission, one
+ * button per option for a question — answers a button press through serve,
+ * and edits every message it posted for an interaction once that interaction
+ * is resolved, wherever it was answered.
+ *
+ * Only the configured chat is obeyed: a press from any other chat is told so
+ * and does nothing. Updates come by long polling `getUpdates` (no webhook, so
+ * serve needs no public address); the bot uses only `getUpdates`,
+ * `sendMessage`, `editMessageText` and `answerCallbackQuery`.
+ *
+ * Message text is plain (no parse mode), so nothing agy asks can inject
+ * formatting. Callback data is a short key (`a:7`, `d:7`, `o:7:2`): Telegram
+ * caps it at 64 bytes, and interaction ids stay out of the chat's buttons.
+ */
+import { Api } from "grammy";
+import type { InlineKeyboardButton, Update } from "grammy/types";
+import type { AnswerInteraction, InteractionAction, Notifier, PendingNotice, ResolvedNotice } from "./notice.js";
+import { noticeBody, noticeTitle, outcomeText } from "./notice-text.js";
+
+export interface TelegramNotifierOptions {
+  token: string;
+  /** The one chat posted to and obeyed (a user id, a group id, or `@channel`). */
+  chatId: string;
+  answer: AnswerInteraction;
+  /** The Bot API root (default `https://api.telegram.org`); tests point it at a stand-in. */
+  apiRoot?: string;
+  /** Seconds a `getUpdates` long poll waits (default 25). */
+  pollTimeoutS?: number;
+  /** Told about failures, one sentence each (never the token). */
+  onProblem?: (message: string) => void;
+  /** Waits between failed polls; default a timer. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+interface Posted {
+  notice: PendingNotice;
+  key: number;
+  /** Message ids, as the sends settle (a reminder is a second message). */
+  messages: Promise<number | undefined>[];
+  done: boolean;
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+
+export function createTelegramNotifier(options: TelegramNotifierOptions): Notifier {
+  const api = new Api(options.token, { ...(options.apiRoot === undefined ? {} : { apiRoot: options.apiRoot }), fetch: globalThis.fetch as never });
+  const sleep = options.sleep ?? defaultSleep;
+  const lifetime = new AbortController();
+  // grammY types its signal parameter with its Node shim's AbortSignal; the platform's is what it uses at run time.
+  const signal = lifetime.signal as unknown as Parameters<Api["getUpdates"]>[1];
+  const byInteraction = new Map<string, Posted>();
+  const byKey = new Map<number, Posted>();
+  let nextKey = 1;
+  const problem = (what: string, error: unknown) => {
+    // grammY's errors name the method and Telegram's description, never the token.
+    const detail = error instanceof Error ? error.message.replaceAll(options.token, "<token>") : String(error);
+    options.onProblem?.(`telegram: ${what}: ${detail}`);
+  };
+
+  function keyboard(posted: Posted): InlineKeyboardButton[][] {
+    const request = posted.notice.request;
+    if (request.kind === "permission") {
+      return [[{ text: "Approve", callback_data: `a:${posted.key}` }, { text: "Deny", callback_data: `d:${posted.key}` }]];
+    }
+    if (request.kind === "question" && request.questions.length === 1) {
+      // One option per row: option texts are often long.
+      return (request.questions[0]?.options ?? []).slice(0, 20).map((option, index) => [{ text: option.text.slice(0, 60), callback_data: `o:${posted.key}:${index}` }]);
+    }
+    return [];
+  }
+
+  function text(notice: PendingNotice): string {
+    const lines = [notice.escalated ? `Still waiting: ${noticeTitle(notice.request)}` : noticeTitle(notice.request), "", noticeBody(notice.request), "", `on ${notice.host}`];
+    if (notice.request.kind === "question" && notice.request.questions.length > 1) lines.push("Several questions: answer them on the page.");
+    if (notice.escalation !== undefined) lines.push(notice.escalation);
+    lines.push(notice.url);
+    return lines.join("\n");
+  }
+
+  async function send(posted: Posted, notice: PendingNotice): Promise<number | undefined> {
+    const buttons = keyboard(posted);
+    for (let attempt = 1; attempt <= 3 && !lifetime.signal.aborted; attempt++) {
+      try {
+        const message = await api.sendMessage(options.chatId, text(notice), buttons.length === 0 ? {} : { reply_markup: { inline_keyboard: buttons } }, signal);
+        return message.message_id;
+      } catch (error) {
+        if (attempt === 3) problem(`posting interaction ${notice.interactionId} failed`, error);
+        else await sleep(1000 * attempt, lifetime.signal);
+      }
+    }
+    return undefined;
+  }
+
+  function actionOf(posted: Posted, data: string): InteractionAction | undefined {
+    const [verb, , index] = data.split(":");
+    if (verb === "a") return { action: "approve" };
+    if (verb === "d") return { action: "deny" };
+    const request = posted.notice.request;
+    if (verb === "o" && request.kind === "question") {
+      const option = request.questions[0]?.options[Number(index)];
+      if (option !== undefined) return { action: "answer", optionIds: [option.id] };
+    }
+    return undefined;
+  }
+
+  async function onCallback(query: NonNullable<Update["callback_query"]>): Promise<void> {
+    const chat = query.message?.chat;
+    const fromChat = chat !== undefined && (String(chat.id) === options.chatId || ("username" in chat && chat.username !== undefined && `@${chat.username}` === options.chatId));
+    if (!fromChat) {
+      await api.answerCallbackQuery(query.id, { text: "This bot does not take answers from this chat." }, signal);
+      return;
+    }
+    const key = Number((query.data ?? "").split(":")[1]);
+    const posted = byKey.get(key);
+    const action = posted === undefined ? undefined : actionOf(posted, query.data ?? "");
+    if (posted === undefined || action === undefined || posted.done) {
+      await api.answerCallbackQuery(query.id, { text: "This was already answered." }, signal);
+      return;
+    }
+    const who = `telegram:${query.from.username ?? query.from.id}`;
+    let reply: string;
+    try {
+      const outcome = await options.answer(posted.notice.conversationId, posted.notice.interactionId, action, who);
+      reply = outcome.result === "delivered" ? "Sent to agy." : outcome.result === "already_resolved" ? "It was already answered elsewhere." : `Not delivered: ${outcome.reason ?? outcome.result}`;
+    } catch (error) {
+      reply = `Not delivered: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    await api.answerCallbackQuery(query.id, { text: reply.slice(0, 200) }, signal);
+  }
+
+  const polling = (async () => {
+    let offset: number | undefined;
+    let failures = 0;
+    while (!lifetime.signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await api.getUpdates({ timeout: options.pollTimeoutS ?? 25, allowed_updates: ["callback_query"], ...(offset === undefined ? {} : { offset }) }, signal);
+        failures = 0;
+      } catch (error) {
+        if (lifetime.signal.aborted) return;
+        failures += 1;
+        if (failures === 1 || failures % 20 === 0) problem("polling for button presses failed; retrying", error);
+        await sleep(Math.min(30_000, 1000 * 2 ** Math.min(failures - 1, 5)), lifetime.signal);
+        continue;
+      }
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        if (update.callback_query !== undefined) await onCallback(update.callback_query).catch((error: unknown) => problem("answering a button press failed", error));
+      }
+    }
+  })();
+
+  return {
+    name: "telegram",
+    pending(notice) {
+      let posted = byInteraction.get(notice.interactionId);
+      if (posted === undefined) {
+        posted = { notice, key: nextKey++, messages: [], done: false };
+        byInteraction.set(notice.interactionId, posted);
+        byKey.set(posted.key, posted);
+      }
+      if (posted.done) return;
+      posted.messages.push(send(posted, notice));
+    },
+    resolved(notice: ResolvedNotice) {
+      const posted = byInteraction.get(notice.interactionId);
+      if (posted === undefined) return;
+      posted.done = true;
+      byInteraction.delete(notice.interactionId);
+      const finalText = [noticeTitle(notice.request), "", noticeBody(notice.request), "", `${outcomeText(notice.outcome, notice.decidedBy)}.`].join("\n");
+      for (const message of posted.messages) {
+        void message.then(async (id) => {
+          // Without reply_markup the edit also removes the buttons.
+          if (id !== undefined) await api.editMessageText(options.chatId, id, finalText, {}, signal);
+        }).catch((error: unknown) => problem(`editing the message of interaction ${notice.interactionId} failed`, error))
+          .finally(() => byKey.delete(posted.key));
+      }
+    },
+    async close() {
+      lifetime.abort();
+      await polling.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * One chaos run: a private simulator, the chaos proxy in front of it, and an
+ * `AgySession` attached through the proxy, playing the script of
+ * chaos-script.ts under a fault list. It returns the event log, the
+ * supervisor's answers, what the simulator recorded, and every failure it
+ * saw (a hang past its bound, an answer on the wrong step, a leaked handle).
+ */
+import { AgySession, type AgySessionApi, type AnswerResult } from "../../src/session/index.js";
+import type { EventOf, MapperEvent } from "../../src/mapper/index.js";
+import { STEP_STATUS } from "../../src/protocol/wire-names.js";
+import { asIndex, asObject, asString } from "../../src/protocol/json.js";
+import { loadScenarios, startSimServer, type SimServer } from "../../src/sim/index.js";
+import { ManualTimeouts } from "../sim/support/manual-timeouts.js";
+import { startChaosProxy, type ChaosProxy } from "./chaos-proxy.js";
+import { isAgySide, type Fault, type GateKey } from "./fault-plan.js";
+import { LONG_JOB, TURNS, gateKeyOfRequest, gateKeyOfStep, tuiAnswerFor, verdictFor } from "./chaos-script.js";
+import { checkRecord, type AnswerRecord } from "./delivery-check.js";
+import { normalise } from "./normalise.js";
+
+export interface RunOutcome {
+  /** The faults that fired (transport faults at the proxy, agy-side ones in the harness). */
+  fired: Fault[];
+  /** Events the session delivered (raw count). */
+  events: number;
+  /** The normalised log (normalise.ts). */
+  log: string[];
+  answers: AnswerRecord[];
+  /** Answers on the wrong step, or a gate answered twice or not at all (the simulator's record). */
+  misdelivered: string[];
+  /** A wait that passed its bound. */
+  hang: string | undefined;
+  /** Anything else that went wrong: an answer that kept failing, a leaked handle, an unhandled rejection. */
+  errors: string[];
+}
+
+const DECIDED_BY = "chaos:supervisor";
+const TURN_BOUND_MS = 25_000;
+const shipped = await loadScenarios();
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+class Hang extends Error {}
+
+/** Whether `promise` settles within `ms` (its timer cleared either way, so nothing outlives the run). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for `check` to return a value, failing with a Hang naming `what` after `ms`. */
+async function until<T>(check: () => T | undefined | false, what: string, ms = TURN_BOUND_MS): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Hang(`no ${what} within ${ms} ms`);
+    await sleep(5);
+  }
+}
+
+/** Resources that outlive a run when something leaks. */
+function handles(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) {
+    if (kind === "TCPSocketWrap" || kind === "TCPServerWrap" || kind === "Timeout") counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
+  const baseline = handles();
+  const fired: Fault[] = [];
+  const errors: string[] = [];
+  const answers: AnswerRecord[] = [];
+  const log: MapperEvent[] = [];
+  const onRejection = (reason: unknown) => errors.push(`unhandled rejection: ${String(reason)}`);
+  process.on("unhandledRejection", onRejection);
+  const clock = new ManualTimeouts(60_000);
+  const sim = await startSimServer({ speed: 0.05, clock, interactionTimeoutMs: 3_600_000, scenarios: [...shipped, LONG_JOB] });
+  const agyFaults = faults.filter(isAgySide);
+  const proxy = await startChaosProxy({
+    faults: faults.filter((f) => !isAgySide(f)),
+    targetPort: () => sim.plainPort,
+    restartAgy: () => sim.restart(),
+    beforeForward: async (request) => {
+      if (request.method === "HandleCascadeUserInteraction") await agyMoves(sim, clock, agyFaults, fired, request.body);
+    },
+  });
+  let session: AgySessionApi | undefined;
+  let hang: string | undefined;
+  const tasks = new Set<Promise<void>>();
+  let reading: Promise<void> = Promise.resolve();
+  try {
+    session = await attach(sim, proxy);
+    const live = session;
+    reading = (async () => {
+      let historyDone = false;
+      for await (const event of live.events()) {
+        log.push(event);
+        if (event.type === "history_end") historyDone = true;
+        if (historyDone && event.type === "interaction_requested") {
+          const task = supervise(live, event as EventOf<"interaction_requested">, answers, errors);
+          tasks.add(task);
+          void task.finally(() => tasks.delete(task));
+        }
+      }
+    })();
+    await until(() => sim.openStreams(live.conversationId) > 0, "stream from the session");
+    for (const [t, turn] of TURNS.entries()) {
+      const seen = log.length;
+      sim.engine.tuiPort().submitTurn(turn.text);
+      const clear = agyFaults.find((f) => f.kind === "clear_mid_turn" && f.turn === t);
+      if (clear !== undefined) {
+        const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
+        await until(() => conv.running && conv.steps.length > 0, `start of turn ${t}`);
+        sim.engine.tuiPort().clear();
+        fired.push(clear);
+      }
+      if (turn.interrupt === true) await interrupt(sim, live);
+      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1, `user_message "${turn.text}"`);
+      await until(() => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")), `end of turn "${turn.text}"`);
+      await until(() => tasks.size === 0, `the answers of turn "${turn.text}"`);
+    }
+  } catch (error) {
+    if (error instanceof Hang) hang = error.message;
+    else errors.push(`the run failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  } finally {
+    await session?.close();
+    if (!(await within(reading, 5000))) errors.push("events() did not end within 5 s of close()");
+    if (!(await within(Promise.all(tasks), 5000))) errors.push("an answer was still running 5 s after close()");
+    await proxy.close();
+    await sim.close();
+  }
+  fired.unshift(...proxy.fired);
+  const misdelivered = checkRecord(sim, answers, log, DECIDED_BY, hang === undefined);
+  await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", 3000).catch(() => {
+    errors.push(`handles left after close: ${JSON.stringify([...handles()])} (before: ${JSON.stringify([...baseline])})`);
+  });
+  process.off("unhandledRejection", onRejection);
+  return { fired, events: log.length, log: normalise(log), answers, misdelivered, hang, errors };
+}
+
+/** A supervisor re-attaches when attaching fails (agy unreachable for a moment). */
+async function attach(sim: SimServer, proxy: ChaosProxy): Promise<AgySessionApi> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    try {
+      return await AgySession.attach({
+        url: proxy.url,
+        locate: async () => ({ url: proxy.url, how: "chaos proxy" }),
+        conversationId: sim.engine.activeConversationId,
+        relocate: true,
+        idleCheckIntervalMs: 100,
+        locatePane: false,
+      });
+    } catch (error) {
+      last = error;
+      await sleep(50 * (attempt + 1));
+    }
+  }
+  throw new Error(`could not attach: ${String(last)}`);
+}
+
+/** Answers a gate with the verdict meant for it, retrying a call that failed on the wire (as any supervisor would). */
+async function supervise(session: AgySessionApi, event: EventOf<"interaction_requested">, answers: AnswerRecord[], errors: string[]): Promise<void> {
+  const key = gateKeyOfRequest(event.request);
+  if (key === undefined) {
+    errors.push(`a gate the script does not have: ${JSON.stringify(event.request)}`);
+    return;
+  }
+  const verdict = verdictFor(key);
+  let last: unknown;
+  for (let attempt = 0; attempt < 12; attempt++) {
+    try {
+      const result: AnswerResult =
+        verdict.kind === "approve"
+          ? await session.approve(event.interactionId, { decidedBy: DECIDED_BY })
+          : verdict.kind === "deny"
+            ? await session.deny(event.interactionId, { instruction: verdict.instruction, decidedBy: DECIDED_BY })
+            : await session.answer(event.interactionId, { optionIds: verdict.optionIds, decidedBy: DECIDED_BY });
+      answers.push({ key, interactionId: event.interactionId, conversationId: event.conversationId, stepIndex: event.stepIndex, result });
+      return;
+    } catch (error) {
+      last = error;
+      await sleep(40 * (attempt + 1));
+    }
+  }
+  errors.push(`the answer to the ${key} gate failed 12 times: ${String(last)}`);
+}
+
+/** Interrupts the running long job, retrying calls that failed on the wire. */
+async function interrupt(sim: SimServer, session: AgySessionApi): Promise<void> {
+  const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
+  await until(() => conv.steps.some((s) => s.status === STEP_STATUS.RUNNING && asObject(s["runCommand"])?.["commandLine"] === "sleep 600"), "the long job running");
+  for (let attempt = 0; attempt < 12; attempt++) {
+    try {
+      const result = await session.interrupt();
+      if (result.result === "cancelled" || (result.result === "idle" && !conv.running)) return;
+    } catch {
+      // The wire failed: ask again.
+    }
+    await sleep(40 * (attempt + 1));
+  }
+  throw new Hang("the interrupt did not get through in 12 attempts");
+}
+
+/** agy-side faults, acted out while the supervisor's answer to a gate is held at the proxy. */
+async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly Fault[], fired: Fault[], body: Buffer): Promise<void> {
+  const request = asObject(JSON.parse(body.toString("utf8")) as unknown);
+  const conv = sim.engine.conversation(asString(request?.["cascadeId"]) ?? "");
+  const index = asIndex(asObject(request?.["interaction"])?.["stepIndex"] ?? 0);
+  const step = index === undefined ? undefined : conv?.steps[index];
+  if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return;
+  const key: GateKey | undefined = gateKeyOfStep(step);
+  const fault = faults.find((f) => (f.kind === "tui_race" || f.kind === "timeout_retry") && f.gate === key && !fired.includes(f));
+  if (fault === undefined || key === undefined) return;
+  if (fault.kind === "timeout_retry") {
+    fired.push(fault);
+    const before = conv.steps.length;
+    clock.fireHeld();
+    await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", 5000);
+  } else if (conv.id === sim.engine.activeConversationId) {
+    fired.push(fault);
+    if (!sim.engine.tuiPort().answer(index, tuiAnswerFor(key))) throw new Error(`the TUI could not answer step ${index}`);
+  }
+}

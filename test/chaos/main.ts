@@ -1,0 +1,71 @@
+/**
+ * `npm run chaos [-- --runs N | --seed S]`: runs seeds through the chaos
+ * proxy and prints one row per seed (seed, faults that fired by kind,
+ * events, result), the shrunk fault list of each failure, and last:
+ * `chaos: <identical>/<runs> runs identical to the clean run, <n> misdelivered answers, <n> hangs`.
+ */
+import { label, type Fault } from "./fault-plan.js";
+import { runSeed, shrink, type SeedResult } from "./chaos-seed.js";
+
+function args(argv: string[]): { seeds: number[]; heap: boolean } {
+  const at = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i < 0 ? undefined : argv[i + 1];
+  };
+  const seed = at("--seed");
+  if (seed !== undefined) {
+    if (!/^\d+$/.test(seed)) throw new Error(`--seed takes a whole number, not "${seed}"`);
+    return { seeds: [Number(seed)], heap: true };
+  }
+  const runs = at("--runs") ?? "20";
+  if (!/^\d+$/.test(runs) || Number(runs) < 1) throw new Error(`--runs takes a whole number of runs, not "${runs}"`);
+  const first = Number(at("--from") ?? "1");
+  return { seeds: Array.from({ length: Number(runs) }, (_, i) => first + i), heap: true };
+}
+
+function byKind(fired: readonly Fault[]): string {
+  const counts = new Map<string, number>();
+  for (const f of fired) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  return [...counts].map(([kind, n]) => `${kind}×${n}`).join(" ") || "-";
+}
+
+const heapNow = (): number => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+};
+
+async function main(): Promise<void> {
+  const { seeds } = args(process.argv.slice(2));
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`${"seed".padEnd(6)} ${"faults fired (by kind)".padEnd(58)} ${"events".padStart(6)}  result`);
+  let identical = 0;
+  let misdelivered = 0;
+  let hangs = 0;
+  const failures: SeedResult[] = [];
+  let heapBase: number | undefined;
+  for (const seed of seeds) {
+    const r = await runSeed(seed);
+    heapBase ??= heapNow();
+    if (r.identical) identical += 1;
+    misdelivered += r.outcome.misdelivered.length;
+    if (r.outcome.hang !== undefined) hangs += 1;
+    const result = r.problems.length === 0 ? "identical" : `FAIL ${r.problems[0]?.slice(0, 160)}`;
+    out(`${String(seed).padEnd(6)} ${byKind(r.outcome.fired).padEnd(58)} ${String(r.outcome.events).padStart(6)}  ${result}`);
+    if (r.problems.length > 0) failures.push(r);
+  }
+  for (const failure of failures) {
+    out(`\nseed ${failure.seed} failed:`);
+    for (const problem of failure.problems) out(`  ${problem}`);
+    out(`  faults planned: ${failure.planned.map(label).join(", ")}`);
+    const shortest = await shrink(failure.seed, failure);
+    out(`  shortest fault list that still fails: ${shortest.map(label).join(", ") || "(none: it fails without faults)"}`);
+  }
+  if (heapBase !== undefined && (globalThis as { gc?: unknown }).gc !== undefined) {
+    const grown = heapNow() - heapBase;
+    out(`heap after gc: ${(grown / 1024 / 1024).toFixed(1)} MiB above the first run's`);
+  }
+  out(`chaos: ${identical}/${seeds.length} runs identical to the clean run, ${misdelivered} misdelivered answers, ${hangs} hangs`);
+  process.exitCode = identical === seeds.length && misdelivered === 0 && hangs === 0 && failures.length === 0 ? 0 : 1;
+}
+
+await main();

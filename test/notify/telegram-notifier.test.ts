@@ -1,0 +1,110 @@
+/**
+ * The Telegram bot against a Bot API stand-in on loopback: it posts with
+ * buttons, answers a press through serve's callback, obeys only its chat,
+ * and edits its message when the interaction is resolved anywhere.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createTelegramNotifier, type AnswerInteraction, type InteractionAction, type Notifier } from "../../src/notify/index.js";
+import { permissionNotice, questionNotice, resolvedOf } from "./support/notices.js";
+import { startTelegramStandIn, type TelegramStandIn } from "./support/telegram-stand-in.js";
+
+const TOKEN = "123456:test-token-ABC";
+const CHAT = 4242;
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+interface Answered {
+  conversationId: string;
+  interactionId: string;
+  action: InteractionAction;
+  decidedBy: string;
+}
+
+async function world(result: "delivered" | "already_resolved" = "delivered") {
+  const api: TelegramStandIn = await startTelegramStandIn(TOKEN);
+  cleanup.push(() => api.close());
+  const answered: Answered[] = [];
+  const problems: string[] = [];
+  const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
+    answered.push({ conversationId, interactionId, action, decidedBy });
+    return { result };
+  };
+  const bot: Notifier = createTelegramNotifier({ token: TOKEN, chatId: String(CHAT), answer, apiRoot: api.apiRoot, pollTimeoutS: 1, onProblem: (m) => problems.push(m) });
+  cleanup.push(() => bot.close());
+  return { api, bot, answered, problems };
+}
+
+describe("the Telegram bot", () => {
+  it("posts a permission with Approve and Deny, and a press answers it through serve as the user", async () => {
+    const { api, bot, answered } = await world();
+    bot.pending(permissionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    expect(String(message.chat.id)).toBe(String(CHAT));
+    expect(message.text).toContain("agy asks to run a command");
+    expect(message.text).toContain("npm test");
+    expect(message.text).toContain("http://127.0.0.1:7878/#/interactions/int_0123456789abcdef");
+    const buttons = message.reply_markup!.inline_keyboard.flat();
+    expect(buttons.map((b) => b.text)).toEqual(["Approve", "Deny"]);
+    const press = api.press(CHAT, message.message_id, buttons[0]!.callback_data!);
+    await api.until(() => api.callbackAnswers.get(press), "the press to be answered");
+    expect(answered).toEqual([{ conversationId: "conv-1", interactionId: "int_0123456789abcdef", action: { action: "approve" }, decidedBy: "telegram:ana" }]);
+    expect(api.callbackAnswers.get(press)).toBe("Sent to agy.");
+  });
+
+  it("offers a question's options as buttons and answers with the option pressed", async () => {
+    const { api, bot, answered } = await world();
+    bot.pending(questionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    const buttons = message.reply_markup!.inline_keyboard.flat();
+    expect(buttons.map((b) => b.text)).toEqual(["Postgres", "SQLite"]);
+    const press = api.press(CHAT, message.message_id, buttons[1]!.callback_data!);
+    await api.until(() => api.callbackAnswers.get(press), "the press to be answered");
+    expect(answered.map((a) => a.action)).toEqual([{ action: "answer", optionIds: ["2"] }]);
+  });
+
+  it("ignores a press from any other chat, and says so", async () => {
+    const { api, bot, answered } = await world();
+    bot.pending(permissionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    const press = api.press(999, message.message_id, message.reply_markup!.inline_keyboard[0]![0]!.callback_data!, { id: 999, username: "mallory" });
+    expect(await api.until(() => api.callbackAnswers.get(press), "the refusal")).toBe("This bot does not take answers from this chat.");
+    expect(answered).toEqual([]);
+  });
+
+  it("edits its message, buttons removed, when the interaction is resolved elsewhere; a later press does nothing", async () => {
+    const { api, bot, answered } = await world();
+    const notice = permissionNotice();
+    bot.pending(notice);
+    const message = await api.until(() => api.messages[0], "the message");
+    const data = message.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
+    bot.resolved(resolvedOf(notice, "denied", "page"));
+    await api.until(() => (message.history.length === 2 ? true : undefined), "the edit");
+    expect(message.text).toContain("Denied by page.");
+    expect(message.reply_markup).toBeUndefined();
+    const press = api.press(CHAT, message.message_id, data);
+    expect(await api.until(() => api.callbackAnswers.get(press), "the answer to a late press")).toBe("This was already answered.");
+    expect(answered).toEqual([]);
+  });
+
+  it("tells the person when another channel answered first", async () => {
+    const { api, bot } = await world("already_resolved");
+    bot.pending(permissionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    const press = api.press(CHAT, message.message_id, message.reply_markup!.inline_keyboard[0]![1]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(press), "the answer")).toBe("It was already answered elsewhere.");
+  });
+
+  it("uses only getUpdates, sendMessage, editMessageText and answerCallbackQuery", async () => {
+    const { api, bot } = await world();
+    const notice = permissionNotice();
+    bot.pending(notice);
+    const message = await api.until(() => api.messages[0], "the message");
+    const press = api.press(CHAT, message.message_id, message.reply_markup!.inline_keyboard[0]![0]!.callback_data!);
+    await api.until(() => api.callbackAnswers.get(press), "the press to be answered");
+    bot.resolved(resolvedOf(notice, "approved", "telegram:ana"));
+    await api.until(() => (message.history.length === 2 ? true : undefined), "the edit");
+    expect(new Set(api.calls.map((c) => c.method))).toEqual(new Set(["getUpdates", "sendMessage", "editMessageText", "answerCallbackQuery"]));
+  });
+});

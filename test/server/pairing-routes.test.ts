@@ -1,0 +1,126 @@
+/**
+ * Pairing over a real loopback API server: the bearer token's holder asks
+ * for a code, a browser exchanges it once for a device token, the device
+ * token works on the page's routes (and answers as `page:<name>`) until it
+ * is revoked — and neither token ever shows up in a URL or a log line.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDeviceStore, type DeviceStore } from "../../src/server/device-store.js";
+import { createFailureLimiter } from "../../src/server/bearer-token.js";
+import { createPairingCodes } from "../../src/server/pairing-codes.js";
+import type { InteractionAction } from "../../src/server/contract.js";
+import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
+import { permissionRequested } from "./support/scripted-session.js";
+
+let harness: ApiHarness | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await harness?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  harness = undefined;
+  dir = undefined;
+});
+
+async function world(options: { now?: () => number; maxFailures?: number } = {}) {
+  dir = await mkdtemp(join(tmpdir(), "agyb-pairing-"));
+  const devices: DeviceStore = createDeviceStore({ file: join(dir, "devices.json") });
+  const log: string[] = [];
+  harness = await startApiHarness({
+    devices,
+    pairing: createPairingCodes(options.now === undefined ? {} : { now: options.now }),
+    log: (line) => log.push(line),
+    limiter: createFailureLimiter({ maxFailures: options.maxFailures ?? 10 }),
+  });
+  return { h: harness, devices, log };
+}
+
+async function newCode(h: ApiHarness): Promise<{ code: string; url: string; expiresAt: string }> {
+  const res = await h.fetch("/v1/pairing/codes", { method: "POST" });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { code: string; url: string; expiresAt: string };
+}
+
+function exchange(h: ApiHarness, code: string, name = "Pixel") {
+  return h.fetch("/v1/pairing", { token: null, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code, name }) });
+}
+
+describe("pairing a device", () => {
+  it("gives a link with the code in its fragment, exchanged once for a device token that lists sessions", async () => {
+    const { h, log } = await world();
+    h.addSession("conv-a");
+    await h.hub.refresh();
+    const issued = await newCode(h);
+    expect(issued.url).toBe(`${h.url}/#/pair/${issued.code}`);
+    expect(issued.url).not.toContain(TEST_TOKEN);
+    const first = await exchange(h, issued.code);
+    expect(first.status).toBe(201);
+    const paired = (await first.json()) as { deviceId: string; name: string; token: string };
+    expect(paired).toEqual({ deviceId: expect.stringMatching(/^[0-9a-f]{12}$/), name: "Pixel", token: expect.stringMatching(/^agyd\./) });
+    const again = await exchange(h, issued.code);
+    expect(again.status).toBe(401);
+    expect(await again.json()).toMatchObject({ result: "pairing_refused", detail: expect.stringContaining("agy-bridge pair") });
+    const sessions = await h.fetch("/v1/sessions", { token: paired.token });
+    expect(sessions.status).toBe(200);
+    expect(((await sessions.json()) as { sessions: { conversationId: string }[] }).sessions.map((s) => s.conversationId)).toEqual(["conv-a"]);
+    for (const secret of [TEST_TOKEN, paired.token, issued.code]) expect(log.join("\n")).not.toContain(secret);
+  });
+
+  it("refuses a code after five minutes on the server's clock", async () => {
+    let now = Date.parse("2026-12-01T08:00:00Z");
+    const { h } = await world({ now: () => now });
+    const issued = await newCode(h);
+    expect(issued.expiresAt).toBe("2026-12-01T08:05:00.000Z");
+    now += 5 * 60_000;
+    expect((await exchange(h, issued.code)).status).toBe(401);
+  });
+
+  it("lets no device token mint pairing codes", async () => {
+    const { h } = await world();
+    const paired = (await (await exchange(h, (await newCode(h)).code)).json()) as { token: string };
+    const res = await h.fetch("/v1/pairing/codes", { token: paired.token, method: "POST" });
+    expect(res.status).toBe(403);
+  });
+
+  it("records a device's answer as page:<device name>, and the bearer token's page answer as page", async () => {
+    const { h } = await world();
+    const session = h.addSession("conv-a");
+    const seen: string[] = [];
+    session.respond = async (_id: string, _action: InteractionAction, decidedBy?: string) => {
+      seen.push(decidedBy ?? "");
+      return { result: "delivered", stepIndex: 3 };
+    };
+    await h.hub.refresh();
+    session.push(permissionRequested("conv-a", 3, "npm test"));
+    session.push(permissionRequested("conv-a", 5, "npm run lint"));
+    const iid = (n: number) => (permissionRequested("conv-a", n, "") as { interactionId: string }).interactionId;
+    for (let i = 0; i < 200 && (h.hub.get("conv-a")?.pending().length ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const paired = (await (await exchange(h, (await newCode(h)).code, "Jo's phone")).json()) as { token: string };
+    const body = JSON.stringify({ action: "approve" });
+    const headers = { "content-type": "application/json", "x-agy-bridge-client": "page" };
+    expect((await h.fetch(`/v1/sessions/conv-a/interactions/${iid(3)}`, { token: paired.token, method: "POST", headers, body })).status).toBe(200);
+    expect((await h.fetch(`/v1/sessions/conv-a/interactions/${iid(5)}`, { method: "POST", headers, body })).status).toBe(200);
+    expect(seen).toEqual(["page:Jo's phone", "page"]);
+  });
+
+  it("refuses a revoked device's token on its next request", async () => {
+    const { h, devices } = await world();
+    const paired = (await (await exchange(h, (await newCode(h)).code)).json()) as { deviceId: string; token: string };
+    expect((await h.fetch("/v1/sessions", { token: paired.token })).status).toBe(200);
+    expect(await devices.revoke(paired.deviceId)).toBe(true);
+    expect((await h.fetch("/v1/sessions", { token: paired.token })).status).toBe(401);
+    expect((await h.fetch("/v1/sessions")).status).toBe(200);
+  });
+
+  it("limits guessed codes per address, and says to wait", async () => {
+    const { h } = await world({ maxFailures: 2 });
+    const issued = await newCode(h);
+    expect((await exchange(h, "guess-1")).status).toBe(401);
+    expect((await exchange(h, "guess-2")).status).toBe(401);
+    const limited = await exchange(h, issued.code);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("60");
+  });
+});
