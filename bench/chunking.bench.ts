@@ -4,9 +4,14 @@
  * decoded from 64 KiB, 16-byte and 1-byte chunks. A slow or hostile server
  * chooses the chunk sizes, so reassembly must stay linear in bytes.
  *
- * Goals: 16-byte and 1-byte chunks within 2× of 64 KiB chunks; and, as the
- * linearity check, 1-byte chunks of a stream twice as long within 2.5× of the
- * 1-byte case. Chunks are sliced before timing; only decoding is measured.
+ * Goals (issue 23): 1-byte chunks within 1.5× of the floor —
+ * iterating the same chunks through an async iterator without decoding,
+ * which any reader of an `AsyncIterable` pays per chunk (the old goal, 2× of
+ * 64 KiB chunks, was below that floor alone; 16-byte chunks are printed
+ * against their own floor); and, as the linearity check,
+ * 1-byte chunks of a stream twice as long within 2.5× of the 1-byte case.
+ * The 64 KiB case is printed for scale. Chunks are sliced before timing;
+ * only decoding is measured.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -92,12 +97,14 @@ const suite: BenchSuite = {
       const chunks = chunked(body, size);
       decoded[label] = await measure(() => decodeAll(chunks), options);
     }
-    const oneByteChunks = chunked(body, 1);
-    const floor = await measure(async () => {
-      let n = 0;
-      for await (const c of replay(oneByteChunks)) n += c.length;
-      return n;
-    }, options);
+    const floorOf = (chunks: readonly Uint8Array[]) =>
+      measure(async () => {
+        let n = 0;
+        for await (const c of replay(chunks)) n += c.length;
+        return n;
+      }, options);
+    const floor = await floorOf(chunked(body, 1));
+    const floor16 = await floorOf(chunked(body, 16));
     const doubleOneByte = chunked(double, 1);
     const doubleSample = await measure(() => decodeAll(doubleOneByte), options);
     const reassembled: Record<string, Sample> = {};
@@ -116,16 +123,19 @@ const suite: BenchSuite = {
     const base = { name: `decodeStreamBody, ${kib(body.length)} in 64 KiB chunks`, sample: need(decoded["64 KiB"]) };
     const withGoal = (row: BenchRow, goal: string, limit: number): BenchRow => ({ ...row, goal, met: (ratio(row) ?? Infinity) <= limit });
     const oneByte = { name: "decodeStreamBody, 1-byte chunks", sample: need(decoded["1-byte"]) };
+    const floorRow = (size: string, sample: Sample) => ({ name: `floor: iterating the ${size} chunks, no decoding`, sample });
     return [
-      withGoal({ name: "decodeStreamBody, 16-byte chunks", sample: need(decoded["16-byte"]), baseline: base }, "<= 2x 64 KiB chunks", 2),
-      withGoal({ ...oneByte, baseline: base }, "<= 2x 64 KiB chunks", 2),
+      // No goal: at 16 bytes the decoding itself (the whole 64 KiB case) is as large as the floor.
+      { name: "decodeStreamBody, 16-byte chunks", sample: need(decoded["16-byte"]), baseline: floorRow("16-byte", floor16) },
+      withGoal({ ...oneByte, baseline: floorRow("1-byte", floor) }, "<= 1.5x the floor", 1.5),
       withGoal(
         { name: `decodeStreamBody, 1-byte chunks of ${kib(double.length)}`, sample: doubleSample, baseline: oneByte },
         "<= 2.5x (linear in bytes)",
         2.5,
       ),
-      // What any reader of an AsyncIterable pays for 1-byte chunks before decoding a byte.
-      { name: "floor: iterating the 1-byte chunks, no decoding", sample: floor, baseline: base },
+      // What any reader of an AsyncIterable pays for 1-byte chunks before decoding a byte, against 64 KiB decoding for scale.
+      { ...floorRow("1-byte", floor), baseline: base },
+      { name: "decodeStreamBody, 1-byte chunks, against 64 KiB chunks (for scale)", sample: need(decoded["1-byte"]), baseline: base },
       {
         name: "EnvelopeDecoder.push alone, 1-byte chunks",
         sample: need(reassembled["1-byte"]),

@@ -59,6 +59,32 @@ export interface CaptureResult {
   ended: "duration" | "idle" | "aborted";
 }
 
+/** How long a screen may lag behind RPC before it is recorded as it is. */
+const SCREEN_SETTLE_MS = 1_000;
+const SCREEN_POLL_MS = 20;
+/** How long `untilIdle` keeps recording after the turn ended, for frames still on their way. */
+const IDLE_DRAIN_MS = 500;
+
+function isStateChange(event: MapperEvent): boolean {
+  return event.type === "interaction_requested" || event.type === "interaction_resolved" || event.type === "status";
+}
+
+/** The screen state that shows the last state change among `events`, as a test of a screen state. */
+function expectedScreen(events: readonly MapperEvent[]): ((state: string) => boolean) | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as MapperEvent;
+    if (event.type === "interaction_requested") return (state) => state === "prompt";
+    if (event.type === "interaction_resolved") return (state) => state !== "prompt";
+    if (event.type === "status") {
+      if (event.status === "running") return (state) => state === "busy";
+      if (event.status === "idle") return (state) => state === "ready";
+      if (event.status === "waiting") return (state) => state === "prompt";
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** Runs one capture; resolves when it ends (duration, idle, or `signal`). */
 export async function recordCapture(options: RecordOptions): Promise<CaptureResult> {
   return new Recording(options).run();
@@ -77,6 +103,9 @@ class Recording {
   readonly #screenNames = new Set<string>();
   #streams = 0;
   #turnSeen = false;
+  #draining = false;
+  /** State changes applied so far (frames are applied as they arrive, ahead of their screens). */
+  #changes = 0;
   #idle = true;
   #failure: unknown;
   #queue: Promise<void> = Promise.resolve();
@@ -151,14 +180,20 @@ class Recording {
         this.#o.sink.appendLine(`${STREAM_DIR}/${seqLabel(this.#streams)}.ndjson`, { t, frame: this.#o.redactor.json(frame) });
         this.#counts.frames += 1;
         const events = this.#tracker.applyStreamUpdate(event.update);
-        await this.#serial(() => this.#onEvents(events, t, signal));
+        if (events.some(isStateChange)) this.#changes += 1;
+        // Frames are written as they come; screens and snapshots follow in turn, never holding a frame back.
+        this.#serial(() => this.#onEvents(events, t, signal)).catch((error: unknown) => this.#fail(error, signal));
       }
     } catch (error) {
-      if (!signal.aborted) {
-        this.#failure = error;
-        this.#end("aborted");
-      }
+      this.#fail(error, signal);
     }
+  }
+
+  /** A read that failed while the capture ran ends it with that error; one cut short by the end is no failure. */
+  #fail(error: unknown, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    this.#failure ??= error;
+    this.#end("aborted");
   }
 
   async #poll(signal: AbortSignal): Promise<void> {
@@ -172,9 +207,7 @@ class Recording {
           await this.#onEvents(events, this.#t(), signal);
         });
       } catch (error) {
-        if (signal.aborted) return;
-        this.#failure = error;
-        this.#end("aborted");
+        this.#fail(error, signal);
         return;
       }
     }
@@ -182,19 +215,16 @@ class Recording {
 
   /** Screens, snapshots and summaries at every state change seen on RPC; answers as they resolve. */
   async #onEvents(events: readonly MapperEvent[], t: number, signal: AbortSignal): Promise<void> {
-    let changed = false;
+    const changed = events.some(isStateChange);
     for (const event of events) {
       if (event.type === "interaction_requested") {
-        changed = true;
         this.#o.onProgress?.(`gate raised at step ${event.stepIndex}`);
       } else if (event.type === "interaction_resolved") {
-        changed = true;
         const answer = { t, interactionId: event.interactionId, stepIndex: event.stepIndex, kind: event.kind, outcome: event.outcome, stepStatus: event.stepStatus, ...(event.decidedBy === undefined ? {} : { decidedBy: event.decidedBy }) };
         this.#o.sink.appendLine(ANSWERS_FILE, this.#o.redactor.json(answer));
         this.#counts.answers += 1;
         this.#o.onProgress?.(`gate at step ${event.stepIndex} resolved: ${event.outcome}`);
       } else if (event.type === "status") {
-        changed = true;
         if (event.status === "running" || event.status === "waiting") {
           this.#turnSeen = true;
           this.#idle = false;
@@ -203,11 +233,15 @@ class Recording {
       }
     }
     if (!changed || signal.aborted) return;
-    await this.#screen("change", signal);
+    await this.#screen("change", signal, expectedScreen(events));
     const more = await this.#snapshot(signal);
     await this.#summary(signal);
     if (more.length > 0) await this.#onEvents(more, this.#t(), signal);
-    if (this.#o.untilIdle === true && this.#turnSeen && this.#idle) this.#end("idle");
+    if (this.#o.untilIdle === true && this.#turnSeen && this.#idle && !this.#draining) {
+      // A poll can see the turn end before its last frames arrive: let them in, for a bounded moment.
+      this.#draining = true;
+      void this.#o.clock.sleep(IDLE_DRAIN_MS, this.#stop.signal).then(() => this.#end("idle"));
+    }
   }
 
   /** Reads a snapshot, maps it, and writes it when it differs from the last one written. */
@@ -215,6 +249,7 @@ class Recording {
     const answer = await this.#o.client.getCascadeTrajectorySteps({ conversationId: this.#o.conversationId }, { signal });
     const t = this.#t();
     const events = this.#tracker.applySnapshot({ steps: answer.steps, stepOffset: 0 });
+    if (events.some(isStateChange)) this.#changes += 1;
     const text = JSON.stringify(answer.steps);
     if (text !== this.#lastSnapshot) {
       this.#lastSnapshot = text;
@@ -233,13 +268,26 @@ class Recording {
     this.#o.sink.writeJson(`${SUMMARIES_DIR}/${seqLabel(this.#counts.summaries)}-${timeLabel(this.#t())}.json`, this.#o.redactor.json(answer));
   }
 
-  /** The pane's screen, when it changed. A pane that cannot be read costs the screen, not the capture. */
-  async #screen(why: string, signal: AbortSignal): Promise<void> {
+  /**
+   * The pane's screen, when it changed. agy's TUI draws a change a moment
+   * after RPC shows it, so the pane is read until it shows what RPC says
+   * (`expect`), for at most {@link SCREEN_SETTLE_MS}; then as it is (a
+   * dialog agy keeps open after an RPC answer never goes, spike-notes §5.4).
+   * A pane that cannot be read costs the screen, not the capture.
+   */
+  async #screen(why: string, signal: AbortSignal, expect?: (state: string) => boolean): Promise<void> {
     const capture = this.#o.capturePane;
     if (capture === undefined || signal.aborted) return;
     let raw: string;
     try {
       raw = await capture();
+      const deadline = this.#o.clock.now() + SCREEN_SETTLE_MS;
+      const changes = this.#changes;
+      // A newer change seen meanwhile takes its own screen: this one is recorded as it is now.
+      while (expect !== undefined && !expect(readScreen(raw).state) && this.#o.clock.now() < deadline && !signal.aborted && this.#changes === changes) {
+        await this.#o.clock.sleep(SCREEN_POLL_MS, signal);
+        raw = await capture();
+      }
     } catch (error) {
       this.#o.onProgress?.(`no screen at ${why}: ${AgyBridgeError.from(error).message}`);
       return;

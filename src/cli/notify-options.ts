@@ -80,6 +80,10 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
   for (const url of webhooks) {
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return `--notify-webhook wants an http(s) URL, not ${url}`;
   }
+  for (const flag of ["notify-base-url", "telegram-api-root"] as const) {
+    const value = values[flag];
+    if (value !== undefined && (!/^https?:\/\//i.test(value) || !URL.canParse(value))) return `--${flag} wants an http(s) URL, not ${value}`;
+  }
   if (secretFiles.length > 0 && secretFiles.length !== webhooks.length) {
     return `--notify-webhook-secret-file is given ${secretFiles.length} time(s) for ${webhooks.length} webhook(s); give one per webhook, in order, or none to use the install's secret`;
   }
@@ -182,7 +186,7 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
           }),
         );
       }
-      dispatcher = notify.createNotifyDispatcher({ notifiers, pageUrl: base, host, policy: false, answer, onProblem: say, ...(escalation === undefined ? {} : { escalation }) });
+      dispatcher = notify.createNotifyDispatcher({ notifiers, pageUrl: base, host, policy: options.policy, answer, onProblem: say, ...(escalation === undefined ? {} : { escalation }) });
       const watched = new Set<unknown>();
       const watch = () => {
         for (const session of hub.list()) {

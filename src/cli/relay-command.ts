@@ -17,7 +17,7 @@ import { auditLogFor, auditorFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge relay --redis URL [--host NAME] [--claim-idle MS] [--json]
-                        [--max-len N] [--refresh-ms MS] [--audit-file PATH]
+                        [--max-len N] [--refresh-ms MS] [--audit-file PATH] [--standby]
                         [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL]
 
 Publishes every agy session on this machine to Redis Streams and runs the
@@ -35,6 +35,8 @@ Options:
   --max-len N         keep about N entries per stream (default 10000)
   --refresh-ms MS     how often discovery runs (default 2000)
   --audit-file PATH   where answers are logged (default $XDG_STATE_HOME/agy-bridge/audit.jsonl)
+  --standby           take commands (and claim what another relay of --host left pending)
+                      but publish nothing: a second relay for the same host
   --json              print one line on start: {"relay":"ready","host":…,"redis":…}
 ${CONNECTION_HELP}
 ${PANE_HELP}
@@ -52,6 +54,7 @@ const OPTIONS = {
   "max-len": { type: "string" },
   "refresh-ms": { type: "string" },
   "audit-file": { type: "string" },
+  standby: { type: "boolean" },
   json: { type: "boolean" },
   ...CONNECTION_OPTIONS,
   ...PANE_OPTION,
@@ -159,6 +162,7 @@ export const relayCommand = defineCommand({
       instanceId,
       claimIdleMs,
       maxLen,
+      publish: values.standby !== true,
       async list(signal) {
         if (singleId !== undefined) return [singleId];
         const found = await discoverServers({ signal, tmuxServers: [tmux] });
@@ -186,8 +190,16 @@ export const relayCommand = defineCommand({
       onAnswered: (answer) => auditor.answered(answer),
       onProblem: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`),
     });
-    await relay.start();
-    const ready = { relay: "ready", host, redis: shownRedisUrl(redisUrl) };
+    try {
+      await relay.start();
+    } catch (error) {
+      // E.g. the ACL user may not create the command group (NOPERM).
+      io.stderr.write(`${terminalText(`agy-bridge relay: cannot start taking commands from Redis (${(error as Error).message}); check the ACL user's permissions (docs/fleet.md)`)}\n`);
+      await relay.close();
+      redis.disconnect();
+      return 1;
+    }
+    const ready = { relay: "ready", host, redis: shownRedisUrl(redisUrl), ...(values.standby === true ? { standby: true } : {}) };
     if (values.json === true) io.stdout.write(`${JSON.stringify(ready)}\n`);
     else io.stderr.write(`agy-bridge relay: host ${host} on ${ready.redis}, following ${relay.following().length} conversation(s)\n`);
 
@@ -200,7 +212,9 @@ export const relayCommand = defineCommand({
     io.stderr.write("agy-bridge relay: shutting down\n");
     await relay.close();
     await auditor.flush().catch(() => undefined);
-    await redis.quit().catch(() => redis.disconnect());
+    // QUIT waits for Redis; when it is away, just close the socket.
+    if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
     return 0;
   },
 });

@@ -49,6 +49,9 @@ ${POLICY_HELP}
 ${NOTIFY_HELP}
   -h, --help           show this help
 
+On start it prints a one-time link that pairs a phone with the page (5 minutes,
+one device; \`agy-bridge pair\` prints more, with a QR code).
+
 Runs until SIGINT or SIGTERM; event streams then get a final comment.
 Exit status: 0 after a clean shutdown; 1 when it cannot start; 2 on a usage error.
 `;
@@ -226,6 +229,8 @@ export const serveCommand = defineCommand({
       devices,
       pairing,
       describe,
+      // Pairing links name the address phones reach serve at, when it was given.
+      ...(values["notify-base-url"] === undefined ? {} : { pageUrl: values["notify-base-url"] }),
       push: notifications.push,
       actions: notifications.actions,
       openapi: buildOpenApiDocument(version),
@@ -259,7 +264,8 @@ export const serveCommand = defineCommand({
     const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
     // The pairing link carries a one-time code in its fragment, never the bearer token.
     const linkHost = listen.host === "0.0.0.0" || listen.host === "::" ? hostname() : listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-    const pairingUrl = `http://${linkHost}:${port}/#/pair/${pairing.issue().code}`;
+    const pageBase = (values["notify-base-url"] ?? `http://${linkHost}:${port}`).replace(/\/+$/, "");
+    const pairingUrl = `${pageBase}/#/pair/${pairing.issue().code}`;
     if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile, pairingUrl })}\n`);
     else {
       io.stderr.write(`agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);

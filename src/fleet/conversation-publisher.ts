@@ -36,7 +36,7 @@ export interface PublisherOptions {
   onState(state: FleetState, phase: "attached" | "changed"): void;
   /** Redis was away too long: queued events were dropped; the relay marks the gap and reads the conversation again. */
   onGap(reason: string): void;
-  /** Every event read, published or not (for the audit log). */
+  /** Every live event, after the requests still open at attach (for the audit log). */
   observe?: (event: MapperEvent) => void;
   /** A write failed; retried. */
   onProblem?: (message: string) => void;
@@ -164,10 +164,12 @@ export function startPublisher(options: PublisherOptions): Publisher {
     let state: FleetState = "idle";
     for await (const event of options.events) {
       if (stopped || gap) break;
-      options.observe?.(event);
+      if (!inHistory) options.observe?.(event);
       if (event.type === "history_end") {
         if (inHistory) {
           inHistory = false;
+          // The audit log sees what a background reader would: the requests open now, then live events — never old decisions again.
+          if (options.observe !== undefined) for (const request of openRequests(history)) options.observe(request);
           const upTo = last === null ? -1 : history.findLastIndex((entry) => entry.key === last);
           history.forEach((entry, i) => {
             if (i > upTo && !known.has(entry.key)) enqueue(entry, true);
@@ -208,4 +210,11 @@ export function startPublisher(options: PublisherOptions): Publisher {
       stopped = true;
     },
   };
+}
+
+/** The `interaction_requested` events of `history` that no `interaction_resolved` in it settled. */
+function openRequests(history: readonly Entry[]): MapperEvent[] {
+  const resolved = new Set<string>();
+  for (const { event } of history) if (event.type === "interaction_resolved") resolved.add(event.interactionId);
+  return history.map((entry) => entry.event).filter((event) => event.type === "interaction_requested" && !resolved.has(event.interactionId));
 }

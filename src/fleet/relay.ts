@@ -36,6 +36,13 @@ export interface RelayOptions {
   attach(conversationId: string): Promise<FleetSession>;
   /** Default 30,000 ms. */
   claimIdleMs?: number;
+  /**
+   * Default true. false: a standby — it follows the sessions and takes
+   * commands (and claims what another relay of the host left pending), but
+   * publishes no events and no index entries, so the host's one publishing
+   * relay is not doubled.
+   */
+  publish?: boolean;
   /** Approximate length of each events stream and of the index (`MAXLEN ~`); default 10,000. */
   maxLen?: number;
   /** Events held per conversation while Redis is away; default 10,000. */
@@ -43,6 +50,8 @@ export interface RelayOptions {
   /** How long one blocking read of commands lasts (ms); default 1000. */
   blockMs?: number;
   now?: () => Date;
+  /** How long `close` waits for a write or a command in flight when Redis does not answer (ms); default 3000. */
+  stopWaitMs?: number;
   onProblem?: (message: string) => void;
   /** Every event read from a session (for the audit log's view of requests). */
   observe?: (event: MapperEvent) => void;
@@ -73,6 +82,7 @@ export function createRelay(options: RelayOptions): Relay {
   const { redis, host } = options;
   const now = options.now ?? (() => new Date());
   const maxLen = options.maxLen ?? 10_000;
+  const publish = options.publish ?? true;
   const problem = (message: string): void => options.onProblem?.(message);
   const followed = new Map<string, Followed>();
   const attaching = new Set<string>();
@@ -102,7 +112,7 @@ export function createRelay(options: RelayOptions): Relay {
         return;
       }
       const entry: Followed = { session, publisher: undefined as unknown as Publisher };
-      entry.publisher = startPublisher({
+      entry.publisher = !publish ? standbyReader(session, options.observe) : startPublisher({
         redis,
         host,
         conversationId,
@@ -125,7 +135,7 @@ export function createRelay(options: RelayOptions): Relay {
         await session.close().catch(() => undefined);
         if (closed) return;
         if (entry.gap !== undefined) await follow(conversationId, entry.gap).catch((error: unknown) => problem(`${conversationId} could not be followed again after the gap (${(error as Error).message}); the next refresh tries again`));
-        else index("session.detached", conversationId, "gone");
+        else if (publish) index("session.detached", conversationId, "gone");
       });
     } finally {
       attaching.delete(conversationId);
@@ -138,8 +148,9 @@ export function createRelay(options: RelayOptions): Relay {
     followed.delete(conversationId);
     entry.publisher.stop();
     await entry.session.close().catch(() => undefined);
-    await entry.publisher.done;
-    index("session.detached", conversationId, "gone");
+    // With Redis away the queue cannot be written: stopping does not wait for it forever.
+    await within(entry.publisher.done, options.stopWaitMs ?? 3000);
+    if (publish) index("session.detached", conversationId, "gone");
   };
 
   const sessionFor = (conversationId: string): FleetSession | undefined => {
@@ -233,9 +244,23 @@ export function createRelay(options: RelayOptions): Relay {
       if (closed) return;
       closed = true;
       lifetime.abort();
-      await runner?.stop();
-      await Promise.all([...followed.keys()].map((id) => unfollow(id)));
+      await Promise.all([within(runner?.stop() ?? Promise.resolve(), options.stopWaitMs ?? 3000), ...[...followed.keys()].map((id) => unfollow(id))]);
     },
   };
   return relay;
+}
+
+/** A standby's reader: keeps the session's events flowing (to the audit log) without publishing them. */
+function standbyReader(session: FleetSession, observe: ((event: MapperEvent) => void) | undefined): Publisher {
+  const done = (async () => {
+    for await (const event of session.events({ history: false, background: true })) observe?.(event);
+  })().catch(() => undefined);
+  return { published: 0, done, stop: () => undefined };
+}
+
+/** Settles when `work` does or after `ms`, whichever comes first. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

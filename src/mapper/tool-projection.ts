@@ -210,8 +210,9 @@ export function toolOutput(step: JsonObject, fields: StepFields, failed: boolean
   const output = rawOutput(fields, at);
   if (output !== undefined) return output;
   if (!failed) return "";
-  const name = asString(fields.toolCall?.["name"]);
-  const what = name === undefined || name === "" ? "the tool" : name;
+  // The call's own name (toolCall.name, else the type's), so both projections give the same marker.
+  const name = toolName(fields);
+  const what = name === "tool" && fields.suffix === "" ? "the tool" : name;
   const detail = failureDetail(step, undefined);
   return `[agy-bridge: ${what} did not complete (status ${fields.status})${detail === undefined ? "" : `: ${detail}`}]`;
 }

@@ -91,7 +91,8 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
     if (escalation === undefined) return undefined;
     const after = formatDuration(escalation.afterMs);
     if (escalation.action === "deny" && event.request.kind === "permission") {
-      return `If nobody answers within ${after}, agy-bridge denies it${escalation.instruction === undefined ? "" : ` ("${escalation.instruction}")`}.`;
+      const said = escalation.instruction === undefined ? undefined : escalation.instruction.length > 200 ? `${escalation.instruction.slice(0, 199)}…` : escalation.instruction;
+      return `If nobody answers within ${after}, agy-bridge denies it${said === undefined ? "" : ` ("${said}")`}.`;
     }
     return `If nobody answers within ${after}, you will be reminded.`;
   };

@@ -82,6 +82,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
   function text(notice: PendingNotice): string {
     const lines = [notice.escalated ? `Still waiting: ${noticeTitle(notice.request)}` : noticeTitle(notice.request), "", noticeBody(notice.request), "", `on ${notice.host}`];
     if (notice.request.kind === "question" && notice.request.questions.length > 1) lines.push("Several questions: answer them on the page.");
+    else if (notice.request.kind === "question" && notice.request.questions[0]?.multiSelect === true) lines.push("A button answers with that one option; to choose several, open the card.");
     if (notice.escalation !== undefined) lines.push(notice.escalation);
     lines.push(notice.url);
     return lines.join("\n");

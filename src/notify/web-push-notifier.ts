@@ -16,6 +16,9 @@ import type { PushSubscriptionJson, PushSubscriptionStore } from "./push-subscri
 import { subscriptionId } from "./push-subscriptions.js";
 import { createRetryQueue, type AttemptResult, type JobReport, type RetryPolicy } from "./retry-queue.js";
 
+/** The plaintext limit: 4096-byte records minus the RFC 8291 header (86), the tag (16) and the delimiter, with room. */
+const MAX_PAYLOAD_BYTES = 3800;
+
 export interface VapidKeys {
   publicKey: string;
   privateKey: string;
@@ -108,16 +111,17 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
     onDone: (job, report) => options.onReport?.({ ...report, subscription: subscriptionId(job.subscription.endpoint), type: job.type, interactionId: job.interactionId }),
   });
 
-  function send(type: PushJob["type"], notice: PendingNotice | ResolvedNotice, extra: Record<string, unknown>, title: string): void {
-    const payload = JSON.stringify({
-      type,
-      conversationId: notice.conversationId,
-      interactionId: notice.interactionId,
-      title,
-      body: noticeBody(notice.request),
-      url: notice.url,
-      ...extra,
-    });
+  function send(type: PushJob["type"], notice: PendingNotice | ResolvedNotice, extra: Record<string, unknown>, title: string, after = ""): void {
+    // `after` (the escalation's announcement) is kept whole; the request text is what gets cut.
+    const build = (body: string) => JSON.stringify({ type, conversationId: notice.conversationId, interactionId: notice.interactionId, title, body: `${body}${after}`, url: notice.url, ...extra });
+    let body = noticeBody(notice.request);
+    let payload = build(body);
+    // Push services take about 4 KB after encryption: a long request (multi-byte text) is cut.
+    while (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && body.length > 0) {
+      body = `${body.slice(0, Math.floor(body.length * 0.8))}…`.replace(/……$/, "…");
+      if (body === "…") body = "";
+      payload = build(body);
+    }
     for (const subscription of options.store.list()) queue.push({ subscription, type, interactionId: notice.interactionId, payload });
   }
 
@@ -125,7 +129,7 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
     name: "push",
     pending(notice) {
       const title = notice.escalated ? `Still waiting: ${noticeTitle(notice.request)}` : noticeTitle(notice.request);
-      send("interaction.pending", notice, { escalated: notice.escalated, ...(notice.escalation === undefined ? {} : { escalation: notice.escalation }) }, title);
+      send("interaction.pending", notice, { escalated: notice.escalated, ...(notice.escalation === undefined ? {} : { escalation: notice.escalation }) }, title, notice.escalation === undefined ? "" : `\n${notice.escalation}`);
     },
     resolved(notice) {
       send("interaction.resolved", notice, { outcome: notice.outcome, ...(notice.decidedBy === undefined ? {} : { decidedBy: notice.decidedBy }) }, outcomeText(notice.outcome, notice.decidedBy));

@@ -270,7 +270,21 @@ class ConnectJsonClient implements AgyRpcClient {
         throw httpStatusError(method, response.status, await readErrorBody(response.body), this.#token);
       }
       options.onOpen?.();
-      yield* decodeStreamBody(response.body, { method, maxFrameBytes: this.#maxFrameBytes });
+      // Not `yield*`: a delegating generator keeps the last frame reachable while it waits for the
+      // next, and a stream's first frame replays the whole history (issue 23: an idle session holds none).
+      const frames = decodeStreamBody(response.body, { method, maxFrameBytes: this.#maxFrameBytes })[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          let next: IteratorResult<StreamUpdate, void> | undefined = await frames.next();
+          if (next.done === true) break;
+          let update: StreamUpdate | undefined = next.value;
+          next = undefined;
+          yield update;
+          update = undefined;
+        }
+      } finally {
+        await frames.return?.();
+      }
     } catch (reason) {
       throw call.fail(reason);
     } finally {

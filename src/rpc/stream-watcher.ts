@@ -91,8 +91,11 @@ export async function* watchAgentStateUpdates(
     let waitingForOpen = true;
     try {
       let pending = nextOutcome(iterator);
+      // A `let` outside the loop, cleared after each yield: a frame (a whole history, on a stream's
+      // first) must not stay reachable from this generator while it waits for the next one.
+      let outcome: Outcome | typeof IDLE | undefined;
       for (;;) {
-        const outcome = await withIdle(waitingForOpen ? Promise.race([opened, pending]) : pending, idleMs, timers);
+        outcome = await withIdle(waitingForOpen ? Promise.race([opened, pending]) : pending, idleMs, timers);
         if (outcome === IDLE) {
           reason = new AgyBridgeError("timeout", `no stream frame within ${idleMs} ms; reconnecting`);
           break;
@@ -104,7 +107,10 @@ export async function* watchAgentStateUpdates(
         if (outcome.kind === "open") continue;
         if (outcome.result.done === true) break;
         delay = backoff.initialMs;
-        yield { type: "update", update: outcome.result.value };
+        let update: StreamUpdate | undefined = outcome.result.value;
+        outcome = undefined;
+        yield { type: "update", update };
+        update = undefined;
         pending = nextOutcome(iterator);
       }
     } catch (error) {

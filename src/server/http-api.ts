@@ -9,12 +9,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./bearer-token.js";
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
-import { InteractionActionSchema, PairingRequestSchema, PushSubscriptionSchema, PushUnsubscribeSchema, TurnRequestSchema, type PushSubscriptionBody } from "./contract.js";
-import type { Device, DeviceStore } from "./device-store.js";
+import { InteractionActionSchema, PushSubscriptionSchema, PushUnsubscribeSchema, TurnRequestSchema, type PushSubscriptionBody } from "./contract.js";
+import type { DeviceStore } from "./device-store.js";
 import { followLog, resumeFrom } from "./event-stream.js";
 import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
 import { PAGE_ASSETS } from "./page-assets.js";
 import type { PairingCodes } from "./pairing-codes.js";
+import { createPairingRoutes, decidedByDevice, type Principal } from "./pairing-routes.js";
 import { refuseWrongAction, sendAnswer, sendTurnOutcome } from "./refusals.js";
 import { parseBody, readJson } from "./request-body.js";
 import { createOriginCheck } from "./request-origin.js";
@@ -48,6 +49,8 @@ export interface ApiServerOptions {
   devices?: DeviceStore;
   /** One-time pairing codes (`POST /v1/pairing/codes`, exchanged at `POST /v1/pairing`). */
   pairing?: PairingCodes;
+  /** How often a paired device's open event streams check it is still paired (default 5000 ms). */
+  revocationCheckMs?: number;
   /** The page's public address for pairing links; default the origin of the request's `Host`. */
   pageUrl?: string;
   /** Web Push for the page: the VAPID public key, and where subscriptions go (`src/notify/`). Without it the push routes answer 404. */
@@ -96,6 +99,13 @@ export interface ApiServer {
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorized = createBearerCheck(options.token);
   const limiter = options.limiter ?? createFailureLimiter();
+  const pairingRoutes = createPairingRoutes({
+    bearer: authorized,
+    limiter,
+    ...(options.devices === undefined ? {} : { devices: options.devices }),
+    ...(options.pairing === undefined ? {} : { pairing: options.pairing }),
+    ...(options.pageUrl === undefined ? {} : { pageUrl: options.pageUrl }),
+  });
   const streams = new Set<SseStream>();
   const originRefusal = createOriginCheck({
     ...(options.boundHost === undefined ? {} : { boundHost: options.boundHost }),
@@ -120,13 +130,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (path[0] !== "v1") throw new HttpProblem(404, "Not Found", "no such route; the API lives under /v1 (see /v1/openapi.json)");
     if (path[1] === "pairing" && path.length === 2) {
       if (method !== "POST") throw methodNotAllowed();
-      return pair(req, res);
+      return pairingRoutes.exchange(req, res);
     }
     if (path[1] === "actions" && path.length === 2 && options.actions !== undefined) {
       if (method !== "POST") throw methodNotAllowed();
       return redeemAction(req, res);
     }
-    const principal = await authenticate(req.headers.authorization);
+    const principal = await pairingRoutes.authenticate(req.headers.authorization);
     if (principal === undefined) {
       // Every local process shares 127.0.0.1, so a noisy neighbour must not lock
       // the real token out: only wrong tokens are limited (a 256-bit token is
@@ -143,11 +153,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const [, collection, id, sub, subId, extra] = path;
     if (collection === "pairing" && id === "codes" && sub === undefined) {
       if (method !== "POST") throw methodNotAllowed();
-      // A device must not mint more devices: only the bearer token's holder pairs.
-      if (principal !== "owner") throw new HttpProblem(403, "Forbidden", "only the bearer token (not a device token) can create pairing codes; run `agy-bridge pair` on the machine serve runs on");
-      if (options.pairing === undefined || options.devices === undefined) throw new HttpProblem(404, "Not Found", "this server does not pair devices");
-      const issued = options.pairing.issue();
-      return sendJson(res, 201, { code: issued.code, expiresAt: new Date(issued.expiresAt).toISOString(), url: pairingLink(req, issued.code) });
+      return pairingRoutes.issue(req, res, principal);
     }
     if (collection === "push" && sub === undefined) {
       const push = options.push;
@@ -184,7 +190,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${id}; GET /v1/sessions lists them`);
     if (sub === "events" && subId === undefined) {
       if (method !== "GET") throw methodNotAllowed();
-      return openEvents(req, res, id);
+      return openEvents(req, res, id, principal);
     }
     if (sub === "pending" && subId === undefined) {
       if (method !== "GET") throw methodNotAllowed();
@@ -196,7 +202,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const waiting = session.pending().find((p) => p.interactionId === subId);
       if (waiting !== undefined) refuseWrongAction(waiting, action, id);
       // The approval page says so; any other holder of the token is a bot. A paired device is always the page.
-      const decidedBy = principal !== "owner" ? `page:${principal.name}` : req.headers["x-agy-bridge-client"] === "page" ? "page" : "http:default";
+      const decidedBy = principal !== "owner" ? decidedByDevice(principal) : req.headers["x-agy-bridge-client"] === "page" ? "page" : "http:default";
       return sendAnswer(res, await session.respond(subId, action, decidedBy));
     }
     if (sub === "turns" && subId === undefined) {
@@ -209,36 +215,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return sendJson(res, 200, await session.interrupt());
     }
     throw notFound();
-  }
-
-  /** `owner` for the bearer token, the device for a device token, undefined for neither. */
-  async function authenticate(header: string | undefined): Promise<"owner" | Device | undefined> {
-    if (authorized(header)) return "owner";
-    const given = /^Bearer[ ]+(agyd\.\S+)\s*$/i.exec(header ?? "")?.[1];
-    if (given === undefined || options.devices === undefined) return undefined;
-    return options.devices.authenticate(given);
-  }
-
-  /** Exchanges a one-time pairing code for a device token. */
-  async function pair(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = parseBody(PairingRequestSchema, await readJson(req));
-    const address = req.socket.remoteAddress ?? "unknown";
-    // Codes are 128 random bits, but a flood of guesses is still cut short and visible.
-    if (limiter.blocked(address)) {
-      res.setHeader("retry-after", "60");
-      throw new HttpProblem(429, "Too Many Requests", "too many failed pairing attempts from this address; wait a minute and run `agy-bridge pair` for a new link");
-    }
-    if (options.pairing === undefined || options.devices === undefined || !options.pairing.redeem(body.code)) {
-      limiter.fail(address);
-      throw new HttpProblem(401, "Unauthorized", "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link", "pairing_refused");
-    }
-    const { device, token } = await options.devices.add(body.name);
-    return sendJson(res, 201, { deviceId: device.id, name: device.name, token });
-  }
-
-  function pairingLink(req: IncomingMessage, code: string): string {
-    const base = options.pageUrl ?? `http://${req.headers.host ?? "127.0.0.1"}`;
-    return `${base.replace(/\/+$/, "")}/#/pair/${code}`;
   }
 
   /** A button outside the page: its one-time token names the interaction and the action (no body is read). */
@@ -259,7 +235,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return sendAnswer(res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"));
   }
 
-  function openEvents(req: IncomingMessage, res: ServerResponse, id: string): void {
+  function openEvents(req: IncomingMessage, res: ServerResponse, id: string, principal: Principal): void {
     const session = options.hub.get(id);
     if (session === undefined) throw notFound();
     const raw = req.headers["last-event-id"];
@@ -291,7 +267,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (options.hub.get(id) !== session) stream.end("session ended");
     });
     flush();
+    // A revoked device loses its open streams too, not only its next request.
+    const recheck =
+      principal === "owner" || options.devices === undefined
+        ? undefined
+        : setInterval(() => {
+            options.devices!.list().then(
+              (paired) => {
+                if (!paired.some((d) => d.id === principal.id)) stream.end("device revoked");
+              },
+              () => undefined,
+            );
+          }, options.revocationCheckMs ?? 5_000);
+    recheck?.unref();
     function cleanup(): void {
+      clearInterval(recheck);
       unsubscribe();
       unwatch();
       closed.abort();

@@ -22,7 +22,7 @@
 import { AgyBridgeError, RpcError } from "../errors.js";
 import { asIndex, asObject, isObject } from "../protocol/json.js";
 import { RUN_STATUS } from "../protocol/wire-names.js";
-import type { ModelCatalog } from "../protocol/wire-schemas.js";
+import type { ModelCatalog, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { AgyRpcClient } from "../rpc/client.js";
 import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
 import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
@@ -35,6 +35,8 @@ import type { ProbeKind, ReadMode } from "./types.js";
 
 /** Probe interval while a gate we already surfaced is parked. */
 const PARKED_PROBE_MS = 250;
+/** Failed completion reads in a row after which a frame is applied as it came (request-completion.ts). */
+const COMPLETION_RETRIES = 3;
 
 /** What asking for the server again found. */
 export type RelocateOutcome =
@@ -97,6 +99,8 @@ class Reader implements ConversationReader {
   #connection = new AbortController();
   #streamUp = false;
   #streamFailures = 0;
+  /** Completion reads that failed in a row (each dropped its frame and reopened the stream). */
+  #completionFailures = 0;
   #transportFailures = 0;
   /** Transport failures since anything last reached agy (not reset by a relocation). */
   #failuresInRow = 0;
@@ -299,22 +303,9 @@ class Reader implements ConversationReader {
             this.#emit(this.#tracker.markReconnected());
             await this.reconcile().catch(() => undefined);
           } else if (event.type === "update") {
-            this.#lastFrameAt = this.#now();
-            this.#streamFailures = 0;
-            this.#reached();
-            // Steps the stream projection leaves without what their events need are read in full first (issue 18).
-            const full = await completeFrame(event.update, this.#tracker, async (stepOffset) =>
-              (await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id, stepOffset }, { signal: this.#stop.signal }))).steps);
-            if (id !== this.#conversationId || this.#stop.signal.aborted) break;
-            this.#emit(full.diagnostics);
-            const update = this.#frontier.fresher(full.update);
-            this.#frontier.observeUpdate(update);
-            // A frame's run status may be older than a snapshot already applied (the
-            // replay frame of a new stream says IDLE while a turn we saw has begun),
-            // so an IDLE frame only triggers a fresh reading.
-            const { update: steps, idle } = withoutRunStatus(update);
-            this.#emit(this.#tracker.applyStreamUpdate(steps));
-            if (idle && this.#tracker.turnActive) void this.#confirmIdle();
+            // Taken off the event, and handled in a method of its own: a frame can be a whole history
+            // (a stream's first replays it), and this loop's `event` stays reachable while it waits.
+            if (!(await this.#onFrame(takeUpdate(event), id))) break;
           } else {
             this.#streamUp = false;
             if (event.reason === undefined) continue; // agy may end a stream cleanly after a turn
@@ -332,6 +323,41 @@ class Reader implements ConversationReader {
       }
       if (!this.#stop.signal.aborted && !connection.signal.aborted) await delay(250, this.#stop.signal);
     }
+  }
+
+  /** One stream frame; false when the reader moved on (another conversation, or stopped). */
+  async #onFrame(frame: StreamUpdate, id: string): Promise<boolean> {
+    this.#lastFrameAt = this.#now();
+    this.#streamFailures = 0;
+    this.#reached();
+    // Steps the stream projection leaves without what their events need are read in full first (issue 18).
+    // A read that fails is not taken as final: the frame is dropped and the stream reopened, whose
+    // replay and reconcile bring the steps again, in order; only after repeated failures does the
+    // frame go on as it came (an `incomplete_step` diagnostic says so).
+    let full: Awaited<ReturnType<typeof completeFrame>>;
+    try {
+      full = await completeFrame(
+        frame,
+        this.#tracker,
+        async (stepOffset) => (await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id, stepOffset }, { signal: this.#stop.signal }))).steps,
+        { rethrow: this.#completionFailures < COMPLETION_RETRIES },
+      );
+    } catch {
+      this.#completionFailures++;
+      return false;
+    }
+    this.#completionFailures = 0;
+    if (id !== this.#conversationId || this.#stop.signal.aborted) return false;
+    this.#emit(full.diagnostics);
+    const update = this.#frontier.fresher(full.update);
+    this.#frontier.observeUpdate(update);
+    // A frame's run status may be older than a snapshot already applied (the
+    // replay frame of a new stream says IDLE while a turn we saw has begun),
+    // so an IDLE frame only triggers a fresh reading.
+    const { update: steps, idle } = withoutRunStatus(update);
+    this.#emit(this.#tracker.applyStreamUpdate(steps));
+    if (idle && this.#tracker.turnActive) void this.#confirmIdle();
+    return true;
   }
 
   async #tick(): Promise<void> {
@@ -458,4 +484,11 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** A watcher event's frame, taken off the event so the event no longer holds it. */
+function takeUpdate(event: { update: StreamUpdate }): StreamUpdate {
+  const update = event.update;
+  (event as { update: StreamUpdate | undefined }).update = undefined;
+  return update;
 }

@@ -23,8 +23,14 @@ export interface CompletedFrame {
   diagnostics: MapperEvent[];
 }
 
-/** The frame with the steps that need it replaced by their full versions. */
-export async function completeFrame(update: StreamUpdate, tracker: TrajectoryTracker, read: PageReader): Promise<CompletedFrame> {
+/**
+ * The frame with the steps that need it replaced by their full versions.
+ * When the read fails, the frame comes back as it was with an
+ * `incomplete_step` diagnostic — or, with `rethrow`, the read's error is
+ * thrown, for a caller that would rather read the steps again (the session
+ * reconnects: the new stream's replay brings them back).
+ */
+export async function completeFrame(update: StreamUpdate, tracker: TrajectoryTracker, read: PageReader, options: { rethrow?: boolean } = {}): Promise<CompletedFrame> {
   const su = update.mainTrajectoryUpdate?.stepsUpdate;
   const indices = su?.indices;
   const steps = su?.steps;
@@ -41,6 +47,7 @@ export async function completeFrame(update: StreamUpdate, tracker: TrajectoryTra
   try {
     page = await read(from);
   } catch (error) {
+    if (options.rethrow === true) throw error;
     const why = error instanceof Error ? error.message : String(error);
     return { update, diagnostics: [incomplete(tracker.conversationId, from, `reading it in full failed (${why.replace(/[.\s]+$/, "")})`)] };
   }

@@ -20,6 +20,8 @@ export class ResolutionAttribution {
   readonly #who = new Map<string, string>();
   /** Answers on the wire, by interaction id (a count: a retry may overlap a late settle). */
   readonly #sending = new Map<string, number>();
+  /** Interactions one of our answers reached: a later refused duplicate (a retarget that came second) does not undo it. */
+  readonly #took = new Set<string>();
   readonly #held: MapperEvent[][] = [];
 
   constructor(publish: (events: MapperEvent[]) => void) {
@@ -37,7 +39,8 @@ export class ResolutionAttribution {
     const left = (this.#sending.get(interactionId) ?? 1) - 1;
     if (left > 0) this.#sending.set(interactionId, left);
     else this.#sending.delete(interactionId);
-    if (!took) this.#who.delete(interactionId);
+    if (took) this.#took.add(interactionId);
+    else if (!this.#took.has(interactionId)) this.#who.delete(interactionId);
     this.#flush(false);
   }
 
@@ -71,12 +74,12 @@ export class ResolutionAttribution {
   #tag(events: MapperEvent[]): MapperEvent[] {
     if (this.#who.size === 0) return events;
     return events.map((event) => {
-      if (event.type !== "interaction_resolved" || !VERDICTS.has(event.outcome)) return event;
+      if (event.type !== "interaction_resolved") return event;
       const decidedBy = this.#who.get(event.interactionId);
-      if (decidedBy === undefined) return event;
       // A resolution comes once per interaction: the record is done with.
       this.#who.delete(event.interactionId);
-      return { ...event, decidedBy };
+      this.#took.delete(event.interactionId);
+      return decidedBy === undefined || !VERDICTS.has(event.outcome) ? event : { ...event, decidedBy };
     });
   }
 }

@@ -71,15 +71,8 @@ export class SessionEvents {
       async *[Symbol.asyncIterator]() {
         try {
           await started;
-          if (first) {
-            const read = takeHistory();
-            if (options.history !== false) yield* read;
-            else yield* openAt(read);
-            const { early, lost } = takeEarly();
-            yield historyEnd();
-            if (lost > 0) yield lostEarly(lost);
-            yield* early;
-          }
+          // In a generator of its own: its frame, and the history it holds, ends with it (this one lives as long as the consumer).
+          if (first) yield* opening(takeHistory, options.history !== false, takeEarly, historyEnd, lostEarly);
           for (;;) {
             const next = await live.next();
             if (next.done === true) return;
@@ -117,6 +110,23 @@ export class SessionEvents {
   #lost(message: string): MapperEvent {
     return { type: "diagnostic", conversationId: this.#o.conversationId(), code: "events_dropped", message };
   }
+}
+
+/** The first consumer's opening: the history (or what it left open), `history_end`, then what arrived before it listened. */
+function* opening(
+  takeHistory: () => MapperEvent[],
+  whole: boolean,
+  takeEarly: () => { early: MapperEvent[]; lost: number },
+  historyEnd: () => MapperEvent,
+  lostEarly: (count: number) => MapperEvent,
+): Generator<MapperEvent> {
+  const read = takeHistory();
+  if (whole) yield* read;
+  else yield* openAt(read);
+  const { early, lost } = takeEarly();
+  yield historyEnd();
+  if (lost > 0) yield lostEarly(lost);
+  yield* early;
 }
 
 /** The interactions still open at the end of `history`. */

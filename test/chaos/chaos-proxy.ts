@@ -19,8 +19,13 @@ export interface ChaosProxyOptions {
   targetPort: () => number;
   /** Restarts the simulator on new ports; the proxy then moves to a new port of its own. */
   restartAgy: () => Promise<void>;
-  /** Runs before a request is forwarded (the agy-side harness may hold it there). */
-  beforeForward?: (request: ParsedRequest) => Promise<void>;
+  /**
+   * Runs before a request is forwarded (the agy-side harness may hold it
+   * there). True: this exchange's reply must not be lost — a person answered
+   * the gate meanwhile, and with the reply gone no client could tell whose
+   * answer agy took, so no cut is injected on it (docs/chaos.md).
+   */
+  beforeForward?: (request: ParsedRequest) => Promise<boolean>;
 }
 
 export interface ChaosProxy {
@@ -171,7 +176,7 @@ class Proxy implements ChaosProxy {
       both();
       return undefined;
     }
-    await this.#o.beforeForward?.(request);
+    const keepReply = (await this.#o.beforeForward?.(request)) === true;
     if (client.destroyed) return undefined;
     const stall = faults.find((f) => f.kind === "stall" && f.dir === "request");
     if (stall?.kind === "stall") {
@@ -183,7 +188,7 @@ class Proxy implements ChaosProxy {
     } else {
       await write(upstream, request.raw);
     }
-    return { faults, responseBytes: 0 };
+    return { faults: keepReply ? faults.filter((f) => f.kind !== "cut") : faults, responseBytes: 0 };
   }
 
   async #forwardResponse(chunk: Buffer, exchange: Exchange | undefined, client: Socket, both: () => void): Promise<void> {

@@ -14,7 +14,7 @@ import { ManualTimeouts } from "../sim/support/manual-timeouts.js";
 import { startChaosProxy, type ChaosProxy } from "./chaos-proxy.js";
 import { isAgySide, type Fault, type GateKey } from "./fault-plan.js";
 import { LONG_JOB, TURNS, gateKeyOfRequest, gateKeyOfStep, tuiAnswerFor, verdictFor } from "./chaos-script.js";
-import { checkRecord, type AnswerRecord } from "./delivery-check.js";
+import { checkAttribution, checkRecord, type AnswerRecord } from "./delivery-check.js";
 import { normalise } from "./normalise.js";
 
 export interface RunOutcome {
@@ -82,12 +82,14 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   const clock = new ManualTimeouts(60_000);
   const sim = await startSimServer({ speed: 0.05, clock, interactionTimeoutMs: 3_600_000, scenarios: [...shipped, LONG_JOB] });
   const agyFaults = faults.filter(isAgySide);
+  /** Gates a person answered in the TUI ("conversationId/stepIndex"). */
+  const byPerson = new Set<string>();
   const proxy = await startChaosProxy({
     faults: faults.filter((f) => !isAgySide(f)),
     targetPort: () => sim.plainPort,
     restartAgy: () => sim.restart(),
     beforeForward: async (request) => {
-      if (request.method === "HandleCascadeUserInteraction") await agyMoves(sim, clock, agyFaults, fired, request.body);
+      return request.method === "HandleCascadeUserInteraction" && (await agyMoves(sim, clock, agyFaults, fired, byPerson, request.body));
     },
   });
   let session: AgySessionApi | undefined;
@@ -112,16 +114,19 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     await until(() => sim.openStreams(live.conversationId) > 0, "stream from the session");
     for (const [t, turn] of TURNS.entries()) {
       const seen = log.length;
+      const before = sim.engine.conversation(sim.engine.activeConversationId)!.steps.length;
+      if (process.env["CHAOS_TRACE"] === "1") process.stderr.write(`turn ${t} "${turn.text}" at event ${seen}\n`);
       sim.engine.tuiPort().submitTurn(turn.text);
       const clear = agyFaults.find((f) => f.kind === "clear_mid_turn" && f.turn === t);
       if (clear !== undefined) {
         const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-        await until(() => conv.running && conv.steps.length > 0, `start of turn ${t}`);
+        // Mid-turn: once the turn's first planner has streamed (so /clear comes milliseconds after the turn began).
+        await until(() => conv.running && conv.steps.length >= before + 3, `the middle of turn ${t}`);
         sim.engine.tuiPort().clear();
         fired.push(clear);
       }
       if (turn.interrupt === true) await interrupt(sim, live);
-      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1, `user_message "${turn.text}"`);
+      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1 || undefined, `user_message "${turn.text}"`);
       await until(() => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")), `end of turn "${turn.text}"`);
       await until(() => tasks.size === 0, `the answers of turn "${turn.text}"`);
     }
@@ -136,7 +141,9 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     await sim.close();
   }
   fired.unshift(...proxy.fired);
-  const misdelivered = checkRecord(sim, answers, log, DECIDED_BY, hang === undefined);
+  if (process.env["CHAOS_TRACE"] === "1") process.stderr.write(`requests: ${JSON.stringify([...proxy.requests])}\n`);
+  const misdelivered = checkRecord(sim, answers, hang === undefined);
+  errors.push(...checkAttribution(log, byPerson, DECIDED_BY));
   await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", 3000).catch(() => {
     errors.push(`handles left after close: ${JSON.stringify([...handles()])} (before: ${JSON.stringify([...baseline])})`);
   });
@@ -208,16 +215,16 @@ async function interrupt(sim: SimServer, session: AgySessionApi): Promise<void> 
   throw new Hang("the interrupt did not get through in 12 attempts");
 }
 
-/** agy-side faults, acted out while the supervisor's answer to a gate is held at the proxy. */
-async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly Fault[], fired: Fault[], body: Buffer): Promise<void> {
+/** agy-side faults, acted out while the supervisor's answer to a gate is held at the proxy; true when a person answered it. */
+async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly Fault[], fired: Fault[], byPerson: Set<string>, body: Buffer): Promise<boolean> {
   const request = asObject(JSON.parse(body.toString("utf8")) as unknown);
   const conv = sim.engine.conversation(asString(request?.["cascadeId"]) ?? "");
   const index = asIndex(asObject(request?.["interaction"])?.["stepIndex"] ?? 0);
   const step = index === undefined ? undefined : conv?.steps[index];
-  if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return;
+  if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return false;
   const key: GateKey | undefined = gateKeyOfStep(step);
   const fault = faults.find((f) => (f.kind === "tui_race" || f.kind === "timeout_retry") && f.gate === key && !fired.includes(f));
-  if (fault === undefined || key === undefined) return;
+  if (fault === undefined || key === undefined) return false;
   if (fault.kind === "timeout_retry") {
     fired.push(fault);
     const before = conv.steps.length;
@@ -226,5 +233,8 @@ async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly 
   } else if (conv.id === sim.engine.activeConversationId) {
     fired.push(fault);
     if (!sim.engine.tuiPort().answer(index, tuiAnswerFor(key))) throw new Error(`the TUI could not answer step ${index}`);
+    byPerson.add(`${conv.id}/${index}`);
+    return true;
   }
+  return false;
 }

@@ -2,7 +2,7 @@
  * Every answer delivered exactly once, to the step it was meant for, read
  * from the simulator's own record: each settled gate step's
  * `completedInteractions` (src/sim/engine/gated-steps.ts records the answer
- * as sent, answer-echo.ts) — plus who the session says decided it.
+ * as sent, answer-echo.ts) — and who the session says decided it.
  */
 import type { AnswerResult } from "../../src/session/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
@@ -23,7 +23,7 @@ export interface AnswerRecord {
  * The problems with how answers landed, one sentence each. `complete`: the
  * run played to its end, so every gate must have been answered.
  */
-export function checkRecord(sim: SimServer, answers: readonly AnswerRecord[], log: readonly MapperEvent[], decidedBy: string, complete: boolean): string[] {
+export function checkRecord(sim: SimServer, answers: readonly AnswerRecord[], complete: boolean): string[] {
   const problems: string[] = [];
   const deliveredTo = new Map<string, AnswerRecord>();
   for (const answer of answers) {
@@ -55,12 +55,22 @@ export function checkRecord(sim: SimServer, answers: readonly AnswerRecord[], lo
       }
     });
   }
-  // decidedBy names the supervisor exactly when its delivery ended the wait.
+  return problems;
+}
+
+/**
+ * `decidedBy` names the supervisor on exactly the resolutions its answers
+ * caused: every verdict except the gates a person answered in the TUI
+ * (`byPerson`, "conversationId/stepIndex"); never on a timeout or a stop.
+ */
+export function checkAttribution(log: readonly MapperEvent[], byPerson: ReadonlySet<string>, decidedBy: string): string[] {
+  const problems: string[] = [];
   for (const event of log) {
     if (event.type !== "interaction_resolved") continue;
-    const ours = [...deliveredTo.values()].some((a) => a.conversationId === event.conversationId && a.result.result === "delivered" && a.result.stepIndex === event.stepIndex);
-    if (ours && event.outcome !== "timed_out" && event.decidedBy !== decidedBy) problems.push(`the resolution of step ${event.stepIndex} does not say the supervisor decided it`);
-    if (!ours && event.decidedBy !== undefined) problems.push(`the resolution of step ${event.stepIndex} says ${event.decidedBy} decided it, but the supervisor's answer did not end that wait`);
+    const verdict = event.outcome === "approved" || event.outcome === "denied" || event.outcome === "answered";
+    const ours = verdict && !byPerson.has(`${event.conversationId}/${event.stepIndex}`);
+    if (ours && event.decidedBy !== decidedBy) problems.push(`the resolution of step ${event.stepIndex} (${event.outcome}) does not say the supervisor decided it`);
+    if (!ours && event.decidedBy !== undefined) problems.push(`the resolution of step ${event.stepIndex} (${event.outcome}) says ${event.decidedBy} decided it, but ${verdict ? "a person answered in the TUI" : "nobody answered it"}`);
   }
   return problems;
 }

@@ -7,7 +7,16 @@
 import { createPrng } from "./prng.js";
 
 export const STREAM = "StreamAgentStateUpdates";
-export const UNARY = ["GetCascadeTrajectorySteps", "GetAllCascadeTrajectories", "HandleCascadeUserInteraction"] as const;
+export const UNARY = ["GetCascadeTrajectorySteps", "GetCascadeTrajectorySteps", "GetAllCascadeTrajectories", "HandleCascadeUserInteraction", "HandleCascadeUserInteraction", "CancelCascadeSteps"] as const;
+
+/** How many of each call a clean run makes (about): a fault's ordinal is drawn from 1..this. */
+const CALLS: Record<string, number> = {
+  [STREAM]: 3,
+  GetCascadeTrajectorySteps: 14,
+  GetAllCascadeTrajectories: 4,
+  HandleCascadeUserInteraction: 6,
+  CancelCascadeSteps: 1,
+};
 
 /** The gates of the script, by what they ask (see chaos-script.ts). */
 export const GATE_KEYS = ["pwd", "question", "git status", "git log", "rm -rf build", "file"] as const;
@@ -50,8 +59,7 @@ export function planFor(seed: number, turns: number): Fault[] {
   const r = createPrng(seed);
   const faults: Fault[] = [];
   const unary = (): string => r.pick(UNARY);
-  const nthOf = (method: string): number =>
-    method === STREAM ? r.int(1, 5) : method === "HandleCascadeUserInteraction" ? r.int(1, 6) : r.int(1, method === "GetAllCascadeTrajectories" ? 25 : 50);
+  const nthOf = (method: string): number => r.int(1, CALLS[method] ?? 1);
   const count = r.int(3, 9);
   for (let i = 0; i < count; i++) {
     const kind = r.pick(["drop", "drop", "stall", "stall", "split", "cut", "cut", "http_503", "http_500", "restart"] as const);
@@ -66,7 +74,7 @@ export function planFor(seed: number, turns: number): Fault[] {
       const method = unary();
       faults.push({ kind, method, nth: nthOf(method), phase: r.pick(["before", "after_request", "mid_response"] as const), afterBytes: r.int(1, 300) });
     } else if (kind === "restart") {
-      if (!faults.some((f) => f.kind === "restart")) faults.push({ kind, atRequest: r.int(10, 150) });
+      if (!faults.some((f) => f.kind === "restart")) faults.push({ kind, atRequest: r.int(3, 28) });
     } else {
       const method = r.chance(0.2) ? STREAM : unary();
       faults.push({ kind, method, nth: nthOf(method) });

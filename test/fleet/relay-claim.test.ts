@@ -42,9 +42,10 @@ describe("a relay killed in the middle of a command", { timeout: 60_000 }, () =>
     cleanups.push(() => started.kill());
     expect(started.ready).toEqual({ relay: "ready", host: w.host, redis: `redis://127.0.0.1:${w.redis.port}` });
     // It publishes and takes commands as that user.
-    await w.waitForEvent(() => true, "an event published by the ACL user");
+    w.sim.engine.tuiPort().submitTurn("Run pwd");
+    await w.waitForEvent((event) => event["type"] === "interaction_requested", `the gate, published by the ACL user (relay stderr: ${started.stderr()})`);
     await w.bot.xadd(`agy:commands:${w.host}`, "*", "requestId", "acl-1", "type", "interrupt", "conversationId", w.conversationId, "body", "{}", "principal", "bot");
-    expect((await w.waitForResult("acl-1")).result).toEqual({ result: "idle" });
+    expect((await w.waitForResult("acl-1")).result).toMatchObject({ result: "denied" });
     expect(await started.stop()).toBe(0);
     expect(started.stderr()).not.toContain("s3cret");
   });

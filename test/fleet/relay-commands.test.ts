@@ -147,3 +147,18 @@ describe("the relay's turn and interrupt commands", () => {
     expect(String(result["reason"])).toMatch(/pane/);
   });
 });
+
+describe("a standby relay", () => {
+  it("takes the host's commands but publishes neither events nor index entries", async () => {
+    world = await startRelayWorld();
+    const w = world;
+    await w.startRelay({ publish: false });
+    const watcher = await w.session();
+    w.sim.engine.tuiPort().submitTurn("Run pwd");
+    const pending = await until(async () => (await watcher.pending())[0], "the gate to wait");
+    await command(w, { requestId: "s-1", type: "approve", conversationId: w.conversationId, interactionId: pending.interactionId, body: "{}", principal: "bot" });
+    expect((await w.waitForResult("s-1")).result).toMatchObject({ result: "delivered", interactionId: pending.interactionId });
+    expect(await w.events()).toEqual([]);
+    expect(await w.entries("agy:sessions")).toEqual([]);
+  });
+});

@@ -143,3 +143,23 @@ describe("the relay publishes events", () => {
     expect(detached?.fields).toMatchObject({ host: w.host, conversationId: w.conversationId, state: "gone" });
   });
 });
+
+describe("what the relay shows the audit log", () => {
+  it("after a restart, the requests still open and live events — not the decisions of the history again", async () => {
+    world = await startRelayWorld();
+    const w = world;
+    const watcher = await w.session();
+    const log: MapperEvent[] = [];
+    void (async () => {
+      for await (const event of watcher.events({ history: false })) log.push(event);
+    })();
+    await turnWithApproval(w, watcher, log, 0);
+    w.sim.engine.tuiPort().submitTurn("Run pwd");
+    const open = await until(() => log.filter((e) => e.type === "interaction_requested")[1], "the second gate");
+    const observed: MapperEvent[] = [];
+    await w.startRelay({ observe: (event) => observed.push(event) });
+    await until(() => observed.find((e) => e.type === "interaction_requested"), "the open request", 15_000, () => observed.map((e) => e.type).join(", "));
+    expect(observed.filter((e) => e.type === "interaction_requested")).toEqual([open]);
+    expect(observed.filter((e) => e.type === "interaction_resolved")).toEqual([]);
+  });
+});

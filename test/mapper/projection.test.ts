@@ -77,8 +77,9 @@ describe("tool outputs", () => {
     expect(outputOf(mapOne(toolStep("RUN_COMMAND", "DONE", {})))).toMatchObject({ output: "", isError: false, name: "run_command" });
   });
 
-  it("marks a failed step without a tool name generically", () => {
-    expect(outputOf(mapOne(toolStep("RUN_COMMAND", "CANCELED", {}))).output).toBe("[agy-bridge: the tool did not complete (status CANCELED)]");
+  it("marks a failed step without agy's tool name with the call's name, from its type", () => {
+    // The stream projection drops toolCall: the marker must not depend on it (a replay has it).
+    expect(outputOf(mapOne(toolStep("RUN_COMMAND", "CANCELED", {}))).output).toBe("[agy-bridge: run_command did not complete (status CANCELED)]");
   });
 
   it("marks a declined command declined and an error, with the user's instruction, although agy left it DONE", () => {

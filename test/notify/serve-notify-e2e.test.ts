@@ -5,6 +5,11 @@
  * (the signature, the VAPID JWT and RFC 8291 decryption, the Bot API calls).
  * Answered from one channel, the interaction resolves in all of them, and
  * agy gets exactly one answer.
+ *
+ * serve supervises every agy on the machine, other tests' simulators too:
+ * each check looks only at this test's conversation, and nothing here
+ * answers another's gate (no escalation that denies, a policy limited to
+ * this conversation).
  */
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -34,7 +39,9 @@ interface WebhookBody {
   request: { kind: string; target?: string };
 }
 
-const bodyOf = (r: Recorded) => JSON.parse(r.body.toString("utf8")) as WebhookBody;
+const bodyOf = (r: Recorded) => JSON.parse(r.body.toString("utf8")) as WebhookBody & { conversationId: string };
+/** The webhook bodies about this world's conversation. */
+const hooksOf = (requests: Recorded[], w: ServeWorld) => requests.filter((r) => bodyOf(r).conversationId === w.conversationId);
 const signedOk = (r: Recorded) =>
   verifyWebhook(SECRET, { timestamp: r.headers["x-agy-bridge-timestamp"] as string, signature: r.headers["x-agy-bridge-signature"] as string }, r.body.toString("utf8"), Math.floor(Date.now() / 1000));
 
@@ -67,20 +74,21 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     const browser = newBrowserSubscription(`${c.push.url}/sub/1`);
     expect((await w.api("/v1/push/subscriptions", { method: "POST", body: JSON.stringify(browser.json) })).status).toBe(201);
     expect((await stat(join(w.stateDir, "agy-bridge", "vapid.json"))).mode & 0o777).toBe(0o600);
+    const pushesOf = (requests: Recorded[]) => requests.map((p) => JSON.parse(browser.decrypt(p.body)) as { type: string; conversationId: string; interactionId: string }).filter((p) => p.conversationId === w.conversationId);
 
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
     // The webhook: signed, the documented body, a deep link to the card.
-    const [pending] = await c.hook.until((r) => r.length >= 1, "the pending webhook", 30_000);
+    const [pending] = hooksOf(await c.hook.until((r) => hooksOf(r, w).length >= 1, "the pending webhook", 30_000), w);
     expect(signedOk(pending!)).toBe(true);
     const body = bodyOf(pending!);
     expect(body).toMatchObject({ type: "interaction.pending", outcome: null, request: { kind: "permission", target: "pwd" } });
     expect(body.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/#/interactions/${body.interactionId}$`));
     // The push: VAPID from serve's key, a payload only this browser can read.
-    const [pushed] = await c.push.until((r) => r.length >= 1, "the push", 30_000);
-    expect(verifyVapid(pushed!.headers.authorization, key).aud).toBe(c.push.url);
-    expect(JSON.parse(browser.decrypt(pushed!.body))).toMatchObject({ type: "interaction.pending", interactionId: body.interactionId, body: expect.stringContaining("pwd"), url: body.url });
-    // Telegram: a message with buttons.
-    const message = await c.telegram.until(() => c.telegram.messages[0], "the Telegram message", 30_000);
+    const pushed = await c.push.until((r) => pushesOf(r).length >= 1, "the push", 30_000);
+    for (const p of pushed) expect(verifyVapid(p.headers.authorization, key).aud).toBe(c.push.url);
+    expect(pushesOf(pushed)[0]).toMatchObject({ type: "interaction.pending", interactionId: body.interactionId, body: expect.stringContaining("pwd"), url: body.url });
+    // Telegram: a message with buttons, linking to the card.
+    const message = await c.telegram.until(() => c.telegram.messages.find((m) => m.text.includes(body.url)), "the Telegram message", 30_000);
     expect(message.text).toContain("pwd");
     const approve = message.reply_markup!.inline_keyboard.flat().find((b) => b.text === "Approve")!;
 
@@ -92,26 +100,27 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     expect(results.filter((r) => r === "delivered"), `page ${page.status}, telegram "${pressAnswer}"`).toHaveLength(1);
 
     // Resolved everywhere.
-    const resolved = await c.hook.until((r) => r.some((x) => bodyOf(x).type === "interaction.resolved"), "the resolution webhook", 30_000);
-    const resolution = resolved.map(bodyOf).find((b) => b.type === "interaction.resolved")!;
-    expect(resolution).toMatchObject({ interactionId: body.interactionId, outcome: "approved" });
+    const about = (r: Recorded[]) => hooksOf(r, w).map(bodyOf).filter((b) => b.interactionId === body.interactionId);
+    const resolution = about(await c.hook.until((r) => about(r).some((b) => b.type === "interaction.resolved"), "the resolution webhook", 30_000)).find((b) => b.type === "interaction.resolved")!;
+    expect(resolution).toMatchObject({ outcome: "approved" });
     expect(resolution.id).not.toBe(body.id);
-    expect(resolved.every(signedOk)).toBe(true);
+    expect(hooksOf(c.hook.requests, w).every(signedOk)).toBe(true);
     await c.telegram.until(() => (message.history.length >= 2 ? true : undefined), "the Telegram message to be edited", 30_000);
     expect(message.text).toMatch(/Approved by (page|telegram:ana)\./);
     expect(message.reply_markup).toBeUndefined();
-    const pushes = await c.push.until((r) => r.length >= 2, "the resolution push", 30_000);
-    expect(pushes.map((p) => (JSON.parse(browser.decrypt(p.body)) as { type: string }).type)).toContain("interaction.resolved");
+    const pushes = await c.push.until((r) => pushesOf(r).some((p) => p.type === "interaction.resolved" && p.interactionId === body.interactionId), "the resolution push", 30_000);
+    expect(pushesOf(pushes).filter((p) => p.interactionId === body.interactionId).map((p) => p.type)).toEqual(["interaction.pending", "interaction.resolved"]);
 
     // Exactly one answer reached agy, and the audit log says which; the webhook deliveries are there too.
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
+    const notified = (records: Awaited<ReturnType<typeof readAuditLog>>["records"]) => records.filter((r) => r.decision === "notify" && r.interactionId === body.interactionId);
     const records = await until(async () => {
       const { records } = await readAuditLog(audit);
-      return records.filter((r) => r.decision === "notify").length >= 2 ? records : undefined;
+      return notified(records).length >= 2 ? records : undefined;
     }, "the webhook deliveries in the audit log", 30_000);
     const answers = records.filter((r) => r.interactionId === body.interactionId && r.decision === "approve");
     expect(answers.filter((r) => r.delivery === "delivered"), JSON.stringify(answers)).toHaveLength(1);
-    expect(records.filter((r) => r.decision === "notify").map((r) => [r.decidedBy, r.delivery])).toEqual([["webhook:1", "delivered"], ["webhook:1", "delivered"]]);
+    expect(notified(records).map((r) => [r.decidedBy, r.delivery, r.request])).toEqual([["webhook:1", "delivered", { commandLine: "pwd" }], ["webhook:1", "delivered", { commandLine: "pwd" }]]);
     expect(w.stderr()).not.toContain(BOT_TOKEN);
     expect(w.stderr()).not.toContain(SECRET);
   });
@@ -119,18 +128,65 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
   it("with a policy, tells people only of what the policy leaves to them", async () => {
     const c = await channels();
     const policyFile = join(c.dir, "policy.yaml");
-    await writeFile(policyFile, "version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: [\"pwd\"]\n    action: approve\n");
+    // First a policy that only asks (it answers nobody's gates), to learn the conversation…
+    await writeFile(policyFile, "version: 1\ndefault: ask\n");
     const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", "--policy", policyFile, ...c.args]);
+    // …then one that approves pwd in this conversation only.
+    await writeFile(policyFile, `version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: ["pwd"]\n    conversations: ["${w.conversationId}"]\n    action: approve\n`);
+    await w.restartServe();
     const turn = (text: string) => w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text }) });
     await turn("Run pwd");
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    await until(async () => ((await readAuditLog(audit)).records.some((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered") ? true : undefined), "the policy to approve pwd", 30_000);
-    await until(async () => ((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined, "nothing pending", 30_000);
+    const approved = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered"), "the policy to approve pwd", 30_000);
+    await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined), "nothing pending", 30_000);
     await turn("Delete the build directory");
-    const [first] = await c.hook.until((r) => r.length >= 1, "a webhook for the request the policy asked about", 30_000);
+    const [first] = hooksOf(await c.hook.until((r) => hooksOf(r, w).length >= 1, "a webhook for the request the policy asked about", 30_000), w);
     expect(bodyOf(first!).request).toMatchObject({ kind: "permission", target: expect.stringContaining("rm") });
+    await c.telegram.until(() => c.telegram.messages.find((m) => m.text.includes(bodyOf(first!).interactionId)), "the Telegram message for it", 30_000);
     // pwd, answered by the policy, reached no channel.
-    expect(c.hook.requests.map((r) => bodyOf(r).request.target)).not.toContain("pwd");
-    expect(c.telegram.messages.map((m) => m.text).join("\n")).not.toMatch(/\npwd\n/);
+    expect(c.hook.requests.map(bodyOf).map((b) => b.interactionId)).not.toContain(approved.interactionId);
+    expect(c.telegram.messages.filter((m) => m.text.includes(approved.interactionId!))).toEqual([]);
+  });
+
+  it("answers from an ntfy Deny button with its one-time token, which then stops working", async () => {
+    const ntfy = await startRecordingServer();
+    cleanup.push(() => ntfy.close());
+    const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", "--notify-ntfy", `${ntfy.url}/agy-topic`]);
+    await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
+    const waiting = await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: Array<{ interactionId: string }> }).pending[0]), "the gate", 30_000);
+    type Published = { topic: string; title: string; click: string; actions?: Array<{ label: string; url: string; method: string; headers: { Authorization: string } }> };
+    const published = (r: Recorded[]) => r.map((x) => JSON.parse(x.body.toString("utf8")) as Published).filter((m) => m.click.endsWith(`/#/interactions/${waiting.interactionId}`));
+    const [message] = published(await ntfy.until((r) => published(r).length >= 1, "the ntfy message", 30_000));
+    expect(message!.topic).toBe("agy-topic");
+    const deny = message!.actions!.find((a) => a.label === "Deny")!;
+    expect(deny.url).toBe(`${w.url}/v1/actions`);
+    expect(JSON.stringify(message)).not.toContain(w.token);
+    const first = await fetch(deny.url, { method: deny.method, headers: { authorization: deny.headers.Authorization } });
+    expect(first.status).toBe(200);
+    const again = await fetch(deny.url, { method: deny.method, headers: { authorization: deny.headers.Authorization } });
+    expect(again.status).toBe(401);
+    const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
+    const denied = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "ntfy" && r.interactionId === waiting.interactionId), "the ntfy answer in the audit log", 30_000);
+    expect(denied).toMatchObject({ decision: "deny", delivery: "delivered", request: { commandLine: "pwd" } });
+    await ntfy.until((r) => published(r).some((m) => m.title === "Denied by ntfy"), "the resolution message", 30_000);
+  });
+
+  it("tells the person again after --escalate-after, as announced in the first notice", async () => {
+    const c = await channels();
+    const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", ...c.args, "--escalate-after", "2s"]);
+    await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
+    const [pending] = hooksOf(await c.hook.until((r) => hooksOf(r, w).length >= 1, "the pending webhook", 30_000), w);
+    const { interactionId, url } = bodyOf(pending!);
+    const mine = () => c.telegram.messages.filter((m) => m.text.includes(url));
+    const [first] = await c.telegram.until(() => (mine().length >= 1 ? mine() : undefined), "the Telegram message", 30_000);
+    expect(first!.text).toContain("If nobody answers within 2s, you will be reminded.");
+    const [, reminder] = await c.telegram.until(() => (mine().length >= 2 ? mine() : undefined), "the reminder", 30_000);
+    expect(reminder!.text).toMatch(/^Still waiting: agy asks to run a command/);
+    const reminded = await c.hook.until((r) => hooksOf(r, w).filter((x) => bodyOf(x).interactionId === interactionId && bodyOf(x).type === "interaction.pending").length >= 2, "the reminder webhook", 30_000);
+    expect(new Set(hooksOf(reminded, w).map((x) => bodyOf(x).id)).size).toBe(hooksOf(reminded, w).length);
+    // Answered: both messages are edited, and the reminders stop.
+    await w.api(`/v1/sessions/${w.conversationId}/interactions/${interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    await c.telegram.until(() => (mine().every((m) => m.history.length >= 2) ? true : undefined), "every message to be edited", 30_000);
+    expect(mine().map((m) => m.text.endsWith("Approved by http:default."))).toEqual(mine().map(() => true));
   });
 });

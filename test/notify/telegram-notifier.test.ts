@@ -64,6 +64,19 @@ describe("the Telegram bot", () => {
     expect(answered.map((a) => a.action)).toEqual([{ action: "answer", optionIds: ["2"] }]);
   });
 
+  it("says that a button picks one option when the question takes several, and gives several questions no buttons", async () => {
+    const { api, bot } = await world();
+    bot.pending(questionNotice({ interactionId: "int_multi", request: { kind: "question", questions: [{ question: "Which checks?", multiSelect: true, options: [{ id: "1", text: "lint" }, { id: "2", text: "test" }] }] } }));
+    bot.pending(questionNotice({ interactionId: "int_two", request: { kind: "question", questions: [{ question: "One?", multiSelect: false, options: [{ id: "1", text: "a" }] }, { question: "Two?", multiSelect: false, options: [{ id: "1", text: "b" }] }] } }));
+    await api.until(() => (api.messages.length === 2 ? true : undefined), "two messages");
+    const multi = api.messages.find((m) => m.text.includes("Which checks?"))!;
+    const two = api.messages.find((m) => m.text.includes("One?"))!;
+    expect(multi.text).toContain("A button answers with that one option; to choose several, open the card.");
+    expect(multi.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["lint", "test"]);
+    expect(two.text).toContain("Several questions: answer them on the page.");
+    expect(two.reply_markup).toBeUndefined();
+  });
+
   it("ignores a press from any other chat, and says so", async () => {
     const { api, bot, answered } = await world();
     bot.pending(permissionNotice());

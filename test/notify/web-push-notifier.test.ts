@@ -50,7 +50,7 @@ describe("Web Push", () => {
       conversationId: "conv-1",
       interactionId: "int_0123456789abcdef",
       title: "agy asks to run a command",
-      body: "npm test\nRunning the tests",
+      body: "npm test\nRunning the tests\nIf nobody answers within 5m, you will be reminded.",
       url: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef",
       escalated: false,
       escalation: "If nobody answers within 5m, you will be reminded.",
@@ -102,5 +102,23 @@ describe("Web Push", () => {
     await expect(w.store.add(newBrowserSubscription("http://push.example/sub").json)).rejects.toMatchObject({ code: "invalid_argument" });
     await expect(w.store.add(newBrowserSubscription("ftp://127.0.0.1/sub").json)).rejects.toThrow(/https/);
     expect(w.store.list()).toEqual([]);
+  });
+});
+
+describe("Web Push payloads", () => {
+  it("cuts a long multi-byte request so the encrypted push stays within what push services take", async () => {
+    const w = await world(() => ({ status: 201 }));
+    const browser = newBrowserSubscription(`${w.service.url}/push/abc`);
+    await w.store.add(browser.json);
+    w.notifier.pending(permissionNotice({ request: { kind: "permission", action: "command", target: `echo ${"日本語".repeat(400)}`, description: "" }, escalation: `If nobody answers within 5m, agy-bridge denies it ("${"延".repeat(190)}").` }));
+    const [request] = await w.service.until((r) => r.length >= 1, "the push");
+    expect(request!.body.length).toBeLessThanOrEqual(4096);
+    const plaintext = browser.decrypt(request!.body);
+    // Under 3800 bytes before encryption: room for the record header, tag and padding in 4 KB.
+    expect(Buffer.byteLength(plaintext)).toBeLessThanOrEqual(3800);
+    const payload = JSON.parse(plaintext) as { body: string; url: string };
+    expect(payload.body.startsWith("echo 日本語")).toBe(true);
+    expect(payload.body).toMatch(/…\nIf nobody answers within 5m, agy-bridge denies it \("延+"\)\.$/);
+    expect(payload.url).toBe("http://127.0.0.1:7878/#/interactions/int_0123456789abcdef");
   });
 });

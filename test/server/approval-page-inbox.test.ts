@@ -91,9 +91,9 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     await cards.nth(1).waitFor({ timeout: 20_000 });
     expect(await cards.getByTestId("headline").allTextContents()).toEqual(["Run npm test in ~/proj/api", "Create file src/app.ts"]);
     const line = await cards.first().getByTestId("session-line").textContent();
-    expect(line).toMatch(/^~\/proj\/api · pane %3 · Gemini 3 Pro · waiting \d+ s$/);
+    expect(line).toMatch(/^~\/proj\/api · pane %3 · Gemini 3 Pro · waiting \d+\u00a0s$/);
     const turn = cards.first().getByTestId("recent-turn");
-    expect(await turn.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await turn.evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(false);
     expect(await turn.textContent()).toContain("You: Run the tests and set up the app");
     expect(await page.getByTestId("empty").isVisible()).toBe(false);
     expect(await page.locator("body").textContent()).not.toMatch(/step \d|RUNNING/);
@@ -138,13 +138,29 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     await expect.poll(() => card.getByTestId("item-status").textContent(), { timeout: 10_000 }).toContain("Sent");
   });
 
+  it("moves focus to the next card when the focused one is resolved, and counts what waits in the title", async () => {
+    const gates = [3, 5].map((n) => permissionRequested("conv-a", n, `make step-${n}`));
+    const { h, session, browser: b } = await start({ pending: gates });
+    const page = await b.newPage();
+    await signIn(page, h.url);
+    const first = page.locator(`[data-interaction-id="${idOf(gates[0]!)}"]`);
+    await page.locator(`[data-interaction-id="${idOf(gates[1]!)}"]`).waitFor({ timeout: 20_000 });
+    expect(await page.title()).toBe("(2) agy inbox");
+    await first.getByTestId("approve").focus();
+    session.push({ type: "interaction_resolved", ...base, stepIndex: 3, interactionId: idOf(gates[0]!), kind: "permission", outcome: "approved", stepStatus: "RUNNING", decidedBy: "cli" } as MapperEvent);
+    await expect.poll(() => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`), { timeout: 10_000 }).toBe(idOf(gates[1]!));
+    expect(await page.title()).toBe("(1) agy inbox");
+    const resolved = page.getByTestId("resolved-item");
+    expect(await resolved.textContent()).toMatch(/by cli.*Run make step-3 in ~\/proj\/api — approved$/);
+  });
+
   it("opens and focuses the card a deep link names", async () => {
     const gates = [3, 5, 7, 9, 11, 13].map((n) => permissionRequested("conv-a", n, `make target-${n}`));
     const wanted = gates[4]!;
     const { h, browser: b } = await start({ pending: gates });
     const page = await b.newPage({ viewport: { width: 390, height: 600 } });
     await signIn(page, h.url, `#/interactions/${idOf(wanted)}`);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-interaction-id") ?? ""), { timeout: 20_000 }).toBe(idOf(wanted));
+    await expect.poll(() => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`), { timeout: 20_000 }).toBe(idOf(wanted));
     const card = page.locator(`[data-interaction-id="${idOf(wanted)}"]`);
     expect(await card.getAttribute("class")).toContain("highlight");
     expect(await card.isVisible()).toBe(true);
@@ -160,6 +176,7 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     expect(await page.getByTestId("empty").isVisible()).toBe(false);
     expect(await page.getByTestId("pending-list").isVisible()).toBe(false);
     expect(await page.locator("body").innerText()).not.toContain("Nothing waiting");
+    await page.screenshot({ path: "/tmp/agy-bridge-signed-out.png" });
     await page.getByTestId("token-input").fill(TEST_TOKEN);
     await page.getByTestId("token-save").click();
     await page.getByTestId("pending-item").first().waitFor({ timeout: 20_000 });
@@ -192,8 +209,8 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     await page.goto(`${h.url}/#/pair/${code}`);
     const card = page.locator(`[data-interaction-id="${idOf(gate)}"]`);
     await card.waitFor({ timeout: 20_000 });
-    expect(await page.evaluate(() => location.hash)).toBe("");
-    const stored = await page.evaluate(() => ({ device: JSON.parse(localStorage.getItem("agy-bridge-device") ?? "null"), bearer: localStorage.getItem("agy-bridge-token") }));
+    expect(await page.evaluate<string>("location.hash")).toBe("");
+    const stored = await page.evaluate<{ device: { token: string }; bearer: string | null }>(`({ device: JSON.parse(localStorage.getItem("agy-bridge-device") ?? "null"), bearer: localStorage.getItem("agy-bridge-token") })`);
     expect(stored.bearer).toBeNull();
     expect(stored.device.token).toMatch(/^agyd\./);
     await card.getByTestId("approve").click();
@@ -222,5 +239,19 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     await panel.getByLabel("Message to agy").fill("now lint");
     await panel.getByTestId("turn-send").click();
     await expect.poll(() => session.turns, { timeout: 10_000 }).toEqual(["now lint"]);
+    await panel.getByTestId("interrupt").click();
+    await expect.poll(() => panel.getByTestId("session-status").textContent(), { timeout: 10_000 }).toBe("Interrupted (cancelled).");
+  });
+
+  it("says how to get a new link when a pairing link was already used", async () => {
+    const { h, browser: b } = await start();
+    const { code } = (await (await h.fetch("/v1/pairing/codes", { method: "POST" })).json()) as { code: string };
+    const first = await h.fetch("/v1/pairing", { token: null, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }) });
+    expect(first.status).toBe(201);
+    const page = await b.newPage();
+    await page.goto(`${h.url}/#/pair/${code}`);
+    await expect.poll(() => page.getByTestId("problem").textContent(), { timeout: 20_000 }).toContain("run `agy-bridge pair` for a new link");
+    expect(await page.getByTestId("token-input").isVisible()).toBe(true);
+    expect(await page.getByTestId("empty").isVisible()).toBe(false);
   });
 });

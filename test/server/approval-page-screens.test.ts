@@ -76,13 +76,13 @@ describe("the approval page's layout", { timeout: 90_000 }, () => {
       await page.getByTestId("pending-item").nth(2).waitFor({ timeout: 20_000 });
       await page.locator('[data-testid="session"] summary').first().click();
       await page.getByTestId("t-denied").waitFor({ timeout: 20_000 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
       expect([width, overflow]).toEqual([width, 0]);
       const settings = await page.locator("#settings > summary").boundingBox();
       expect(settings!.width).toBeLessThan(160);
       expect(await page.getByTestId("forget").isVisible()).toBe(false);
       if (width !== 320) {
-        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.evaluate("window.scrollTo(0, 0)");
         await page.screenshot({ path: `/tmp/agy-bridge-inbox-${width}.png` });
         await page.screenshot({ path: `/tmp/agy-bridge-inbox-${width}-full.png`, fullPage: true });
       }
@@ -98,13 +98,41 @@ describe("the approval page's layout", { timeout: 90_000 }, () => {
     await page.getByTestId("token-input").fill(TEST_TOKEN);
     await page.getByTestId("token-save").click();
     await page.getByTestId("pending-item").nth(2).waitFor({ timeout: 20_000 });
-    const unlabeled = await page.evaluate(() =>
-      [...document.querySelectorAll("input, textarea")]
-        .filter((i) => (i as HTMLInputElement).type !== "hidden" && (i as HTMLInputElement).labels?.length === 0 && !i.getAttribute("aria-label"))
-        .map((i) => i.outerHTML),
-    );
+    const unlabeled = await page.evaluate<string[]>(`[...document.querySelectorAll("input, textarea")]
+      .filter((i) => i.type !== "hidden" && i.labels.length === 0 && !i.getAttribute("aria-label"))
+      .map((i) => i.outerHTML)`);
     expect(unlabeled).toEqual([]);
-    const unnamedButtons = await page.evaluate(() => [...document.querySelectorAll("button")].filter((b) => (b.textContent ?? "").trim() === "").map((b) => b.outerHTML));
+    const unnamedButtons = await page.evaluate<string[]>(`[...document.querySelectorAll("button")].filter((b) => b.textContent.trim() === "").map((b) => b.outerHTML)`);
     expect(unnamedButtons).toEqual([]);
+    // Focus follows the reading order: nothing jumps the queue with a positive tabindex.
+    expect(await page.locator("[tabindex]:not([tabindex='-1']):not([tabindex='0'])").count()).toBe(0);
+  });
+
+  it("keeps text at a contrast of at least 4.5:1 in the light and the dark scheme", async () => {
+    const h = await populated();
+    browser = await launchChromium();
+    for (const colorScheme of ["light", "dark"] as const) {
+      const page = await browser.newPage({ colorScheme });
+      await page.goto(h.url);
+      await page.getByTestId("token-input").fill(TEST_TOKEN);
+      await page.getByTestId("token-save").click();
+      await page.getByTestId("pending-item").nth(2).waitFor({ timeout: 20_000 });
+      // Each text element against the first opaque background behind it (WCAG relative luminance).
+      const low = await page.evaluate<string[]>(`(() => {
+        const rgb = (c) => c.match(/[\\d.]+/g).map(Number);
+        const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+        const bg = (el) => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.length === 3 || c[3] > 0.9) return c.slice(0, 3); } return [255, 255, 255]; };
+        const out = [];
+        for (const el of document.querySelectorAll("h1, h2, h3, p, span, label, legend, button, summary, li, strong, code")) {
+          if (!el.textContent.trim() || el.closest("[hidden]") || el.offsetParent === null || el.closest(".visually-hidden")) continue;
+          const a = lum(rgb(getComputedStyle(el).color)), b = lum(bg(el));
+          const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+          if (ratio < 4.5) out.push(el.tagName + "." + el.className + " " + ratio.toFixed(2) + " " + el.textContent.trim().slice(0, 30));
+        }
+        return out;
+      })()`);
+      expect([colorScheme, low]).toEqual([colorScheme, []]);
+      await page.close();
+    }
   });
 });

@@ -50,6 +50,8 @@ describe("the approval page", { timeout: 120_000 }, () => {
     const ours = `[data-conversation-id="${w.conversationId}"]`;
     const item = page.locator(`[data-testid="pending-item"]${ours}`).filter({ hasText: "pwd" });
     await item.waitFor({ timeout: 30_000 });
+    // What a phone shows for the simulator's real request (looked at by hand; nothing asserted on pixels).
+    await page.screenshot({ path: "/tmp/agy-bridge-inbox-sim-390.png" });
     await item.getByTestId("approve").tap();
     await page.locator(`[data-testid="resolved-item"]${ours}`).filter({ hasText: "pwd" }).waitFor({ timeout: 30_000 });
     const left = await page.locator(`[data-testid="pending-item"]${ours}`).allTextContents();
@@ -90,6 +92,8 @@ describe("the approval page", { timeout: 120_000 }, () => {
     await item.getByTestId("submit-answer").tap();
     const resolved = page.locator(`[data-testid="resolved-item"]${ours}`).first();
     await resolved.waitFor({ timeout: 30_000 });
-    expect(await resolved.textContent()).toContain("question");
+    // The resolved line is headed by the question itself, and says how it ended.
+    expect(await resolved.textContent()).toContain(question!);
+    expect(await resolved.getByTestId("outcome").textContent()).toBe("answered");
   });
 });

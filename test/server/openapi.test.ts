@@ -32,6 +32,8 @@ describe("the OpenAPI contract", () => {
           "POST /v1/pairing/codes",
           "GET /v1/push/key",
           "POST /v1/push/subscriptions",
+          "DELETE /v1/push/subscriptions",
+          "POST /v1/actions",
           "GET /v1/openapi.json",
           "GET /v1/sessions",
           "GET /v1/sessions/{conversationId}/events",

@@ -33,6 +33,7 @@ async function world(options: { now?: () => number; maxFailures?: number } = {})
     pairing: createPairingCodes(options.now === undefined ? {} : { now: options.now }),
     log: (line) => log.push(line),
     limiter: createFailureLimiter({ maxFailures: options.maxFailures ?? 10 }),
+    revocationCheckMs: 50,
   });
   return { h: harness, devices, log };
 }
@@ -112,6 +113,32 @@ describe("pairing a device", () => {
     expect(await devices.revoke(paired.deviceId)).toBe(true);
     expect((await h.fetch("/v1/sessions", { token: paired.token })).status).toBe(401);
     expect((await h.fetch("/v1/sessions")).status).toBe(200);
+  });
+
+  it("ends a revoked device's open event stream, and keeps the bearer token's", async () => {
+    const { h, devices } = await world();
+    h.addSession("conv-a");
+    await h.hub.refresh();
+    const paired = (await (await exchange(h, (await newCode(h)).code)).json()) as { deviceId: string; token: string };
+    const deviceStream = await h.fetch("/v1/sessions/conv-a/events", { token: paired.token });
+    const ownerStream = await h.fetch("/v1/sessions/conv-a/events");
+    expect([deviceStream.status, ownerStream.status]).toEqual([200, 200]);
+    const drain = async (res: Response) => {
+      let text = "";
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += value;
+      }
+    };
+    const deviceText = drain(deviceStream);
+    let ownerEnded = false;
+    void drain(ownerStream).then(() => (ownerEnded = true), () => (ownerEnded = true));
+    expect(await devices.revoke(paired.deviceId)).toBe(true);
+    const text = await Promise.race([deviceText, new Promise<string>((_, reject) => setTimeout(() => reject(new Error("the revoked device's stream was still open after 10 s")), 10_000))]);
+    expect(text).toContain(": device revoked");
+    expect(ownerEnded).toBe(false);
   });
 
   it("limits guessed codes per address, and says to wait", async () => {

@@ -8,7 +8,7 @@ import { startSimServer, type SimServer } from "../../../src/sim/index.js";
 import { AgySession, type AgySessionApi } from "../../../src/session/index.js";
 import { createRelay, type Relay, type RelayOptions } from "../../../src/fleet/index.js";
 import { eventsStream, resultsStream } from "../../../src/fleet/index.js";
-import { startRedis, type RedisProcess } from "./redis-process.js";
+import { startRedis, type RedisProcess, type RedisTls } from "./redis-process.js";
 import { until } from "./until.js";
 
 export interface StreamEntry {
@@ -48,8 +48,8 @@ export function summary(entries: StreamEntry[]): string {
   return entries.map((e) => e.fields["key"] ?? e.fields["type"] ?? e.id).join(", ");
 }
 
-export async function startRelayWorld(options: { host?: string; appendonly?: boolean } = {}): Promise<RelayWorld> {
-  const redis = await startRedis({ appendonly: options.appendonly === true });
+export async function startRelayWorld(options: { host?: string; appendonly?: boolean; tls?: RedisTls } = {}): Promise<RelayWorld> {
+  const redis = await startRedis({ appendonly: options.appendonly === true, ...(options.tls === undefined ? {} : { tls: options.tls }) });
   const sim = await startSimServer({ speed: 0.05 }).catch(async (error: unknown) => {
     await redis.stop();
     throw error;

@@ -14,7 +14,7 @@ export interface StandInMessage {
   chat: { id: number; type: string };
   date: number;
   text: string;
-  reply_markup?: { inline_keyboard: Array<Array<{ text: string; callback_data?: string }>> };
+  reply_markup?: { inline_keyboard: Array<Array<{ text: string; callback_data?: string }>> } | undefined;
   /** Every text this message had, oldest first (edits append). */
   history: string[];
 }

@@ -1,0 +1,173 @@
+/**
+ * The other side of the relay: what a bot, a dashboard or `serve --redis`
+ * needs to read the fleet and act on it through Redis alone — the fleet
+ * index, one conversation's events (from any entry id, so a reader resumes
+ * across its own restarts), and commands sent to a host with their result
+ * awaited. Written against the stream layout (docs/fleet.md), nothing else.
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { MapperEvent } from "../mapper/index.js";
+import type { CommandType } from "./fleet-command.js";
+import type { FleetState } from "./conversation-publisher.js";
+import { commandsStream, eventsStream, resultsStream, SESSIONS_STREAM } from "./stream-names.js";
+import { AgyBridgeError } from "../errors.js";
+
+/** A conversation as the fleet index says it is now. */
+export interface FleetIndexEntry {
+  host: string;
+  conversationId: string;
+  state: FleetState;
+  /** When the index last said something about it (ISO 8601). */
+  time: string;
+}
+
+/** One entry of `agy:events:<host>:<conversationId>`. */
+export interface PublishedEvent {
+  /** The stream entry id: resume after it. */
+  id: string;
+  key: string;
+  /** The event, or the relay's `resync` marker. */
+  event: MapperEvent | { type: "resync"; reason: string };
+}
+
+export interface FleetCommandRequest {
+  type: CommandType;
+  conversationId: string;
+  interactionId?: string;
+  body?: Record<string, unknown>;
+  /** Who issues it: the relay records `relay:<principal>` as who decided. */
+  principal: string;
+  /** Default a new UUID. */
+  requestId?: string;
+}
+
+export interface FleetCommandOutcome {
+  requestId: string;
+  commandId: string;
+  /** The relay's result JSON (docs/fleet.md). */
+  result: Record<string, unknown> & { result: string };
+}
+
+export interface FleetClientOptions {
+  /** Non-blocking calls; each blocking read duplicates it. */
+  redis: Redis;
+  /** How long one blocking read lasts before it checks its signal again (ms); default 1000. */
+  blockMs?: number;
+}
+
+export interface FleetClient {
+  /** The fleet now: the last index entry of each conversation not detached. */
+  sessions(): Promise<FleetIndexEntry[]>;
+  /** A conversation's entries after `after` (default: from the start), then live ones, until `signal` aborts. */
+  events(host: string, conversationId: string, options: { after?: string; signal: AbortSignal }): AsyncIterable<PublishedEvent>;
+  /** Sends a command to `host` and waits (up to `timeoutMs`, default 30,000) for its result. */
+  command(host: string, request: FleetCommandRequest, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<FleetCommandOutcome>;
+}
+
+type Raw = [string, string[]];
+
+function fields(flat: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) if (!(flat[i]! in out)) out[flat[i]!] = flat[i + 1]!;
+  return out;
+}
+
+/** The id just before `id`'s millisecond: an XREAD from it sees every entry written at or after that time. */
+function justBefore(id: string): string {
+  const ms = Number(id.split("-")[0]);
+  return ms > 0 ? `${ms - 1}-0` : "0-0";
+}
+
+export function createFleetClient(options: FleetClientOptions): FleetClient {
+  const { redis } = options;
+  const blockMs = options.blockMs ?? 1000;
+
+  const blockingReads = async function* (stream: string, after: string, signal: AbortSignal): AsyncGenerator<Raw> {
+    const reader = redis.duplicate();
+    reader.on("error", () => undefined);
+    const stop = () => reader.disconnect();
+    signal.addEventListener("abort", stop, { once: true });
+    let last = after;
+    try {
+      while (!signal.aborted) {
+        let reply: [string, Raw[]][] | null;
+        try {
+          reply = (await reader.xread("COUNT", 256, "BLOCK", blockMs, "STREAMS", stream, last)) as [string, Raw[]][] | null;
+        } catch (error) {
+          if (signal.aborted) return;
+          throw AgyBridgeError.from(error, "transport");
+        }
+        for (const [, entries] of reply ?? []) {
+          for (const entry of entries) {
+            last = entry[0];
+            yield entry;
+          }
+        }
+      }
+    } finally {
+      signal.removeEventListener("abort", stop);
+      reader.disconnect();
+    }
+  };
+
+  return {
+    async sessions() {
+      const raw = (await redis.xrange(SESSIONS_STREAM, "-", "+")) as Raw[];
+      const latest = new Map<string, FleetIndexEntry & { type: string }>();
+      for (const [, flat] of raw) {
+        const f = fields(flat);
+        if (f["host"] === undefined || f["conversationId"] === undefined) continue;
+        latest.set(`${f["host"]}\u0000${f["conversationId"]}`, {
+          type: f["type"] ?? "",
+          host: f["host"],
+          conversationId: f["conversationId"],
+          state: (f["state"] ?? "idle") as FleetState,
+          time: f["time"] ?? "",
+        });
+      }
+      return [...latest.values()].filter((entry) => entry.type !== "session.detached").map(({ type: _type, ...entry }) => entry);
+    },
+
+    async *events(host, conversationId, { after, signal }) {
+      for await (const [id, flat] of blockingReads(eventsStream(host, conversationId), after ?? "0-0", signal)) {
+        const f = fields(flat);
+        let event: PublishedEvent["event"];
+        try {
+          event = JSON.parse(f["event"] ?? "") as PublishedEvent["event"];
+        } catch {
+          continue;
+        }
+        yield { id, key: f["key"] ?? "", event };
+      }
+    },
+
+    async command(host, request, { timeoutMs = 30_000, signal } = {}) {
+      const requestId = request.requestId ?? randomUUID();
+      const body = JSON.stringify(request.body ?? {});
+      const commandId = (await redis.xadd(
+        commandsStream(host),
+        "*",
+        "requestId", requestId,
+        "type", request.type,
+        "conversationId", request.conversationId,
+        ...(request.interactionId === undefined ? [] : ["interactionId", request.interactionId]),
+        "body", body,
+        "principal", request.principal,
+      ))!;
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const until = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
+      // Results are written after their command, on the same Redis clock: read from just before it.
+      for await (const [, flat] of blockingReads(resultsStream(host), justBefore(commandId), until)) {
+        const f = fields(flat);
+        if (f["commandId"] !== commandId) continue;
+        return { requestId, commandId, result: JSON.parse(f["result"] ?? "{}") as FleetCommandOutcome["result"] };
+      }
+      if (signal?.aborted === true) throw new AgyBridgeError("aborted", `the command ${commandId} was sent, and waiting for its result was cancelled; its result will be in ${resultsStream(host)}`);
+      throw new AgyBridgeError(
+        "timeout",
+        `no relay of host ${host} answered command ${commandId} within ${timeoutMs} ms; is \`agy-bridge relay --host ${host}\` running? The command stays queued and runs when one starts`,
+      );
+    },
+  };
+}

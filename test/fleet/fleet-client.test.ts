@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createFleetClient, type PublishedEvent } from "../../src/fleet/index.js";
+import { startRelayWorld, type RelayWorld } from "./support/relay-world.js";
+import { until } from "./support/until.js";
+
+let world: RelayWorld | undefined;
+const aborts: AbortController[] = [];
+afterEach(async () => {
+  for (const a of aborts.splice(0)) a.abort();
+  await world?.close();
+  world = undefined;
+});
+
+describe("the fleet client (a bot's side of the streams)", () => {
+  it("lists the fleet, follows a conversation live, answers its gate and resumes after an entry id", async () => {
+    world = await startRelayWorld();
+    const w = world;
+    await w.startRelay();
+    const client = createFleetClient({ redis: w.redis.client(), blockMs: 100 });
+    const fleet = await until(async () => {
+      const list = await client.sessions();
+      return list.length === 1 ? list : undefined;
+    }, "the session in the index");
+    expect(fleet[0]).toMatchObject({ host: w.host, conversationId: w.conversationId, state: "idle" });
+
+    const stop = new AbortController();
+    aborts.push(stop);
+    const seen: PublishedEvent[] = [];
+    const following = (async () => {
+      for await (const entry of client.events(w.host, w.conversationId, { signal: stop.signal })) seen.push(entry);
+    })();
+    w.sim.engine.tuiPort().submitTurn("Run pwd");
+    const gate = await until(() => seen.find((e) => e.event.type === "interaction_requested"), "the gate, live", 15_000, () => seen.map((e) => e.key).join(", "));
+    const interactionId = (gate.event as { interactionId: string }).interactionId;
+    const outcome = await client.command(w.host, { type: "approve", conversationId: w.conversationId, interactionId, principal: "bot" });
+    expect(outcome.result).toMatchObject({ result: "delivered", interactionId });
+    await until(() => seen.find((e) => e.event.type === "function_call_output"), "the output, live");
+    stop.abort();
+    await following;
+
+    // A reader that stopped at the gate resumes after it: nothing before it again.
+    const again = new AbortController();
+    aborts.push(again);
+    const resumed: PublishedEvent[] = [];
+    const reading = (async () => {
+      for await (const entry of client.events(w.host, w.conversationId, { after: gate.id, signal: again.signal })) resumed.push(entry);
+    })();
+    await until(() => resumed.find((e) => e.event.type === "function_call_output"), "the output after resuming");
+    again.abort();
+    await reading;
+    const index = seen.findIndex((e) => e.id === gate.id);
+    expect(resumed.map((e) => e.id).slice(0, seen.length - index - 1)).toEqual(seen.slice(index + 1).map((e) => e.id));
+  });
+
+  it("says no relay answered a command for a host nobody runs, and that the command stays queued", async () => {
+    world = await startRelayWorld();
+    const client = createFleetClient({ redis: world.redis.client(), blockMs: 50 });
+    await expect(client.command("nobody-home", { type: "interrupt", conversationId: "c", principal: "bot" }, { timeoutMs: 300 })).rejects.toThrow(/no relay of host nobody-home answered command .* within 300 ms; is `agy-bridge relay --host nobody-home` running\?/);
+  });
+});
