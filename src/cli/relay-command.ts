@@ -9,12 +9,12 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import type { AttachOptions } from "../session/types.js";
-import { isLoopbackHost } from "../rpc/loopback.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand } from "./command.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { auditLogFor, auditorFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
+import { connectRedis, redisUrlOf, shownRedisUrl } from "./redis-connection.js";
 
 const HELP = `Usage: agy-bridge relay --redis URL [--host NAME] [--claim-idle MS] [--json]
                         [--max-len N] [--refresh-ms MS] [--audit-file PATH] [--standby]
@@ -67,24 +67,13 @@ function wholeNumber(name: string, text: string | undefined, fallback: number, m
   return value;
 }
 
-/** The URL as it may be shown: no user name or password. */
-export function shownRedisUrl(url: URL): string {
-  const copy = new URL(url.href);
-  copy.username = "";
-  copy.password = "";
-  return copy.href;
-}
-
 export const relayCommand = defineCommand({
   name: "relay",
   summary: "publish this machine's agy sessions to Redis Streams and take commands from it",
   help: HELP,
   options: OPTIONS,
   async run(io, { values }) {
-    if (values.redis === undefined || values.redis === "") throw new UsageError("--redis URL is required (redis://host:port or rediss://host:port); run `agy-bridge relay --help`");
-    if (!URL.canParse(values.redis)) throw new UsageError("--redis does not parse as a URL; give redis://host:port or rediss://host:port");
-    const redisUrl = new URL(values.redis);
-    if (redisUrl.protocol !== "redis:" && redisUrl.protocol !== "rediss:") throw new UsageError("--redis must be a redis:// or rediss:// URL");
+    const redisUrl = redisUrlOf("relay", values.redis);
     const { HOST_NAME, createRelay } = await import("../fleet/index.js");
     const host = values.host ?? hostname().split(".")[0] ?? "";
     if (!HOST_NAME.test(host)) throw new UsageError(`--host must be letters, digits, '.', '_' or '-' (up to 128, no ':'), since it is part of every key${values.host === undefined ? "; this machine's host name is not, so give --host" : ""}`);
@@ -93,47 +82,9 @@ export const relayCommand = defineCommand({
     const refreshMs = wholeNumber("refresh-ms", values["refresh-ms"], 2000, 100);
     const target = sessionTarget("relay", values, io.env);
     const single = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
-    if (redisUrl.protocol === "redis:" && !isLoopbackHost(redisUrl.hostname)) {
-      io.stderr.write("agy-bridge relay: warning: the Redis connection is not encrypted and not loopback; anyone on the path can read events and inject commands — use rediss:// (docs/fleet.md)\n");
-    }
-
-    const { Redis } = await import("ioredis");
-    const password = io.env["AGY_BRIDGE_REDIS_PASSWORD"];
-    const db = redisUrl.pathname.replace(/^\//, "");
-    if (db !== "" && !/^\d{1,5}$/.test(db)) throw new UsageError("--redis names a database that is not a number; give redis://host:port/0 or leave the path out");
-    const redis = new Redis({
-      host: redisUrl.hostname.replace(/^\[|\]$/g, ""),
-      port: redisUrl.port === "" ? 6379 : Number(redisUrl.port),
-      ...(redisUrl.username === "" ? {} : { username: decodeURIComponent(redisUrl.username) }),
-      ...(redisUrl.password !== "" ? { password: decodeURIComponent(redisUrl.password) } : password !== undefined && password !== "" ? { password } : {}),
-      ...(db === "" ? {} : { db: Number(db) }),
-      ...(redisUrl.protocol === "rediss:" ? { tls: { servername: redisUrl.hostname } } : {}),
-      lazyConnect: true,
-      // Commands wait while Redis is away (the relay's own queue is bounded); reconnect with backoff.
-      maxRetriesPerRequest: null,
-      retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
-    });
-    let lastRedisError = "";
-    let connected = false;
-    redis.on("error", (error: Error) => {
-      if (error.message === lastRedisError) return;
-      lastRedisError = error.message;
-      // Before the first connection the failure is said once, below.
-      if (connected) io.stderr.write(`${terminalText(`agy-bridge relay: Redis: ${error.message}`)}\n`);
-    });
-    try {
-      await Promise.race([
-        redis.connect(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 10 s")), 10_000).unref()),
-      ]);
-    } catch (error) {
-      const why = lastRedisError !== "" ? lastRedisError : (error as Error).message;
-      io.stderr.write(`${terminalText(`agy-bridge relay: cannot reach Redis at ${shownRedisUrl(redisUrl)} (${why}); check the URL, that Redis runs, and the ACL user and password`)}\n`);
-      redis.disconnect();
-      return 1;
-    }
-    lastRedisError = "";
-    connected = true;
+    const connection = await connectRedis(io, "relay", redisUrl);
+    if (connection === undefined) return 1;
+    const redis = connection.redis;
 
     const auditor = auditorFor(io, auditLogFor(io, values), "relay");
     const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;

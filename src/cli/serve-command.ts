@@ -17,6 +17,8 @@ import { defineCommand } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
 import { terminalText } from "./terminal-text.js";
+import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connection.js";
+import { UsageError } from "./args.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
@@ -43,6 +45,9 @@ Options:
   --cors ORIGIN        allow this one browser origin cross-origin
   -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
   --refresh-ms MS      how often discovery runs (default 2000)
+  --redis URL          serve the fleet instead of this machine: every session the
+                       relays publish to this Redis (docs/fleet.md), each labelled
+                       with its host; answers go to its host's relay
   --replay-window N    events kept per conversation for SSE replay (default 1000);
                        a client further behind is resynchronised from a fresh read
 ${POLICY_HELP}
@@ -66,6 +71,7 @@ const OPTIONS = {
   "socket-name": { type: "string", short: "L" },
   "socket-path": { type: "string", short: "S" },
   "refresh-ms": { type: "string" },
+  redis: { type: "string" },
   "replay-window": { type: "string" },
   ...POLICY_OPTIONS,
   ...NOTIFY_OPTIONS,
@@ -132,6 +138,10 @@ export const serveCommand = defineCommand({
       return 1;
     }
 
+    // Each host's relay delivers answers for its sessions; a policy here would race them.
+    if (values.redis !== undefined && values.policy !== undefined) {
+      throw new UsageError("--policy and --redis do not go together: with --redis, answers are delivered by each host's relay; run `agy-bridge serve --help`");
+    }
     let policy;
     try {
       policy = await readPolicyOption(values);
@@ -140,6 +150,11 @@ export const serveCommand = defineCommand({
       // Refused before listening: the line and column say what to fix.
       io.stderr.write(`${terminalText(`agy-bridge serve: ${error.message}`)}\n`);
       return 1;
+    }
+    let fleetConnection: RedisConnection | undefined;
+    if (values.redis !== undefined) {
+      fleetConnection = await connectRedis(io, "serve", redisUrlOf("serve", values.redis));
+      if (fleetConnection === undefined) return 1;
     }
     // Every decision serve sees — policy, bots, the page, a person in the TUI — goes to the audit log.
     const auditLog = auditLogFor(io, values);
@@ -168,9 +183,12 @@ export const serveCommand = defineCommand({
     // The server each conversation was last seen on: attach needs its URL and
     // token, and a refresh that misses a busy server keeps what it knew.
     const servers = new Map<string, DiscoveredServer>();
+    // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
+    const fleet = fleetConnection === undefined ? undefined : await fleetSource(fleetConnection);
     const hub = createSessionHub({
       ...(replayWindow === undefined ? {} : { replayWindow }),
       async list(signal) {
+        if (fleet !== undefined) return fleet.list();
         const found = await discoverServers({ signal, tmuxServers: [tmux] });
         const out: SessionDescriptor[] = [];
         for (const server of found.servers) {
@@ -189,6 +207,7 @@ export const serveCommand = defineCommand({
       // A busy agy can miss a probe deadline: its sessions stay while it runs.
       retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
       async attach(descriptor) {
+        if (fleet !== undefined) return fleet.attach(descriptor);
         const server = servers.get(descriptor.conversationId);
         if (server?.url === undefined) throw new Error("its server is gone");
         // No shared signal: the hub closes each session itself, and one signal
@@ -256,6 +275,7 @@ export const serveCommand = defineCommand({
     } catch (error) {
       io.stderr.write(`agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
       await hub.close();
+    await fleetConnection?.close();
       return 1;
     }
     const address = api.server.address();
@@ -284,6 +304,7 @@ export const serveCommand = defineCommand({
     await api.close();
     await notifications.close();
     await hub.close();
+    await fleetConnection?.close();
     await auditor.flush().catch(() => undefined);
     return 0;
   },
@@ -378,4 +399,31 @@ async function packageVersion(): Promise<string> {
   } catch {
     return "0.0.0";
   }
+}
+
+/**
+ * The fleet as serve's session source (`serve --redis`): the sessions every
+ * host's relay publishes to the fleet index, each labelled with its host, and
+ * answers, turns and interrupts sent to that host's command stream.
+ */
+async function fleetSource(connection: RedisConnection): Promise<{ list(): Promise<SessionDescriptor[]>; attach(descriptor: SessionDescriptor): SupervisedSession }> {
+  const { createFleetClient, createRemoteSession } = await import("../fleet/index.js");
+  const client = createFleetClient({ redis: connection.redis });
+  const hosts = new Map<string, string>();
+  return {
+    async list() {
+      const out: SessionDescriptor[] = [];
+      for (const entry of await client.sessions()) {
+        if (entry.state === "gone") continue;
+        hosts.set(entry.conversationId, entry.host);
+        out.push({ conversationId: entry.conversationId, host: entry.host, title: entry.host });
+      }
+      return out;
+    },
+    attach(descriptor) {
+      const host = descriptor.host ?? hosts.get(descriptor.conversationId);
+      if (host === undefined) throw new Error("no relay publishes it any more");
+      return createRemoteSession({ client, host, conversationId: descriptor.conversationId });
+    },
+  };
 }

@@ -16,6 +16,8 @@ export const SessionSummarySchema = z.object({
   workspace: z.string().optional(),
   /** The tmux pane agy's TUI runs in (`%N`), when known. */
   pane: z.string().optional(),
+  /** The host the session's relay runs on (`serve --redis`: sessions of the fleet). */
+  host: z.string().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 

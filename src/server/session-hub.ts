@@ -53,6 +53,8 @@ export interface SessionDescriptor {
   conversationId: string;
   pid?: number;
   title?: string;
+  /** The fleet host it runs on (`serve --redis`). */
+  host?: string;
 }
 
 export type InteractionRequested = EventOf<"interaction_requested">;
@@ -240,6 +242,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
       const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;
       if (descriptor.title !== undefined) out.title = descriptor.title;
+      if (descriptor.host !== undefined) out.host = descriptor.host;
       return out;
     },
     respond(interactionId, action, decidedBy) {

@@ -305,7 +305,7 @@ class Reader implements ConversationReader {
           } else if (event.type === "update") {
             // Taken off the event, and handled in a method of its own: a frame can be a whole history
             // (a stream's first replays it), and this loop's `event` stays reachable while it waits.
-            if (!(await this.#onFrame(takeUpdate(event), id))) break;
+            if (!(await this.#onFrameReleased(takeUpdate(event), id))) break;
           } else {
             this.#streamUp = false;
             if (event.reason === undefined) continue; // agy may end a stream cleanly after a turn
@@ -322,6 +322,20 @@ class Reader implements ConversationReader {
         this.#streamUp = false;
       }
       if (!this.#stop.signal.aborted && !connection.signal.aborted) await delay(250, this.#stop.signal);
+    }
+  }
+
+  /**
+   * {@link #onFrame}, then the frame's steps are dropped from it: generator
+   * frames on the way from the socket (the RPC client's, the watcher's) can
+   * keep the last frame they passed on reachable while they wait, and a
+   * stream's first frame replays the whole history (issue 23).
+   */
+  async #onFrameReleased(frame: StreamUpdate, id: string): Promise<boolean> {
+    try {
+      return await this.#onFrame(frame, id);
+    } finally {
+      delete (frame as { mainTrajectoryUpdate?: unknown }).mainTrajectoryUpdate;
     }
   }
 

@@ -178,7 +178,7 @@ describe("agy-bridge capture", () => {
 
     const replay = session("t");
     const infoFile = join(base, "replay-stderr.txt");
-    await tmux.newSession(replay, [process.execPath, "--import", "tsx", join(ROOT, "test/capture/support/replay-entry.ts"), infoFile, "sim", "--replay", join(base, "first"), "--speed", "2"], { cwd: ROOT, ...PANE });
+    await tmux.newSession(replay, [process.execPath, "--import", "tsx", join(ROOT, "test/capture/support/replay-entry.ts"), infoFile, "sim", "--replay", join(base, "first"), "--speed", "5"], { cwd: ROOT, ...PANE });
     const plainUrl = await until(() => (existsSync(infoFile) ? /http:\/\/127\.0\.0\.1:\d+/.exec(readFileSync(infoFile, "utf8"))?.[0] : undefined), "the replay's URLs", 30_000);
     const second = startMain(captureArgs(join(base, "second"), { target: replay }, ["--url", plainUrl, "--conversation", meta.conversationId]));
     expect(await second.code, second.stderr()).toBe(0);

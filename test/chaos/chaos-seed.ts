@@ -54,17 +54,23 @@ export function runSeed(seed: number): Promise<SeedResult> {
 }
 
 /**
- * The shortest sub-list of `faults` that still fails (one fault removed at a
- * time until none can go; a fault that never fired goes first).
+ * The shortest sub-list of `faults` that still fails by `fails`: one fault
+ * removed at a time, kept out when the rest still fails, until none can go.
  */
-export async function shrink(seed: number, failing: SeedResult, onStep?: (faults: readonly Fault[]) => void): Promise<Fault[]> {
-  let current = failing.planned.filter((f) => failing.outcome.fired.includes(f) || isAgySide(f));
-  if (current.length < failing.planned.length && (await judge(seed, current)).problems.length === 0) current = [...failing.planned];
+export async function shrinkFaults(faults: readonly Fault[], fails: (faults: readonly Fault[]) => Promise<boolean>): Promise<Fault[]> {
+  let current = [...faults];
   for (let i = 0; i < current.length; ) {
     const candidate = current.filter((_, j) => j !== i);
-    onStep?.(candidate);
-    if ((await judge(seed, candidate)).problems.length > 0) current = candidate;
+    if (await fails(candidate)) current = candidate;
     else i++;
   }
   return current;
+}
+
+/** A failing seed's shortest fault list (faults that never fired go first, when the run still fails without them). */
+export async function shrink(seed: number, failing: SeedResult): Promise<Fault[]> {
+  const fails = async (faults: readonly Fault[]) => (await judge(seed, faults)).problems.length > 0;
+  const firedOnly = failing.planned.filter((f) => failing.outcome.fired.includes(f) || isAgySide(f));
+  const start = firedOnly.length < failing.planned.length && (await fails(firedOnly)) ? firedOnly : failing.planned;
+  return shrinkFaults(start, fails);
 }

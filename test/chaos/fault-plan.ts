@@ -54,13 +54,13 @@ export function isAgySide(fault: Fault): boolean {
   return AGY_SIDE.has(fault.kind);
 }
 
-/** The fault plan of a seed: 3–9 transport faults and up to two agy-side ones. */
+/** The fault plan of a seed: 4–12 transport faults and up to two agy-side ones. */
 export function planFor(seed: number, turns: number): Fault[] {
   const r = createPrng(seed);
   const faults: Fault[] = [];
   const unary = (): string => r.pick(UNARY);
   const nthOf = (method: string): number => r.int(1, CALLS[method] ?? 1);
-  const count = r.int(3, 9);
+  const count = r.int(4, 12);
   for (let i = 0; i < count; i++) {
     const kind = r.pick(["drop", "drop", "stall", "stall", "split", "cut", "cut", "http_503", "http_500", "restart"] as const);
     if (kind === "drop") faults.push({ kind, method: STREAM, nth: nthOf(STREAM), afterBytes: r.int(1, 6000) });
