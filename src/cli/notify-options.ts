@@ -79,6 +79,9 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
   const secretFiles = values["notify-webhook-secret-file"] ?? [];
   for (const url of webhooks) {
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return `--notify-webhook wants an http(s) URL, not ${url}`;
+    // fetch refuses them, and they would sit in the process list: the signature is the authentication.
+    const parsed = new URL(url);
+    if (parsed.username !== "" || parsed.password !== "") return `--notify-webhook takes no user:password@ in the URL (${parsed.host}); receivers check the signature instead (docs/notifications.md)`;
   }
   for (const flag of ["notify-base-url", "telegram-api-root"] as const) {
     const value = values[flag];

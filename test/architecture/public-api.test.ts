@@ -100,7 +100,7 @@ describe("public API", () => {
       exports: Record<string, { types: string; import: string }>;
       bin: Record<string, string>;
     };
-    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./policy", "./protocol", "./sim"]);
+    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./fleet", "./policy", "./protocol", "./sim"]);
     const sources = [...Object.values(pkg.exports).map((entry) => entry.import), ...Object.values(pkg.bin)].map((path) =>
       join(REPO, path.replace(/^\.?\/?dist\//, "src/").replace(/\.js$/, ".ts")),
     );

@@ -49,8 +49,11 @@ describe("serve's notification flags", { timeout: 90_000 }, () => {
       refused(["--telegram-chat", "12345"]),
       refused(["--escalate-after", "soon"]),
       refused(["--notify-webhook", "ftp://example.com/x"]),
+      refused(["--notify-webhook", "https://user:hunter2@hooks.example.com/x"]),
     ]);
-    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2]);
+    expect(results[4]!.stderr).toMatch(/--notify-webhook takes no user:password@ in the URL \(hooks\.example\.com\)/);
+    expect(results[4]!.stderr).not.toContain("hunter2");
     expect(results[0]!.stderr).toMatch(/--notify-webhook-secret-file is given 1 time\(s\) for 2 webhook\(s\)/);
     expect(results[1]!.stderr).toMatch(/--telegram-bot-token-file and --telegram-chat go together/);
     expect(results[2]!.stderr).toMatch(/--escalate-after wants a duration/);
