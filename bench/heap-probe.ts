@@ -47,5 +47,4 @@ async function build(): Promise<number> {
   return retained;
 }
 
-if (what !== "session") await build();
-else await build();
+await build();

@@ -47,7 +47,6 @@ export async function retainedBySession(count: number, settledHeap: () => number
     const { session, seen } = await follow(Number(process.env.IDLE_MS ?? 4000));
     keep.push(session);
     const retained = settledHeap() - before;
-    if (process.env.HEAP_SNAPSHOT_TO !== undefined) (await import("node:v8")).writeHeapSnapshot(process.env.HEAP_SNAPSHOT_TO);
     process.stdout.write(`${JSON.stringify({ what: "session", count, events: seen, retained })}\n`);
     await session.close();
     return retained;

@@ -7,9 +7,13 @@ import { discoverServers, spawnCommand, type DiscoveredServer, type DiscoveryRes
 import { defineCommand, type Command } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { discoveryScope, toSessionEntry, type DiscoveryScope, type SessionEntry } from "./sessions-command.js";
-import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
+import { tmuxServerOf } from "./tmux-server-option.js";
+import { CONNECTION_OPTIONS, UsageError } from "./args.js";
+import { runDoctorReport } from "./doctor-report.js";
+import { PANE_OPTION } from "./session-connect.js";
 
 const HELP = `Usage: agy-bridge doctor [--json] [-L NAME | -S PATH]
+       agy-bridge doctor --report [--json] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T]
 
 Checks how agy-bridge finds agy's language server on this machine, step by
 step: processes, listeners, CSRF token, each listener's transport and
@@ -21,6 +25,12 @@ Options:
               pid, port, detail, hint) and servers (as \`sessions --json\`)
   -L NAME     match agy's tmux panes on this tmux server (tmux -L), not the default
   -S PATH     the same, by the server's socket path (tmux -S)
+  --report    check agy-bridge's recorded facts (docs/spike-notes.md) against
+              the agy the session commands would choose, with calls that change
+              nothing, and print a compatibility report (Markdown; with --json
+              {agyVersion, generatedAt, facts:[{id, statement, status, seen}]});
+              takes --conversation, --pane, --url and --csrf-token as they do.
+              Exit 0 when a report was produced, 1 when no agy was found
   -h, --help  show this help
 
 Exit status: 0 when at least one usable server was found; 1 otherwise (the
@@ -85,8 +95,12 @@ export function createDoctorCommand(options: DoctorCommandOptions = {}): Command
     name: "doctor",
     summary: "explain how discovery finds agy's language server, and what failed",
     help: HELP,
-    options: { json: { type: "boolean" }, ...TMUX_SERVER_OPTIONS },
+    options: { json: { type: "boolean" }, report: { type: "boolean" }, ...CONNECTION_OPTIONS, ...PANE_OPTION },
     async run(io, args) {
+      if (args.values.report === true) return runDoctorReport(io, args.values);
+      if (["url", "csrf-token", "conversation", "pane"].some((k) => (args.values as Record<string, unknown>)[k] !== undefined)) {
+        throw new UsageError("--conversation, --pane, --url and --csrf-token go with --report; run `agy-bridge doctor --help`");
+      }
       const scope = discoveryScope(tmuxServerOf("doctor", args.values));
       const [result, tmux] = await Promise.all([discover(scope), tmuxVersion(run)]);
       const servers = result.servers.map(toSessionEntry);

@@ -21,7 +21,7 @@ import type { StreamUpdate } from "../protocol/wire-schemas.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 
-const HELP = `Usage: agy-bridge map [FILE|DIR|-] [--conversation ID]
+const HELP = `Usage: agy-bridge map [FILE|-] [--conversation ID]
 
 Maps agy trajectory steps to agy-bridge events (docs/events.md), one JSON
 event per line on stdout, in order.
@@ -31,7 +31,7 @@ Input (FILE, or stdin when FILE is "-" or absent), one of:
   - an array of step objects (indices come from the steps' metadata)
   - a GetCascadeTrajectorySteps response {"steps":[...]} (indices = positions)
   - NDJSON of StreamAgentStateUpdates frames, one {"update":{...}} per line
-  - DIR, a capture directory (\`agy-bridge capture\`, docs/capture.md): its
+  - a capture directory as FILE (\`agy-bridge capture\`, docs/capture.md): its
     snapshots and stream frames in the order they were recorded
 
 Options:

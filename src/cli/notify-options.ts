@@ -5,7 +5,7 @@
  * channels start once serve knows its own address (for deep links).
  */
 import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AuditLog } from "../audit/index.js";
 import type { EventOf } from "../mapper/index.js";
 import type {
@@ -70,10 +70,11 @@ export interface Notifications {
 type Requested = EventOf<"interaction_requested">;
 
 /**
- * Reads the flags, secrets and keys. A usage mistake is a string (exit 2);
- * an unreadable file throws with a sentence (exit 1).
+ * Reads the flags, secrets and keys (kept in `configDir`, i.e.
+ * `$XDG_CONFIG_HOME/agy-bridge`). A usage mistake is a string (exit 2); an
+ * unreadable file throws with a sentence (exit 1).
  */
-export async function prepareNotifications(io: CliIo, values: NotifyValues, options: { tokenFile: string; auditLog: AuditLog; policy: boolean }): Promise<Notifications | string> {
+export async function prepareNotifications(io: CliIo, values: NotifyValues, options: { configDir: string; auditLog: AuditLog; policy: boolean }): Promise<Notifications | string> {
   const notify = await import("../notify/index.js");
   const webhooks = values["notify-webhook"] ?? [];
   const secretFiles = values["notify-webhook-secret-file"] ?? [];
@@ -113,7 +114,8 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
   }
   if (values["escalate-instruction"] !== undefined && values["escalate-action"] !== "deny") return "--escalate-instruction goes with --escalate-action deny";
 
-  const dir = dirname(options.tokenFile);
+  // The install's own directory, whatever --token-file says: the issue names `$XDG_CONFIG_HOME/agy-bridge/webhook-secret`.
+  const dir = options.configDir;
   const secrets: string[] = [];
   if (webhooks.length > 0) {
     if (secretFiles.length > 0) {

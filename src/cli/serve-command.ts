@@ -4,6 +4,7 @@
  */
 import { homedir, hostname, userInfo } from "node:os";
 import { isIP } from "node:net";
+import { dirname } from "node:path";
 import { readFile, readlink } from "node:fs/promises";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
@@ -162,7 +163,7 @@ export const serveCommand = defineCommand({
     // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
     let notifications: Notifications;
     try {
-      const prepared = await prepareNotifications(io, values, { tokenFile, auditLog, policy: policy !== undefined });
+      const prepared = await prepareNotifications(io, values, { configDir: dirname(defaultTokenFile(io.env, homedir())), auditLog, policy: policy !== undefined });
       if (typeof prepared === "string") {
         io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
         return 2;

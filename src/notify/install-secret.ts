@@ -1,5 +1,5 @@
 /**
- * Secrets made once per install and kept beside the token file, mode 0600:
+ * Secrets made once per install and kept in serve's config directory, mode 0600:
  * the webhook secret and the VAPID key pair. A file that others can read is
  * refused rather than used (its secret may be known), with the command that
  * fixes it.

@@ -13,6 +13,7 @@
  *    snapshot resumes after it);
  * 3. the log's later events, minus any the snapshot already showed.
  */
+import { z } from "zod";
 import type { MapperEvent } from "../mapper/index.js";
 import { formatEventId, resumePoint } from "./event-id.js";
 import type { EventLog } from "./event-log.js";
@@ -33,21 +34,20 @@ export interface StreamSink {
   end(comment?: string): void;
 }
 
-export type ResyncReason = "outside_window" | "earlier_run";
+/** The `data:` of an SSE `resync` event (docs/http-api.md, "Resync"). */
+export const ResyncSchema = z
+  .object({
+    conversationId: z.string(),
+    reason: z.enum(["outside_window", "earlier_run"]).describe("outside_window: the position is older than the replay window (or no Last-Event-ID was sent once the window dropped the start); earlier_run: an id of an earlier run of serve whose start this run no longer holds"),
+    lastEventId: z.string().nullable().describe("where the client was: the Last-Event-ID it sent (null: none), or the last id it received when it fell behind mid-stream"),
+    oldestEventId: z.string().nullable().describe("the oldest event the window still holds (null when it holds none)"),
+    events: z.number().int().nonnegative().describe("how many snapshot events follow this one"),
+    resumesAfter: z.string().describe("the id the last snapshot event (or this event, when none follow) carries; the stream continues after it"),
+  })
+  .describe("Announces a rebuild: discard what you hold of the conversation; the next `events` messages are its state read afresh from agy (no ids but the last), then the live stream continues.");
 
-/** The body of a `resync` event. */
-export interface ResyncBody {
-  conversationId: string;
-  reason: ResyncReason;
-  /** The `Last-Event-ID` the client sent; null when it sent none. */
-  lastEventId: string | null;
-  /** The oldest event the window still holds (null when it holds none). */
-  oldestEventId: string | null;
-  /** How many snapshot events follow this one. */
-  events: number;
-  /** The id the last snapshot event carries: the stream continues after it. */
-  resumesAfter: string;
-}
+export type ResyncReason = z.infer<typeof ResyncSchema>["reason"];
+export type ResyncBody = z.infer<typeof ResyncSchema>;
 
 /**
  * Where a client resumes: a sequence number the log covers, or a resync.

@@ -23,6 +23,7 @@ import {
   TurnRequestSchema,
   TurnResultSchema,
 } from "./contract.js";
+import { ResyncSchema } from "./event-stream.js";
 
 const schema = (s: z.ZodType, io: "input" | "output" = "output"): unknown => {
   const out = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
@@ -55,7 +56,7 @@ const tooLarge = problem("A body over 2 MiB");
 const responses = (own: Record<string, unknown>) => ({ ...v1Route, ...own });
 
 export const EVENT_ID_DESCRIPTION =
-  "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. A comment arrives at least every 15 s.";
+  "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. serve keeps a bounded window of recent events per conversation (--replay-window, default 1000): a position older than the window (or no Last-Event-ID once the window dropped the start) is served by rebuilding from a fresh read of the conversation, announced by an `event: resync` message (data: components.schemas.Resync) — never by silently skipping. A comment arrives at least every 15 s.";
 
 /** The page's service worker, manifest and icon: public, like the page. */
 function assetPaths(): Record<string, unknown> {
@@ -81,7 +82,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" }, actionToken: { type: "http", scheme: "bearer", description: "A one-time action token from a notification (POST /v1/actions only)" } },
-      schemas: { Problem: schema(ProblemSchema), Event: schema(MapperEventSchema) },
+      schemas: { Problem: schema(ProblemSchema), Event: schema(MapperEventSchema), Resync: schema(ResyncSchema) },
     },
     paths: {
       "/": {

@@ -111,6 +111,12 @@ class Reader implements ConversationReader {
   #lastPollAt = 0;
   #lastIdleCheckAt = 0;
   #idleReadings = 0;
+  /**
+   * Counts the batches of events the tracker gave: a run-status reading
+   * requested before the count moved may predate what the stream has shown
+   * since (a turn that began), so it is not taken.
+   */
+  #seen = 0;
   #expectTurnUntil = 0;
   #reading: Promise<void> | undefined;
   #readAgain = false;
@@ -269,7 +275,9 @@ class Reader implements ConversationReader {
   }
 
   #emit(events: MapperEvent[]): void {
-    if (events.length > 0) this.#o.publish(this.#enrich(events));
+    if (events.length === 0) return;
+    this.#seen++;
+    this.#o.publish(this.#enrich(events));
   }
 
   /** Adds display names to `model_changed` where agy's catalog has one. */
@@ -426,8 +434,9 @@ class Reader implements ConversationReader {
       const id = this.#conversationId;
       await this.reconcile();
       if (!this.#tracker.turnActive) return;
+      const seen = this.#seen;
       const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
-      if (id !== this.#conversationId || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
+      if (id !== this.#conversationId || seen !== this.#seen || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
       this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
     } catch {
       // The backstop reads again on its own schedule.
@@ -442,10 +451,12 @@ class Reader implements ConversationReader {
    */
   async #idleCheck(): Promise<void> {
     const id = this.#conversationId;
+    const seen = this.#seen;
     const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
     if (id !== this.#conversationId) return;
     const summaries = (answer.trajectorySummaries ?? {}) as Summaries;
-    this.#idleReadings = isIdle(asObject(summaries[id])) ? this.#idleReadings + 1 : 0;
+    // A reading taken before the latest events may be older than them: it does not count as idle.
+    this.#idleReadings = isIdle(asObject(summaries[id])) && seen === this.#seen ? this.#idleReadings + 1 : 0;
     if (this.#idleReadings >= 2 && this.#tracker.turnActive) {
       // A reconcile first, so a turn that closed on the wire closes by its own step.
       await this.reconcile();

@@ -29,7 +29,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // Recording reads agy (rpc, discovery) and its pane (tmux), and maps what it read (mapper).
   capture: ["rpc", "discovery", "tmux", "mapper", "protocol"],
   index: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "policy", "audit"],
-  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp", "notify", "fleet"],
+  cli: ["rpc", "mapper", "discovery", "tmux", "session", "server", "protocol", "sim", "index", "policy", "audit", "mcp", "acp", "notify", "fleet", "capture"],
 };
 
 /** Layers whose files must not touch Node built-ins, the clock or randomness. */

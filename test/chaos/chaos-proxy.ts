@@ -26,6 +26,8 @@ export interface ChaosProxyOptions {
    * answer agy took, so no cut is injected on it (docs/chaos.md).
    */
   beforeForward?: (request: ParsedRequest) => Promise<boolean>;
+  /** Sees every request as it arrives, before any fault (so the harness knows a call that was cut was tried). */
+  observe?: (request: ParsedRequest) => void;
 }
 
 export interface ChaosProxy {
@@ -143,6 +145,7 @@ class Proxy implements ChaosProxy {
   /** Applies the request-side faults of one exchange; returns the exchange, or undefined when it ended here. */
   async #forwardRequest(request: ParsedRequest, client: Socket, upstream: Socket, both: () => void): Promise<Exchange | undefined> {
     this.#total += 1;
+    this.#o.observe?.(request);
     const nth = (this.requests.get(request.method) ?? 0) + 1;
     this.requests.set(request.method, nth);
     const restart = this.#o.faults.find((f) => f.kind === "restart" && f.atRequest === this.#total);

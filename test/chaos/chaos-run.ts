@@ -84,12 +84,19 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   const agyFaults = faults.filter(isAgySide);
   /** Gates a person answered in the TUI ("conversationId/stepIndex"). */
   const byPerson = new Set<string>();
+  /** Answer calls that arrived at the proxy, by "conversationId/stepIndex". */
+  const attempts = new Map<string, number>();
   const proxy = await startChaosProxy({
     faults: faults.filter((f) => !isAgySide(f)),
     targetPort: () => sim.plainPort,
+    observe: (request) => {
+      if (request.method !== "HandleCascadeUserInteraction") return;
+      const at = answerTarget(request.body);
+      if (at !== undefined) attempts.set(`${at.conversationId}/${at.stepIndex}`, (attempts.get(`${at.conversationId}/${at.stepIndex}`) ?? 0) + 1);
+    },
     restartAgy: () => sim.restart(),
     beforeForward: async (request) => {
-      return request.method === "HandleCascadeUserInteraction" && (await agyMoves(sim, clock, agyFaults, fired, byPerson, request.body));
+      return request.method === "HandleCascadeUserInteraction" && (await agyMoves(sim, clock, agyFaults, fired, byPerson, attempts, request.body));
     },
   });
   let session: AgySessionApi | undefined;
@@ -215,11 +222,31 @@ async function interrupt(sim: SimServer, session: AgySessionApi): Promise<void> 
   throw new Hang("the interrupt did not get through in 12 attempts");
 }
 
+/** The step a HandleCascadeUserInteraction body answers. */
+function answerTarget(body: Buffer): { conversationId: string; stepIndex: number } | undefined {
+  try {
+    const request = asObject(JSON.parse(body.toString("utf8")) as unknown);
+    const stepIndex = asIndex(asObject(request?.["interaction"])?.["stepIndex"] ?? 0);
+    const conversationId = asString(request?.["cascadeId"]);
+    return stepIndex === undefined || conversationId === undefined ? undefined : { conversationId, stepIndex };
+  } catch {
+    return undefined;
+  }
+}
+
 /** agy-side faults, acted out while the supervisor's answer to a gate is held at the proxy; true when a person answered it. */
-async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly Fault[], fired: Fault[], byPerson: Set<string>, body: Buffer): Promise<boolean> {
-  const request = asObject(JSON.parse(body.toString("utf8")) as unknown);
-  const conv = sim.engine.conversation(asString(request?.["cascadeId"]) ?? "");
-  const index = asIndex(asObject(request?.["interaction"])?.["stepIndex"] ?? 0);
+async function agyMoves(
+  sim: SimServer,
+  clock: ManualTimeouts,
+  faults: readonly Fault[],
+  fired: Fault[],
+  byPerson: Set<string>,
+  attempts: ReadonlyMap<string, number>,
+  body: Buffer,
+): Promise<boolean> {
+  const target = answerTarget(body);
+  const conv = sim.engine.conversation(target?.conversationId ?? "");
+  const index = target?.stepIndex;
   const step = index === undefined ? undefined : conv?.steps[index];
   if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return false;
   const key: GateKey | undefined = gateKeyOfStep(step);
@@ -230,7 +257,8 @@ async function agyMoves(sim: SimServer, clock: ManualTimeouts, faults: readonly 
     const before = conv.steps.length;
     clock.fireHeld();
     await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", 5000);
-  } else if (conv.id === sim.engine.activeConversationId) {
+  } else if (conv.id === sim.engine.activeConversationId && attempts.get(`${conv.id}/${index}`) === 1) {
+    // Only on the first try: after a try lost on the wire, no client can tell whose answer agy took (docs/chaos.md).
     fired.push(fault);
     if (!sim.engine.tuiPort().answer(index, tuiAnswerFor(key))) throw new Error(`the TUI could not answer step ${index}`);
     byPerson.add(`${conv.id}/${index}`);

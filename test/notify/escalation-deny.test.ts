@@ -38,7 +38,7 @@ describe("the escalation's deny, as serve wires it", () => {
     const session = harness.addSession("conv-a");
     await harness.hub.refresh();
     const captured = captureIo([]);
-    const prepared = await prepareNotifications(captured.io, { "escalate-after": "1s", "escalate-action": "deny", "escalate-instruction": "Nobody was around." }, { tokenFile: join(dir, "agy-bridge", "token"), auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false });
+    const prepared = await prepareNotifications(captured.io, { "escalate-after": "1s", "escalate-action": "deny", "escalate-instruction": "Nobody was around." }, { configDir: join(dir, "agy-bridge"), auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false });
     expect(typeof prepared).not.toBe("string");
     const notifications = prepared as Notifications;
     cleanup.push(() => notifications.close());
@@ -58,7 +58,7 @@ describe("the escalation's deny, as serve wires it", () => {
   it("refuses an instruction without the deny action, and an escalation action it does not know", async () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-escalate-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    const options = { tokenFile: join(dir, "token"), auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false };
+    const options = { configDir: dir, auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false };
     expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-instruction": "x" }, options)).toBe("--escalate-instruction goes with --escalate-action deny");
     expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-action": "approve" }, options)).toBe("--escalate-action is notify or deny, not approve");
     expect(await prepareNotifications(captureIo([]).io, { "escalate-action": "deny" }, options)).toBe("--escalate-action and --escalate-instruction need --escalate-after DURATION");
