@@ -18,7 +18,8 @@
  * the median of three. Memory rows print megabytes in the "median ms" and
  * "p90 ms" columns (the harness has no other); the case name says so.
  * `SCALE_CONVERSATIONS`, `SCALE_STEPS`, `SCALE_IDLE_S` shrink the serve rows
- * for a quick look.
+ * for a quick look; `SCALE_SERVE_BIN=…/dist/cli/bin.js` runs serve from built
+ * JS instead of the sources through tsx.
  */
 import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -141,11 +142,12 @@ async function serveRows(): Promise<BenchRow[]> {
   const conversations = Number(process.env.SCALE_CONVERSATIONS ?? 100);
   const steps = Number(process.env.SCALE_STEPS ?? 1000);
   const idleSeconds = Number(process.env.SCALE_IDLE_S ?? 30);
-  const fleet = await runServeFleet({ conversations, steps, idleSeconds, turns: 10 });
+  const builtBin = process.env.SCALE_SERVE_BIN;
+  const fleet = await runServeFleet({ conversations, steps, idleSeconds, turns: 10, ...(builtBin === undefined ? {} : { builtBin }) });
   const p50 = percentile(fleet.latenciesMs, 0.5);
   const p90 = percentile(fleet.latenciesMs, 0.9);
   const p99 = percentile(fleet.latenciesMs, 0.99);
-  const what = `serve following ${fleet.followed} conversations of ${steps} steps (one simulator)`;
+  const what = `serve${builtBin === undefined ? " (from source, tsx)" : " (built JS)"} following ${fleet.followed} conversations of ${steps} steps (one simulator)`;
   const rssMet = fleet.idleRssMb <= 250;
   const cpuMet = fleet.idleCpuPercent <= 5;
   const latencyMet = p99 <= 50;

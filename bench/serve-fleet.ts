@@ -124,7 +124,16 @@ async function sseStream(url: string, conversationId: string, seen: Map<number, 
   return { close: () => controller.abort() };
 }
 
-export async function runServeFleet(options: { conversations: number; steps: number; idleSeconds: number; turns: number }): Promise<FleetResult> {
+export interface FleetOptions {
+  conversations: number;
+  steps: number;
+  idleSeconds: number;
+  turns: number;
+  /** A built `dist/cli/bin.js` to run serve from; default the sources through tsx (whose loader costs memory of its own). */
+  builtBin?: string;
+}
+
+export async function runServeFleet(options: FleetOptions): Promise<FleetResult> {
   const dir = await mkdtemp(join(tmpdir(), "agyb-fleet-"));
   const env = {
     ...process.env,
@@ -145,7 +154,8 @@ export async function runServeFleet(options: { conversations: number; steps: num
     const ours = Object.entries(await summaries()).filter(([, s]) => s.stepCount === options.steps).map(([id]) => id);
     if (ours.length !== options.conversations) throw new Error(`bench: the simulator hosts ${ours.length} conversations of ${options.steps} steps, not ${options.conversations}`);
 
-    const serve = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-fleet-${process.pid}`], {
+    const serveCommand = options.builtBin === undefined ? ["--import", "tsx", BIN] : [options.builtBin];
+    const serve = spawn(process.execPath, [...serveCommand, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-fleet-${process.pid}`], {
       env, cwd: ROOT, stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(serve);
