@@ -131,6 +131,10 @@ export interface FleetOptions {
   turns: number;
   /** A built `dist/cli/bin.js` to run serve from; default the sources through tsx (whose loader costs memory of its own). */
   builtBin?: string;
+  /** serve's `--replay-window`; default serve's own. */
+  replayWindow?: number;
+  /** Called with serve's pid once the idle figures are taken (e.g. to ask it for a heap snapshot). */
+  onIdle?: (pid: number) => Promise<void>;
 }
 
 export async function runServeFleet(options: FleetOptions): Promise<FleetResult> {
@@ -155,7 +159,7 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     if (ours.length !== options.conversations) throw new Error(`bench: the simulator hosts ${ours.length} conversations of ${options.steps} steps, not ${options.conversations}`);
 
     const serveCommand = options.builtBin === undefined ? ["--import", "tsx", BIN] : [options.builtBin];
-    const serve = spawn(process.execPath, [...serveCommand, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-fleet-${process.pid}`], {
+    const serve = spawn(process.execPath, [...serveCommand, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-fleet-${process.pid}`, ...(options.replayWindow === undefined ? [] : ["--replay-window", String(options.replayWindow)])], {
       env, cwd: ROOT, stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(serve);
@@ -176,6 +180,7 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     await new Promise((r) => setTimeout(r, options.idleSeconds * 1000));
     const cpu = ((await cpuTicks(pid)) - t0) / ticksPerSecond / ((performance.now() - w0) / 1000);
     const idleRssMb = await rssMb(pid);
+    await options.onIdle?.(pid);
 
     // 10 turns at once: raw readers on the simulator say when each text length was sent; SSE says when serve delivered it.
     const port = Number(new URL(simInfo.plainUrl).port);

@@ -19,15 +19,16 @@ export interface ChaosProxyOptions {
   targetPort: () => number;
   /** Restarts the simulator on new ports; the proxy then moves to a new port of its own. */
   restartAgy: () => Promise<void>;
+  /** Runs before a request is forwarded (the agy-side harness may hold it there). */
+  beforeForward?: (request: ParsedRequest) => Promise<void>;
   /**
-   * Runs before a request is forwarded (the agy-side harness may hold it
-   * there). True: this exchange's reply must not be lost — a person answered
-   * the gate meanwhile, and with the reply gone no client could tell whose
-   * answer agy took, so no cut is injected on it (docs/chaos.md).
+   * Sees every request as it arrives, before any fault. True: a person
+   * answered the gate this call answers while it was on its way, so the
+   * call must reach agy and its reply must not be lost — otherwise no client
+   * could tell whose answer agy took (docs/chaos.md) — and no transport
+   * fault is injected on it (a restart due then waits for the next call).
    */
-  beforeForward?: (request: ParsedRequest) => Promise<boolean>;
-  /** Sees every request as it arrives, before any fault (so the harness knows a call that was cut was tried). */
-  observe?: (request: ParsedRequest) => void;
+  observe?: (request: ParsedRequest) => boolean;
 }
 
 export interface ChaosProxy {
@@ -69,6 +70,7 @@ class Proxy implements ChaosProxy {
   #total = 0;
   #closed = false;
   #restarting: Promise<void> | undefined;
+  #restartDue: Fault | undefined;
 
   constructor(options: ChaosProxyOptions) {
     this.#o = options;
@@ -145,11 +147,13 @@ class Proxy implements ChaosProxy {
   /** Applies the request-side faults of one exchange; returns the exchange, or undefined when it ended here. */
   async #forwardRequest(request: ParsedRequest, client: Socket, upstream: Socket, both: () => void): Promise<Exchange | undefined> {
     this.#total += 1;
-    this.#o.observe?.(request);
+    const keepReply = this.#o.observe?.(request) === true;
     const nth = (this.requests.get(request.method) ?? 0) + 1;
     this.requests.set(request.method, nth);
-    const restart = this.#o.faults.find((f) => f.kind === "restart" && f.atRequest === this.#total);
+    this.#restartDue ??= this.#o.faults.find((f) => f.kind === "restart" && f.atRequest === this.#total);
+    const restart = keepReply ? undefined : this.#restartDue;
     if (restart !== undefined && !this.#closed) {
+      this.#restartDue = undefined;
       this.fired.push(restart);
       both();
       this.#restarting = (async () => {
@@ -160,7 +164,7 @@ class Proxy implements ChaosProxy {
       await this.#restarting;
       return undefined;
     }
-    const faults = this.#o.faults.filter((f) => "method" in f && f.method === request.method && f.nth === nth);
+    const faults = keepReply ? [] : this.#o.faults.filter((f) => "method" in f && f.method === request.method && f.nth === nth);
     const fire = (f: Fault): void => void this.fired.push(f);
     const refused = faults.find((f) => f.kind === "http_503" || f.kind === "http_500");
     if (refused !== undefined) {
@@ -179,7 +183,7 @@ class Proxy implements ChaosProxy {
       both();
       return undefined;
     }
-    const keepReply = (await this.#o.beforeForward?.(request)) === true;
+    await this.#o.beforeForward?.(request);
     if (client.destroyed) return undefined;
     const stall = faults.find((f) => f.kind === "stall" && f.dir === "request");
     if (stall?.kind === "stall") {
@@ -191,7 +195,7 @@ class Proxy implements ChaosProxy {
     } else {
       await write(upstream, request.raw);
     }
-    return { faults: keepReply ? faults.filter((f) => f.kind !== "cut") : faults, responseBytes: 0 };
+    return { faults, responseBytes: 0 };
   }
 
   async #forwardResponse(chunk: Buffer, exchange: Exchange | undefined, client: Socket, both: () => void): Promise<void> {

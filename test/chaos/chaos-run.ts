@@ -12,7 +12,7 @@ import { asIndex, asObject, asString } from "../../src/protocol/json.js";
 import { loadScenarios, startSimServer, type SimServer } from "../../src/sim/index.js";
 import { ManualTimeouts } from "../sim/support/manual-timeouts.js";
 import { startChaosProxy, type ChaosProxy } from "./chaos-proxy.js";
-import { isAgySide, type Fault, type GateKey } from "./fault-plan.js";
+import { isAgySide, type Fault } from "./fault-plan.js";
 import { LONG_JOB, TURNS, gateKeyOfRequest, gateKeyOfStep, tuiAnswerFor, verdictFor } from "./chaos-script.js";
 import { checkAttribution, checkRecord, type AnswerRecord } from "./delivery-check.js";
 import { normalise } from "./normalise.js";
@@ -89,14 +89,10 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   const proxy = await startChaosProxy({
     faults: faults.filter((f) => !isAgySide(f)),
     targetPort: () => sim.plainPort,
-    observe: (request) => {
-      if (request.method !== "HandleCascadeUserInteraction") return;
-      const at = answerTarget(request.body);
-      if (at !== undefined) attempts.set(`${at.conversationId}/${at.stepIndex}`, (attempts.get(`${at.conversationId}/${at.stepIndex}`) ?? 0) + 1);
-    },
+    observe: (request) => request.method === "HandleCascadeUserInteraction" && personAnswers(sim, agyFaults, fired, byPerson, attempts, request.body),
     restartAgy: () => sim.restart(),
     beforeForward: async (request) => {
-      return request.method === "HandleCascadeUserInteraction" && (await agyMoves(sim, clock, agyFaults, fired, byPerson, attempts, request.body));
+      if (request.method === "HandleCascadeUserInteraction") await agyTimesOut(sim, clock, agyFaults, fired, request.body);
     },
   });
   let session: AgySessionApi | undefined;
@@ -234,35 +230,47 @@ function answerTarget(body: Buffer): { conversationId: string; stepIndex: number
   }
 }
 
-/** agy-side faults, acted out while the supervisor's answer to a gate is held at the proxy; true when a person answered it. */
-async function agyMoves(
-  sim: SimServer,
-  clock: ManualTimeouts,
-  faults: readonly Fault[],
-  fired: Fault[],
-  byPerson: Set<string>,
-  attempts: ReadonlyMap<string, number>,
-  body: Buffer,
-): Promise<boolean> {
+/** The gate a HandleCascadeUserInteraction body answers, when it still waits. */
+function waitingGate(sim: SimServer, body: Buffer) {
   const target = answerTarget(body);
   const conv = sim.engine.conversation(target?.conversationId ?? "");
   const index = target?.stepIndex;
   const step = index === undefined ? undefined : conv?.steps[index];
-  if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return false;
-  const key: GateKey | undefined = gateKeyOfStep(step);
-  const fault = faults.find((f) => (f.kind === "tui_race" || f.kind === "timeout_retry") && f.gate === key && !fired.includes(f));
-  if (fault === undefined || key === undefined) return false;
-  if (fault.kind === "timeout_retry") {
-    fired.push(fault);
-    const before = conv.steps.length;
-    clock.fireHeld();
-    await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", 5000);
-  } else if (conv.id === sim.engine.activeConversationId && attempts.get(`${conv.id}/${index}`) === 1) {
-    // Only on the first try: after a try lost on the wire, no client can tell whose answer agy took (docs/chaos.md).
-    fired.push(fault);
-    if (!sim.engine.tuiPort().answer(index, tuiAnswerFor(key))) throw new Error(`the TUI could not answer step ${index}`);
-    byPerson.add(`${conv.id}/${index}`);
-    return true;
-  }
-  return false;
+  if (conv === undefined || index === undefined || step === undefined || step.status !== STEP_STATUS.WAITING) return undefined;
+  const key = gateKeyOfStep(step);
+  return key === undefined ? undefined : { conv, index, key };
+}
+
+/**
+ * A person answers the gate in the TUI, with the supervisor's verdict, the
+ * moment the supervisor's first answer to it arrives at the proxy — so that
+ * answer is in flight and will be refused. True: the proxy must let it
+ * through with its reply (see chaos-proxy.ts `observe`).
+ */
+function personAnswers(sim: SimServer, faults: readonly Fault[], fired: Fault[], byPerson: Set<string>, attempts: Map<string, number>, body: Buffer): boolean {
+  const target = answerTarget(body);
+  if (target === undefined) return false;
+  const at = `${target.conversationId}/${target.stepIndex}`;
+  attempts.set(at, (attempts.get(at) ?? 0) + 1);
+  const gate = waitingGate(sim, body);
+  if (gate === undefined || attempts.get(at) !== 1 || gate.conv.id !== sim.engine.activeConversationId) return false;
+  const fault = faults.find((f) => f.kind === "tui_race" && f.gate === gate.key && !fired.includes(f));
+  if (fault === undefined) return false;
+  if (!sim.engine.tuiPort().answer(gate.index, tuiAnswerFor(gate.key))) throw new Error(`the TUI could not answer step ${gate.index}`);
+  fired.push(fault);
+  byPerson.add(at);
+  return true;
+}
+
+/** agy times the gate out while the supervisor's answer to it is held at the proxy, and retries the prompt. */
+async function agyTimesOut(sim: SimServer, clock: ManualTimeouts, faults: readonly Fault[], fired: Fault[], body: Buffer): Promise<void> {
+  const gate = waitingGate(sim, body);
+  if (gate === undefined) return;
+  const fault = faults.find((f) => f.kind === "timeout_retry" && f.gate === gate.key && !fired.includes(f));
+  if (fault === undefined) return;
+  fired.push(fault);
+  const conv = gate.conv;
+  const before = conv.steps.length;
+  clock.fireHeld();
+  await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", 5000);
 }

@@ -42,10 +42,10 @@ async function main(): Promise<void> {
   let misdelivered = 0;
   let hangs = 0;
   const failures: SeedResult[] = [];
-  let heapBase: number | undefined;
+  const heap: number[] = [];
   for (const seed of seeds) {
     const r = await runSeed(seed);
-    heapBase ??= heapNow();
+    heap.push(heapNow());
     if (r.identical) identical += 1;
     misdelivered += r.outcome.misdelivered.length;
     if (r.outcome.hang !== undefined) hangs += 1;
@@ -60,9 +60,12 @@ async function main(): Promise<void> {
     const shortest = await shrink(failure.seed, failure);
     out(`  shortest fault list that still fails: ${shortest.map(label).join(", ") || "(none: it fails without faults)"}`);
   }
-  if (heapBase !== undefined && (globalThis as { gc?: unknown }).gc !== undefined) {
-    const grown = heapNow() - heapBase;
-    out(`heap after gc: ${(grown / 1024 / 1024).toFixed(1)} MiB above the first run's`);
+  if ((globalThis as { gc?: unknown }).gc !== undefined && heap.length > 0) {
+    // After gc, once each run closed everything: a leak grows with the runs, warm-up does not.
+    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+    const at = (i: number) => heap[Math.min(heap.length - 1, i)]!;
+    const half = Math.floor(heap.length / 2);
+    out(`heap after gc: ${mib(at(0))} after run 1, ${mib(at(half))} after run ${half + 1}, ${mib(at(heap.length - 1))} after run ${heap.length} (clean runs are kept for comparison)`);
   }
   out(`chaos: ${identical}/${seeds.length} runs identical to the clean run, ${misdelivered} misdelivered answers, ${hangs} hangs`);
   process.exitCode = identical === seeds.length && misdelivered === 0 && hangs === 0 && failures.length === 0 ? 0 : 1;

@@ -45,7 +45,7 @@ const KEEP_KEYS = new Set([
   "type", "status", "source", "originalName", "model", "generatorModel", "planModel", "apiProvider", "stopReason",
   "typeName", "role", "shellName", "trajectoryType", "persistSuggestionType", "action", "scope", "kind", "icon", "code",
   "connectCode", "errorCode", "updatedStatus", "executableStatus", "executorLoopStatus", "lastStepType", "verbosity",
-  "trajectoryVerbosity", "outcome", "via", "by", "defaultAgentModelId", "displayName",
+  "trajectoryVerbosity", "outcome", "decidedBy", "via", "by", "defaultAgentModelId", "displayName",
 ]);
 
 /** `name` is agy's (a tool's, a sub-agent's) only inside these; elsewhere (directory entries) it is the user's. */

@@ -14,11 +14,11 @@ export interface Placeholders {
   uuid(value: string): string;
   /** Any other id (a tool call id, a response id) → `id<N>` padded to its length. */
   id(value: string): string;
-  /** A path segment → letters padded to its length, the extension kept (`notes.md` → `baaaa.md`). */
+  /** A path segment → letters padded to its length, the extension kept (`notes.md` → `baaaa.md` for the first one seen). */
   segment(value: string): string;
-  /** A user name → `user<N>`-like letters of the same length. */
+  /** A user name → `u` and letters, padded with `u` to its length (`alice` → `ubuuu`). */
   user(value: string): string;
-  /** A host name → same-length letters, dots kept (`build.corp.example` → `haaaa.haab.haaaaaa`). */
+  /** A host name → same-length letters, dots kept (`build.corp.example` → `hbaaa.haaa.haaaaaa`). */
   host(value: string): string;
 }
 

@@ -76,7 +76,7 @@ function homePaths(home: string | undefined): RegExp {
 
 /**
  * A path under a home replaced whole by one of the same depth and length:
- * `/home/alice/src/app/notes.md` → `/home/uaaaa/baa/bab/baaaa.md`. `/home`,
+ * `/home/alice/work/app/notes.md` → `/home/ubuuu/baaa/caa/daaaa.md`. `/home`,
  * `/Users` and `/root` stay; every segment below is replaced consistently.
  */
 function placeholderPath(path: string, ctx: ScrubContext): string {
