@@ -94,13 +94,14 @@ function rawStream(port: number, conversationId: string, seen: Map<number, numbe
 }
 
 /** An SSE subscriber: when each cumulative text length of the conversation's message deltas arrived. */
-async function sseStream(url: string, conversationId: string, seen: Map<number, number>, from: { armed: boolean }): Promise<{ close(): void }> {
+async function sseStream(url: string, conversationId: string, seen: Map<number, number>, from: { armed: boolean }): Promise<{ close(): void; readonly caughtUp: boolean }> {
   const controller = new AbortController();
   const response = await fetch(`${url}/v1/sessions/${conversationId}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   const lengths = new Map<string, number>();
+  let caughtUp = false;
   void (async () => {
     for (;;) {
       const { value, done } = await reader.read();
@@ -111,6 +112,8 @@ async function sseStream(url: string, conversationId: string, seen: Map<number, 
       while ((cut = buffer.indexOf("\n\n")) >= 0) {
         const frame = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
+        // A frame with an id: the history (or its resync snapshot) is through.
+        if (frame.startsWith("id: ") || frame.includes("\nid: ")) caughtUp = true;
         if (!from.armed || !frame.includes("event: message_delta")) continue;
         const data = /^data: (.*)$/m.exec(frame)?.[1];
         if (data === undefined) continue;
@@ -121,7 +124,12 @@ async function sseStream(url: string, conversationId: string, seen: Map<number, 
       }
     }
   })().catch(() => undefined);
-  return { close: () => controller.abort() };
+  return {
+    close: () => controller.abort(),
+    get caughtUp() {
+      return caughtUp;
+    },
+  };
 }
 
 export interface FleetOptions {
@@ -190,7 +198,9 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     const viaSse = targets.map(() => new Map<number, number>());
     const sockets = targets.map((id, i) => rawStream(port, id, raw[i]!, armed));
     const subscribers = await Promise.all(targets.map((id, i) => sseStream(url, id, viaSse[i]!, armed)));
-    await new Promise((r) => setTimeout(r, 3000));
+    // Subscribers that came in after the window dropped the start are resynchronised first: wait for that.
+    await until(async () => (subscribers.every((s) => s.caughtUp) ? true : undefined), "the SSE subscribers to catch up", 120_000);
+    await new Promise((r) => setTimeout(r, 1000));
     armed.armed = true;
     await Promise.all(targets.map((id) => client.sendUserCascadeMessage({ conversationId: id, text: "Write a long essay about latency", planModel: "MODEL_PLACEHOLDER_M20" })));
     await until(async () => {

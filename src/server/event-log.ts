@@ -52,7 +52,9 @@ export const DEFAULT_REPLAY_WINDOW = 1000;
 
 export function sseFrame(id: string, type: string, json: string): string {
   // JSON.stringify never emits a raw newline, so one data line is always enough.
-  return `id: ${id}\nevent: ${type}\ndata: ${json}\n\n`;
+  // Joined, not concatenated: `+` and template literals build a rope of string
+  // pieces, and a log holding thousands of frames would keep every piece.
+  return ["id: ", id, "\nevent: ", type, "\ndata: ", json, "\n\n"].join("");
 }
 
 /** A held entry: the frame only; the event is parsed back from it when someone asks. */
@@ -84,8 +86,8 @@ export interface EventLogOptions {
 export function createEventLog(options: EventLogOptions): EventLog {
   const { epoch } = options;
   const window = Math.max(1, Math.floor(options.window ?? DEFAULT_REPLAY_WINDOW));
-  let entries: HeldEntry[] = [];
-  /** Index of the oldest held entry in `entries` (dropped ones are cut off in batches). */
+  let entries: (HeldEntry | undefined)[] = [];
+  /** Index of the oldest held entry in `entries` (dropped ones are cleared at once and cut off in batches). */
   let head = 0;
   let lastId = options.afterId ?? 0;
   const listeners = new Set<LogListener>();
@@ -104,7 +106,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       const id = ++lastId;
       const frame = sseFrame(formatEventId(epoch, id), event.type, JSON.stringify(event));
       entries.push(new HeldEntry(id, frame));
-      if (entries.length - head > window) head++;
+      if (entries.length - head > window) entries[head++] = undefined;
       // Cut the dropped prefix once it is as long as the window: amortised O(1) per append.
       if (head >= window) {
         entries = entries.slice(head);
@@ -122,7 +124,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       // Sequence numbers are consecutive, so the slice is exact and costs only what is returned.
       const first = oldest();
       const from = head + Math.max(0, Math.min(after + 1 - first, entries.length - head));
-      return entries.slice(from);
+      return entries.slice(from) as HeldEntry[];
     },
     subscribe(listener) {
       listeners.add(listener);

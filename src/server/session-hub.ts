@@ -79,6 +79,8 @@ export interface SessionHubOptions {
   epoch?: string;
   /** Events each conversation's log keeps for SSE replay (`serve --replay-window`); default `DEFAULT_REPLAY_WINDOW`. */
   replayWindow?: number;
+  /** Sessions attached at once by a refresh (each reads its history while attaching); default 8. */
+  attachConcurrency?: number;
   list(signal: AbortSignal): Promise<SessionDescriptor[]>;
   /**
    * Keeps a session a refresh did not list (its server was busy and a probe
@@ -108,6 +110,8 @@ interface Entry extends HubSession {
   abort: AbortController;
   descriptor: SessionDescriptor;
 }
+
+const ATTACH_CONCURRENCY = 8;
 
 export function createSessionHub(options: SessionHubOptions): SessionHub {
   const entries = new Map<string, Entry>();
@@ -171,22 +175,27 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
     for (const [id, entry] of [...entries]) {
       if (!seen.has(id) && options.retain?.(entry.descriptor) !== true) remove(id);
     }
-    await Promise.all(
-      found
-        .filter((d) => !entries.has(d.conversationId))
-        .map(async (descriptor) => {
-          try {
-            const session = await options.attach(descriptor, signal);
-            if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
-              await session.close();
-              return;
-            }
-            add(descriptor, session);
-          } catch (error) {
-            options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
-          }
-        }),
-    );
+    // A few attaches at a time: each reads its conversation's history, and a hundred at once
+    // would hold a hundred histories in memory together (issue 23, docs/scale.md).
+    const fresh = found.filter((d) => !entries.has(d.conversationId));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let descriptor = fresh[next++]; descriptor !== undefined; descriptor = fresh[next++]) await attachOne(descriptor);
+    };
+    await Promise.all(Array.from({ length: Math.min(options.attachConcurrency ?? ATTACH_CONCURRENCY, fresh.length) }, worker));
+
+    async function attachOne(descriptor: SessionDescriptor): Promise<void> {
+      try {
+        const session = await options.attach(descriptor, signal);
+        if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
+          await session.close();
+          return;
+        }
+        add(descriptor, session);
+      } catch (error) {
+        options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
+      }
+    }
   }
 
   return {

@@ -12,20 +12,28 @@ import { readAuditLog } from "../../src/audit/index.js";
 import { openSse, type SseClient } from "./support/sse-client.js";
 import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
 
-const POLICY = `version: 1
+/**
+ * serve supervises every agy on the machine — other tests' simulators too —
+ * so every rule that acts is limited to this test's own conversation.
+ */
+function policyFor(conversationId: string): string {
+  return `version: 1
 default: ask
 rules:
   - id: no-delete
     kind: command
+    conversations: ["${conversationId}"]
     commands: ["rm *"]
     action: deny
     instruction: Keep the build directory.
   - id: read-only
     kind: command
+    conversations: ["${conversationId}"]
     commands: ["pwd"]
     action: approve
   - id: reads-in-workspace
     kind: file
+    conversations: ["${conversationId}"]
     operations: [read]
     paths: ["{workspace}/**"]
     action: approve
@@ -33,6 +41,7 @@ rules:
     kind: file
     action: ask
 `;
+}
 
 let world: ServeWorld | undefined;
 let dir: string | undefined;
@@ -61,9 +70,12 @@ describe("agy-bridge serve --policy", { timeout: 120_000 }, () => {
   it("answers by policy, leaves the asked request to the page, and logs all of it in order", async () => {
     dir = await mkdtemp(join(tmpdir(), "agyb-policy-"));
     const policyFile = join(dir, "policy.yaml");
-    await writeFile(policyFile, POLICY);
-    world = await startServeWorld({ serveArgs: (tmux) => ["-L", tmux.socketName, "--refresh-ms", "300", "--policy", policyFile, "--workspace", "/home/sim/project"] });
+    // First without a policy, to learn which conversation is ours; then with one limited to it.
+    let socket = "";
+    world = await startServeWorld({ serveArgs: (tmux) => ((socket = tmux.socketName), ["-L", socket, "--refresh-ms", "300"]) });
     const w = world;
+    await writeFile(policyFile, policyFor(w.conversationId));
+    await w.restartServe(["-L", socket, "--refresh-ms", "300", "--policy", policyFile, "--workspace", "/home/sim/project"]);
     const events = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}` });
     const turn = async (text: string) => {
       const idleBefore = idles(events);
@@ -101,7 +113,8 @@ describe("agy-bridge serve --policy", { timeout: 120_000 }, () => {
       const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
       const records = await until(
         async () => {
-          const { records } = await readAuditLog(audit);
+          // serve follows every agy on the machine: other tests' conversations may be logged too.
+          const records = (await readAuditLog(audit)).records.filter((r) => r.conversationId === w.conversationId);
           return records.length >= 4 ? records : undefined;
         },
         "four audit records",
@@ -113,7 +126,6 @@ describe("agy-bridge serve --policy", { timeout: 120_000 }, () => {
         ["ask", "policy:files-elsewhere", "pending", "file:///home/sim/.bashrc"],
         ["approve", "page", "delivered", "file:///home/sim/.bashrc"],
       ]);
-      expect(records.every((r) => r.conversationId === w.conversationId)).toBe(true);
       expect(JSON.stringify(records)).not.toContain(w.token);
     } finally {
       events.close();

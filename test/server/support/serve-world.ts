@@ -20,7 +20,7 @@ export interface ServeWorld {
   stderr(): string;
   api(path: string, init?: RequestInit): Promise<Response>;
   /** Stops `serve` and starts it again (same token, a new run): `url` changes. */
-  restartServe(): Promise<void>;
+  restartServe(args?: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,9 +91,9 @@ export async function startServeWorld(options: { serveArgs?: (tmux: PrivateTmux)
       stateDir: dir,
       stderr: () => serve?.stderr() ?? "",
       api,
-      async restartServe() {
+      async restartServe(nextArgs) {
         await serve?.stop();
-        serve = await startServeProcess({ configHome: dir, args });
+        serve = await startServeProcess({ configHome: dir, args: nextArgs ?? args });
         world.url = serve.url;
         world.token = serve.token;
         if ((await ours()) !== conversationId) throw new Error("after the restart serve lists another conversation in our pane");
