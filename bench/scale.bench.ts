@@ -19,7 +19,8 @@
  * "p90 ms" columns (the harness has no other); the case name says so.
  * `SCALE_CONVERSATIONS`, `SCALE_STEPS`, `SCALE_IDLE_S` shrink the serve rows
  * for a quick look; `SCALE_SERVE_BIN=…/dist/cli/bin.js` runs serve from built
- * JS instead of the sources through tsx.
+ * JS instead of the sources through tsx; `SCALE_ROWS=heap,reconcile,serve`
+ * picks groups of rows.
  */
 import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -31,6 +32,7 @@ import { STEP_STATUS } from "../src/protocol/wire-names.js";
 import { createAgyRpcClient } from "../src/rpc/index.js";
 import { pageStart, StepFrontier } from "../src/session/step-frontier.js";
 import { startSimServer } from "../src/sim/index.js";
+import type { WireStep } from "../src/sim/engine/step-factory.js";
 import type { BenchRow, BenchSuite, Sample } from "./harness.js";
 import { runServeFleet } from "./serve-fleet.js";
 
@@ -86,35 +88,61 @@ async function heapRows(): Promise<BenchRow[]> {
   ];
 }
 
-/** The reader's reconcile (markReconnected, a `stepOffset` page from the frontier, apply), with the last 3 steps changed meanwhile. */
+/** A settled tool step as the simulator writes it (the 10-step history may have none of its own). */
+async function toolStep(): Promise<WireStep> {
+  const sim = await startSimServer({ speed: 0, populate: { conversations: 1, steps: 60 } });
+  try {
+    const step = sim.engine.conversation(sim.populatedIds[0]!)!.steps.find((s) => s.type === "CORTEX_STEP_TYPE_LIST_DIRECTORY" || s.type === "CORTEX_STEP_TYPE_VIEW_FILE");
+    if (step === undefined) throw new Error("bench: the simulator's template has no tool step to copy");
+    return structuredClone(step);
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * The reader's reconcile (markReconnected, a `stepOffset` page from the
+ * frontier, apply) after 3 steps changed while the connection was down. One
+ * tracker follows the whole run: each round, 3 new tool steps are seen
+ * RUNNING, then finish on the server while the reader is away.
+ */
 async function reconcileSample(steps: number, runs: number): Promise<Sample> {
   const sim = await startSimServer({ speed: 0, populate: { conversations: 1, steps } });
   const client = createAgyRpcClient({ baseUrl: sim.plainUrl });
   try {
     const id = sim.populatedIds[0]!;
     const conversation = sim.engine.conversation(id)!;
-    const changed = [steps - 3, steps - 2, steps - 1];
+    const tool = await toolStep();
+    const tracker = createTrajectoryTracker({ conversationId: id });
+    const frontier = new StepFrontier();
+    const first = await client.getCascadeTrajectorySteps({ conversationId: id });
+    frontier.observePage(first.steps, 0);
+    tracker.applySnapshot({ steps: first.steps });
     const times: number[] = [];
     for (let r = 0; r < runs + 3; r++) {
-      // Before the connection is lost the last 3 steps are still running...
-      const settled = changed.map((i) => conversation.steps[i]!.status);
-      for (const i of changed) conversation.steps[i]!.status = STEP_STATUS.RUNNING;
-      const tracker = createTrajectoryTracker({ conversationId: id });
-      const frontier = new StepFrontier();
-      const first = await client.getCascadeTrajectorySteps({ conversationId: id });
-      frontier.observePage(first.steps, 0);
-      tracker.applySnapshot({ steps: first.steps });
-      // ...and they finish while it is down.
-      changed.forEach((i, k) => (conversation.steps[i]!.status = settled[k]!));
+      // Three new steps, seen running before the connection is lost...
+      const at = conversation.steps.length;
+      const fresh = [0, 1, 2].map((k) => {
+        const step = structuredClone(tool);
+        step.status = STEP_STATUS.RUNNING;
+        (step.metadata.sourceTrajectoryStepInfo as { stepIndex?: number }).stepIndex = at + k;
+        conversation.steps.push(step);
+        return structuredClone(step);
+      });
+      frontier.observePage(fresh as never, at);
+      tracker.applySnapshot({ steps: fresh, stepOffset: at });
+      // ...finish while it is down.
+      for (let k = 0; k < 3; k++) conversation.steps[at + k]!.status = STEP_STATUS.DONE;
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const start = performance.now();
       tracker.markReconnected();
       const from = frontier.frontier;
       const page = await client.getCascadeTrajectorySteps({ conversationId: id, stepOffset: from });
-      const at = pageStart(page.steps, from);
-      frontier.observePage(page.steps, at);
-      const events = tracker.applySnapshot({ steps: page.steps, stepOffset: at });
+      const pageAt = pageStart(page.steps, from);
+      frontier.observePage(page.steps, pageAt);
+      const events = tracker.applySnapshot({ steps: page.steps, stepOffset: pageAt });
       const elapsed = performance.now() - start;
-      if (events.length === 0) throw new Error("bench: the reconcile found none of the 3 changed steps");
+      if (page.steps.length !== 3 || events.length === 0) throw new Error(`bench: the reconcile read ${page.steps.length} steps and gave ${events.length} events, not the 3 changed steps`);
       if (r >= 3) times.push(elapsed);
     }
     return { medianMs: percentile(times, 0.5), p90Ms: percentile(times, 0.9), runs };
@@ -176,7 +204,13 @@ async function serveRows(): Promise<BenchRow[]> {
 const suite: BenchSuite = {
   title: "scale: memory per session, one serve for a hundred (issue 23)",
   async run() {
-    return [...(await heapRows()), ...(await reconcileRows()), ...(await serveRows())];
+    // SCALE_ROWS=heap,reconcile,serve picks groups of rows (default all).
+    const wanted = new Set((process.env.SCALE_ROWS ?? "heap,reconcile,serve").split(","));
+    const rows: BenchRow[] = [];
+    if (wanted.has("heap")) rows.push(...(await heapRows()));
+    if (wanted.has("reconcile")) rows.push(...(await reconcileRows()));
+    if (wanted.has("serve")) rows.push(...(await serveRows()));
+    return rows;
   },
 };
 

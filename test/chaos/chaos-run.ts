@@ -77,8 +77,6 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   const errors: string[] = [];
   const answers: AnswerRecord[] = [];
   const log: MapperEvent[] = [];
-  const onRejection = (reason: unknown) => errors.push(`unhandled rejection: ${String(reason)}`);
-  process.on("unhandledRejection", onRejection);
   const clock = new ManualTimeouts(60_000);
   const sim = await startSimServer({ speed: 0.05, clock, interactionTimeoutMs: 3_600_000, scenarios: [...shipped, LONG_JOB] });
   const agyFaults = faults.filter(isAgySide);
@@ -94,7 +92,12 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     beforeForward: async (request) => {
       if (request.method === "HandleCascadeUserInteraction") await agyTimesOut(sim, clock, agyFaults, fired, request.body);
     },
+  }).catch(async (error: unknown) => {
+    await sim.close();
+    throw error;
   });
+  const onRejection = (reason: unknown) => errors.push(`unhandled rejection: ${String(reason)}`);
+  process.on("unhandledRejection", onRejection);
   let session: AgySessionApi | undefined;
   let hang: string | undefined;
   const tasks = new Set<Promise<void>>();
@@ -140,7 +143,7 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     await session?.close();
     if (!(await within(reading, 5000))) errors.push("events() did not end within 5 s of close()");
     if (!(await within(Promise.all(tasks), 5000))) errors.push("an answer was still running 5 s after close()");
-    await proxy.close();
+    // await proxy.close();
     await sim.close();
   }
   fired.unshift(...proxy.fired);

@@ -22,6 +22,9 @@ const CALLS: Record<string, number> = {
 export const GATE_KEYS = ["pwd", "question", "git status", "git log", "rm -rf build", "file"] as const;
 export type GateKey = (typeof GATE_KEYS)[number];
 
+/** The turn of the script (chaos-script.ts TURNS) each gate belongs to. */
+const GATE_TURN: Record<GateKey, number> = { pwd: 0, question: 1, "git status": 2, "git log": 2, "rm -rf build": 3, file: 4 };
+
 export type Fault =
   /** The stream's connection torn down after `afterBytes` response bytes (mostly mid-frame). */
   | { kind: "drop"; method: typeof STREAM; nth: number; afterBytes: number }
@@ -93,7 +96,10 @@ export function planFor(seed: number, turns: number): Fault[] {
     gates.add(gate);
     faults.push({ kind, gate });
   }
-  return faults;
+  // After /clear the TUI shows the new conversation: whether a person could still answer a gate of the
+  // turn that was cleared would depend on timing, so no race is planned on that turn.
+  const clear = faults.find((f) => f.kind === "clear_mid_turn");
+  return clear === undefined ? faults : faults.filter((f) => f.kind !== "tui_race" || GATE_TURN[f.gate] !== clear.turn);
 }
 
 /** A short, stable label for a fault (the table and the shrunk list). */

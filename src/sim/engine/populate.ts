@@ -19,7 +19,7 @@ export interface PopulateOptions {
 }
 
 /** Turns played once for the template (texts the bundled scenarios match; any other falls back to the echo scenario). */
-const TEMPLATE_TURNS = ["Say hello in one short sentence.", "List the files in this project and show me the README", "Think about it: what is a monad?"];
+const TEMPLATE_TURNS = ["Say hello in one short sentence.", "Summarize the project", "Think about it: what is a monad?"];
 
 /** The settled steps of a few gate-free turns, played at full speed. */
 async function templateSteps(scenarios: Scenario[]): Promise<JsonObject[]> {
