@@ -143,7 +143,7 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     await session?.close();
     if (!(await within(reading, 5000))) errors.push("events() did not end within 5 s of close()");
     if (!(await within(Promise.all(tasks), 5000))) errors.push("an answer was still running 5 s after close()");
-    // await proxy.close();
+    await proxy.close();
     await sim.close();
   }
   fired.unshift(...proxy.fired);
