@@ -16,7 +16,7 @@ import { measure, type BenchRow, type BenchSuite } from "./harness.js";
 const SUBSCRIBERS = 100;
 const TOKEN = "bench-token-bench-token-bench";
 
-/** Subscribers that resolve `arrived(n)` once every one of them has seen `id: n`. */
+/** Subscribers that resolve `arrived(n)` once every one of them has seen event `n` (`id: <epoch>-<n>`, or a bare `n` from the baseline). */
 function receivers(sockets: Socket[]) {
   const seen = new Map<number, number>();
   const waiters = new Map<number, () => void>();
@@ -25,13 +25,13 @@ function receivers(sockets: Socket[]) {
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => {
       const text = tail + chunk;
-      for (const match of text.matchAll(/id: (\d+)\n/g)) {
+      for (const match of text.matchAll(/id: (?:[0-9a-z]+-)?(\d+)\n/g)) {
         const n = Number(match[1]);
         const count = (seen.get(n) ?? 0) + 1;
         seen.set(n, count);
         if (count === sockets.length) waiters.get(n)?.();
       }
-      tail = text.slice(-16);
+      tail = text.slice(-64);
     });
   }
   return (n: number) => new Promise<void>((resolve) => ((seen.get(n) ?? 0) === sockets.length ? resolve() : waiters.set(n, resolve)));

@@ -4,7 +4,6 @@
  * person is already running. This file builds the session source (discovery
  * and `AgySession.attach`, with the policy) and hands it to `src/acp/`.
  */
-import { readFile } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { AcpCandidate, AcpSessionSource } from "../acp/index.js";
@@ -17,6 +16,7 @@ import { emptyOption, failureText } from "./session-connect.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { terminalText } from "./terminal-text.js";
 import { isPaneTarget } from "../tmux/index.js";
+import { packageVersion } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge acp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH]
                       [--url URL] [--csrf-token T] [--policy FILE] [--audit-file PATH]
@@ -166,13 +166,4 @@ function sessionSource(deps: SourceDeps): AcpSessionSource {
       return deps.attach(options);
     },
   };
-}
-
-async function packageVersion(): Promise<string> {
-  try {
-    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
-    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }

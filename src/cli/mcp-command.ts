@@ -6,7 +6,6 @@
  */
 import { homedir, userInfo } from "node:os";
 import { isIP } from "node:net";
-import { readFile } from "node:fs/promises";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import type { TmuxServerRef } from "../discovery/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
@@ -18,6 +17,7 @@ import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
 import { tmuxServerOf } from "./tmux-server-option.js";
+import { packageVersion, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge mcp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH] [--url URL] [--csrf-token T]
                       [--policy FILE] [--workspace DIR] [--audit-file PATH]
@@ -234,22 +234,4 @@ async function serveHttp(
   io.stderr.write("agy-bridge mcp: shutting down\n");
   await http.close();
   return 0;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function packageVersion(): Promise<string> {
-  try {
-    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
-    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }

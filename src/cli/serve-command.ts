@@ -20,6 +20,7 @@ import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications }
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connection.js";
 import { UsageError } from "./args.js";
+import { packageVersion, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
@@ -384,23 +385,7 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
   };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
-async function packageVersion(): Promise<string> {
-  try {
-    const text = await readFile(new URL("../../package.json", import.meta.url), "utf8");
-    return (JSON.parse(text) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
 
 /**
  * The fleet as serve's session source (`serve --redis`): the sessions every
