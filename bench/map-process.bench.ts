@@ -10,19 +10,17 @@
  * best run of each, the figure least disturbed by other load on the machine.
  * dist/ is rebuilt first when any file under src/ is newer than it.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
 import { buildCaptureSnapshot } from "./capture-snapshot.js";
+import { ensureBuiltCli } from "./built-cli.js";
 
 const STEP_COUNT = 10_000;
 const ROUNDS = 9;
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cliBin = join(root, "dist", "cli", "bin.js");
 
 const BASELINE_SCRIPT = `import { readFileSync } from "node:fs";
 const doc = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -33,31 +31,6 @@ process.stdout.write(out);
 
 function buildSnapshot(): string {
   return buildCaptureSnapshot(STEP_COUNT);
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ when it is missing or older than src/ (type errors elsewhere do not stop tsc emitting). */
-function ensureBuilt(): void {
-  let built = 0;
-  try {
-    built = statSync(cliBin).mtimeMs;
-  } catch {
-    // Not built yet.
-  }
-  if (built >= newestMtime(join(root, "src"))) return;
-  spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json")], {
-    cwd: root,
-    stdio: "ignore",
-  });
-  statSync(cliBin); // throws when the build produced no CLI
 }
 
 /**
@@ -92,7 +65,7 @@ function best(times: number[]): Sample {
 const suite: BenchSuite = {
   title: `agy-bridge map as a process (${STEP_COUNT} steps; "median ms" column = best of ${ROUNDS} runs)`,
   async run() {
-    ensureBuilt();
+    const cliBin = ensureBuiltCli();
     const dir = mkdtempSync(join(tmpdir(), "agy-bridge-map-bench-"));
     try {
       const snapshot = join(dir, "snapshot.json");

@@ -18,9 +18,10 @@
  * the median of three. Memory rows print megabytes in the "median ms" and
  * "p90 ms" columns (the harness has no other); the case name says so.
  * `SCALE_CONVERSATIONS`, `SCALE_STEPS`, `SCALE_IDLE_S` shrink the serve rows
- * for a quick look; `SCALE_SERVE_BIN=…/dist/cli/bin.js` runs serve from built
- * JS instead of the sources through tsx; `SCALE_ROWS=heap,reconcile,serve`
- * picks groups of rows.
+ * for a quick look; serve runs from the built CLI (rebuilt when src/ is
+ * newer, bench/built-cli.ts), `SCALE_SERVE_BIN=…` names another build and
+ * `SCALE_SERVE_SOURCE=1` runs the sources through tsx instead;
+ * `SCALE_ROWS=heap,reconcile,serve` picks groups of rows.
  */
 import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -34,6 +35,7 @@ import { pageStart, StepFrontier } from "../src/session/step-frontier.js";
 import { startSimServer } from "../src/sim/index.js";
 import type { WireStep } from "../src/sim/engine/step-factory.js";
 import type { BenchRow, BenchSuite, Sample } from "./harness.js";
+import { ensureBuiltCli } from "./built-cli.js";
 import { runServeFleet } from "./serve-fleet.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -170,7 +172,8 @@ async function serveRows(): Promise<BenchRow[]> {
   const conversations = Number(process.env.SCALE_CONVERSATIONS ?? 100);
   const steps = Number(process.env.SCALE_STEPS ?? 1000);
   const idleSeconds = Number(process.env.SCALE_IDLE_S ?? 30);
-  const builtBin = process.env.SCALE_SERVE_BIN;
+  // The built CLI, as users run it, unless SCALE_SERVE_SOURCE=1 asks for the sources through tsx (whose loader costs memory).
+  const builtBin = process.env.SCALE_SERVE_SOURCE === "1" ? undefined : (process.env.SCALE_SERVE_BIN ?? ensureBuiltCli());
   const fleet = await runServeFleet({ conversations, steps, idleSeconds, turns: 10, ...(builtBin === undefined ? {} : { builtBin }) });
   const p50 = percentile(fleet.latenciesMs, 0.5);
   const p90 = percentile(fleet.latenciesMs, 0.9);

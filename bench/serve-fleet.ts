@@ -9,13 +9,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { connect, type Socket } from "node:net";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { encodeJsonEnvelope, FLAG_DATA } from "../src/protocol/envelope.js";
+import { EnvelopeDecoder, encodeJsonEnvelope, FLAG_DATA, FLAG_END_STREAM } from "../src/protocol/envelope.js";
 import { createAgyRpcClient } from "../src/rpc/index.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -69,32 +69,51 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, ms: n
   }
 }
 
-/** A raw StreamAgentStateUpdates reader on its own socket: when each text length of a GENERATING planner arrived. */
-function rawStream(port: number, conversationId: string, seen: Map<number, number>, from: { armed: boolean }): Socket {
-  const socket = connect(port, "127.0.0.1");
+/**
+ * A raw StreamAgentStateUpdates reader on its own connection: when each text
+ * length of a GENERATING planner step of the new turn (step index at or
+ * above `firstNewStep`) arrived, keyed `<stepIndex>:<length>` — the same key
+ * the SSE side computes from `message_delta`, so a length of an older
+ * message is never matched to the new one.
+ */
+function rawStream(port: number, conversationId: string, firstNewStep: number, seen: Map<string, number>, from: { armed: boolean }): { destroy(): void } {
   const body = encodeJsonEnvelope(FLAG_DATA, { conversationId, subscriberId: `bench-raw-${conversationId}` });
-  socket.write(
-    `POST ${SERVICE}StreamAgentStateUpdates HTTP/1.1\r\nHost: 127.0.0.1\r\nx-codeium-csrf-token: ${CSRF}\r\ncontent-type: application/connect+json\r\ncontent-length: ${body.byteLength}\r\n\r\n`,
-  );
-  socket.write(body);
-  socket.setEncoding("latin1");
-  let tail = "";
-  socket.on("data", (chunk: string) => {
-    const now = performance.now();
-    const text = tail + chunk;
-    tail = text.slice(-4096);
-    // The stream's first frame replays the history: only frames after the turn was sent count.
-    if (!from.armed) return;
-    for (const m of text.matchAll(/"modifiedResponse":"((?:[^"\\]|\\.)*)"/g)) {
-      const length = (JSON.parse(`"${m[1]}"`) as string).length;
-      if (!seen.has(length)) seen.set(length, now);
-    }
+  const decoder = new EnvelopeDecoder();
+  const request = httpRequest({
+    host: "127.0.0.1",
+    port,
+    method: "POST",
+    path: `${SERVICE}StreamAgentStateUpdates`,
+    headers: { "x-codeium-csrf-token": CSRF, "content-type": "application/connect+json", "content-length": body.byteLength },
   });
-  return socket;
+  request.on("response", (response) => {
+    response.on("data", (chunk: Buffer) => {
+      // The arrival time is taken before any decoding: decoding is the bench's cost, not serve's.
+      const now = performance.now();
+      for (const frame of decoder.push(chunk)) {
+        // The stream's first frame replays the history: only frames after the turn was sent count.
+        if (!from.armed || (frame.flags & FLAG_END_STREAM) !== 0) continue;
+        const update = JSON.parse(new TextDecoder().decode(frame.payload)) as { update?: { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown[]; indices?: number[] } } } };
+        const stepsUpdate = update.update?.mainTrajectoryUpdate?.stepsUpdate;
+        (stepsUpdate?.steps ?? []).forEach((step, i) => {
+          const s = step as { plannerResponse?: { modifiedResponse?: string }; metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } } };
+          const index = stepsUpdate?.indices?.[i] ?? s.metadata?.sourceTrajectoryStepInfo?.stepIndex;
+          const text = s.plannerResponse?.modifiedResponse;
+          if (index === undefined || index < firstNewStep || text === undefined) return;
+          const key = `${index}:${text.length}`;
+          if (!seen.has(key)) seen.set(key, now);
+        });
+      }
+    });
+    response.on("error", () => undefined);
+  });
+  request.on("error", () => undefined);
+  request.end(Buffer.from(body));
+  return { destroy: () => request.destroy() };
 }
 
 /** An SSE subscriber: when each cumulative text length of the conversation's message deltas arrived. */
-async function sseStream(url: string, conversationId: string, seen: Map<number, number>, from: { armed: boolean }): Promise<{ close(): void; readonly caughtUp: boolean }> {
+async function sseStream(url: string, conversationId: string, seen: Map<string, number>, from: { armed: boolean }): Promise<{ close(): void; readonly caughtUp: boolean }> {
   const controller = new AbortController();
   const response = await fetch(`${url}/v1/sessions/${conversationId}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
   const reader = response.body!.getReader();
@@ -117,10 +136,11 @@ async function sseStream(url: string, conversationId: string, seen: Map<number, 
         if (!from.armed || !frame.includes("event: message_delta")) continue;
         const data = /^data: (.*)$/m.exec(frame)?.[1];
         if (data === undefined) continue;
-        const delta = JSON.parse(data) as { messageId: string; text: string; replace: boolean; final: boolean };
+        const delta = JSON.parse(data) as { messageId: string; stepIndex: number; text: string; replace: boolean; final: boolean };
         const length = delta.replace ? delta.text.length : (lengths.get(delta.messageId) ?? 0) + delta.text.length;
         lengths.set(delta.messageId, length);
-        if (!delta.final && !seen.has(length)) seen.set(length, now);
+        const key = `${delta.stepIndex}:${length}`;
+        if (!delta.final && !seen.has(key)) seen.set(key, now);
       }
     }
   })().catch(() => undefined);
@@ -194,9 +214,9 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     const port = Number(new URL(simInfo.plainUrl).port);
     const targets = ours.slice(0, options.turns);
     const armed = { armed: false };
-    const raw = targets.map(() => new Map<number, number>());
-    const viaSse = targets.map(() => new Map<number, number>());
-    const sockets = targets.map((id, i) => rawStream(port, id, raw[i]!, armed));
+    const raw = targets.map(() => new Map<string, number>());
+    const viaSse = targets.map(() => new Map<string, number>());
+    const sockets = targets.map((id, i) => rawStream(port, id, options.steps, raw[i]!, armed));
     const subscribers = await Promise.all(targets.map((id, i) => sseStream(url, id, viaSse[i]!, armed)));
     // Subscribers that came in after the window dropped the start are resynchronised first: wait for that.
     await until(async () => (subscribers.every((s) => s.caughtUp) ? true : undefined), "the SSE subscribers to catch up", 120_000);
@@ -211,8 +231,8 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     const fds = await fdCount(pid);
     const latenciesMs: number[] = [];
     targets.forEach((_, i) => {
-      for (const [length, at] of viaSse[i]!) {
-        const sent = raw[i]!.get(length);
+      for (const [key, at] of viaSse[i]!) {
+        const sent = raw[i]!.get(key);
         if (sent !== undefined) latenciesMs.push(at - sent);
       }
     });

@@ -164,6 +164,8 @@ export {
   AgySession,
   /** Applies a policy to a session's requests as they appear (`attach({ policy })` does this for you). */
   runPolicy,
+  /** A board of run-status readings of its own (`attach({ summariesBoard })`); sessions share one per process by default. */
+  createSummariesBoard,
 } from "./session/index.js";
 export type {
   AgySessionApi,
@@ -182,6 +184,8 @@ export type {
   PolicyRun,
   PolicyRunOptions,
   ReadMode,
+  SummariesBoard,
+  SummariesReading,
   TurnDriver,
 } from "./session/index.js";
 

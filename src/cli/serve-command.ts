@@ -124,7 +124,7 @@ export const serveCommand = defineCommand({
     }
     const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
 
-    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage, createDeviceStore, deviceFileFor, createPairingCodes }, { discoverServers }, { AgySession }] = await Promise.all([
+    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage, createDeviceStore, deviceFileFor, createPairingCodes }, { createDiscoveryWatch }, { AgySession }] = await Promise.all([
       import("../server/index.js"),
       import("../discovery/index.js"),
       import("../session/index.js"),
@@ -185,15 +185,17 @@ export const serveCommand = defineCommand({
     // The server each conversation was last seen on: attach needs its URL and
     // token, and a refresh that misses a busy server keeps what it knew.
     const servers = new Map<string, DiscoveredServer>();
+    // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
+    const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
     // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
     const fleet = fleetConnection === undefined ? undefined : await fleetSource(fleetConnection);
     const hub = createSessionHub({
       ...(replayWindow === undefined ? {} : { replayWindow }),
       async list(signal) {
         if (fleet !== undefined) return fleet.list();
-        const found = await discoverServers({ signal, tmuxServers: [tmux] });
+        const found = await discovery.refresh(signal);
         const out: SessionDescriptor[] = [];
-        for (const server of found.servers) {
+        for (const server of found) {
           if (server.url === undefined) continue;
           for (const conversation of server.conversations) {
             // A sub-agent's conversation belongs to its parent's session.
@@ -277,7 +279,8 @@ export const serveCommand = defineCommand({
     } catch (error) {
       io.stderr.write(`agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
       await hub.close();
-    await fleetConnection?.close();
+      await discovery.close();
+      await fleetConnection?.close();
       return 1;
     }
     const address = api.server.address();
@@ -306,6 +309,7 @@ export const serveCommand = defineCommand({
     await api.close();
     await notifications.close();
     await hub.close();
+    await discovery.close();
     await fleetConnection?.close();
     await auditor.flush().catch(() => undefined);
     return 0;

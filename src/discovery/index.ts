@@ -4,6 +4,7 @@
  * caller. See docs/discovery.md.
  */
 export { discoverServers, type DiscoverOptions, type DiscoveryResult } from "./discover.js";
+export { createDiscoveryWatch, type DiscoveryWatch, type DiscoveryWatchOptions } from "./discovery-watch.js";
 export { findServer } from "./find-server.js";
 export { DiscoveryError, type DiscoveryCandidate, type DiscoveryFailure } from "./discovery-error.js";
 export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";

@@ -86,6 +86,19 @@ export function parseStatPpid(text: string): number | undefined {
   return ppid !== undefined && /^\d+$/.test(ppid) ? Number(ppid) : undefined;
 }
 
+/**
+ * What identifies a process image in `/proc/<pid>/stat`: its command name
+ * (changed by exec) and start time (field 22; a reused pid starts later).
+ * Undefined for text that is not a stat line.
+ */
+export function parseStatIdentity(text: string): string | undefined {
+  const close = text.lastIndexOf(")");
+  const open = text.indexOf("(");
+  if (close < 0 || open < 0) return undefined;
+  const start = text.slice(close + 1).trim().split(/\s+/)[19];
+  return start !== undefined && /^\d+$/.test(start) ? `${text.slice(open + 1, close)}\u0000${start}` : undefined;
+}
+
 /** `/proc/<pid>/environ`: NUL-separated `NAME=value`; entries without `=` are skipped. */
 export function parseEnviron(text: string): Map<string, string> {
   const env = new Map<string, string>();

@@ -5,7 +5,7 @@
  * listener in another namespace is unreachable on our loopback (§10.2).
  */
 import { basename } from "node:path";
-import { parseCmdline, parseStatPpid } from "./proc-text.js";
+import { parseCmdline, parseStatIdentity, parseStatPpid } from "./proc-text.js";
 import type { ProcSource } from "./proc-source.js";
 
 export type ServerKind = "agy" | "language_server";
@@ -33,6 +33,20 @@ export interface ProcessScan {
 export interface ScanOptions {
   /** Consider only these pids as agy candidates (the process tree is still read whole). */
   pids?: readonly number[];
+  /**
+   * What earlier scans found each pid to be, kept by a caller that scans
+   * again and again (`discovery-watch.ts`): a pid whose stat identity (command
+   * name and start time) is unchanged is not identified again. The scan
+   * updates it and drops pids that are gone.
+   */
+  identities?: Map<number, ScanIdentity>;
+}
+
+/** One pid as an earlier scan identified it. */
+export interface ScanIdentity {
+  /** {@link parseStatIdentity} of its stat. */
+  key: string;
+  found: AgyProcess | undefined;
 }
 
 /** The server kind an executable path names, or undefined when it is not one. */
@@ -49,20 +63,35 @@ export async function scanProcesses(proc: ProcSource, options: ScanOptions = {})
   if (!listing.ok) return { processes: [], otherNamespace: [], parents: new Map(), failure: listing.code };
   const pids = listing.value.filter((name) => /^\d+$/.test(name)).map(Number);
   const parents = new Map<number, number>();
+  const keys = new Map<number, string>();
   await Promise.all(
     pids.map(async (pid) => {
       const stat = await proc.read(`${pid}/stat`, 4096);
       const ppid = stat.ok ? parseStatPpid(stat.value) : undefined;
       if (ppid !== undefined) parents.set(pid, ppid);
+      const key = stat.ok ? parseStatIdentity(stat.value) : undefined;
+      if (key !== undefined) keys.set(pid, key);
     }),
   );
+  const cache = options.identities;
+  if (cache !== undefined) {
+    for (const pid of cache.keys()) if (!keys.has(pid)) cache.delete(pid);
+  }
+  const identified = async (pid: number): Promise<AgyProcess | undefined> => {
+    const key = keys.get(pid);
+    const known = key === undefined ? undefined : cache?.get(pid);
+    if (known !== undefined && known.key === key) return known.found === undefined ? undefined : { ...known.found, argv: [...known.found.argv] };
+    const found = await identify(proc, pid);
+    if (key !== undefined) cache?.set(pid, { key, found: found === undefined ? undefined : { ...found, argv: [...found.argv] } });
+    return found;
+  };
   const wanted = options.pids === undefined ? pids : pids.filter((pid) => options.pids?.includes(pid));
   const selfNet = await proc.readlink("self/ns/net");
   const processes: AgyProcess[] = [];
   const otherNamespace: number[] = [];
   await Promise.all(
     wanted.map(async (pid) => {
-      const found = await identify(proc, pid);
+      const found = await identified(pid);
       if (found === undefined) return;
       const ppid = parents.get(pid);
       if (ppid !== undefined) found.ppid = ppid;

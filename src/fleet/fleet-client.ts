@@ -61,6 +61,10 @@ export interface FleetClient {
   sessions(): Promise<FleetIndexEntry[]>;
   /** A conversation's entries after `after` (default: from the start), then live ones, until `signal` aborts. */
   events(host: string, conversationId: string, options: { after?: string; signal: AbortSignal }): AsyncIterable<PublishedEvent>;
+  /** Every entry the conversation's stream holds now, oldest first (read in pages; no blocking). */
+  history(host: string, conversationId: string, options?: { signal?: AbortSignal }): Promise<PublishedEvent[]>;
+  /** The id of the newest entry of the conversation's stream (undefined: it holds none). */
+  newest(host: string, conversationId: string): Promise<string | undefined>;
   /** Sends a command to `host` and waits (up to `timeoutMs`, default 30,000) for its result. */
   command(host: string, request: FleetCommandRequest, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<FleetCommandOutcome>;
 }
@@ -71,6 +75,15 @@ function fields(flat: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) if (!(flat[i]! in out)) out[flat[i]!] = flat[i + 1]!;
   return out;
+}
+
+function published(id: string, flat: readonly string[]): PublishedEvent | undefined {
+  const f = fields(flat);
+  try {
+    return { id, key: f["key"] ?? "", event: JSON.parse(f["event"] ?? "") as PublishedEvent["event"] };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The id just before `id`'s millisecond: an XREAD from it sees every entry written at or after that time. */
@@ -131,15 +144,40 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
 
     async *events(host, conversationId, { after, signal }) {
       for await (const [id, flat] of blockingReads(eventsStream(host, conversationId), after ?? "0-0", signal)) {
-        const f = fields(flat);
-        let event: PublishedEvent["event"];
-        try {
-          event = JSON.parse(f["event"] ?? "") as PublishedEvent["event"];
-        } catch {
-          continue;
-        }
-        yield { id, key: f["key"] ?? "", event };
+        const entry = published(id, flat);
+        if (entry !== undefined) yield entry;
       }
+    },
+
+    async history(host, conversationId, { signal } = {}) {
+      const stream = eventsStream(host, conversationId);
+      const out: PublishedEvent[] = [];
+      let from = "-";
+      for (;;) {
+        if (signal?.aborted === true) throw new AgyBridgeError("aborted", `reading ${stream} was cancelled`);
+        let page: Raw[];
+        try {
+          page = (await redis.xrange(stream, from, "+", "COUNT", 1000)) as Raw[];
+        } catch (error) {
+          throw AgyBridgeError.from(error, "transport");
+        }
+        for (const [id, flat] of page) {
+          const entry = published(id, flat);
+          if (entry !== undefined) out.push(entry);
+        }
+        if (page.length < 1000) return out;
+        from = `(${page.at(-1)![0]}`;
+      }
+    },
+
+    async newest(host, conversationId) {
+      let last: Raw[];
+      try {
+        last = (await redis.xrevrange(eventsStream(host, conversationId), "+", "-", "COUNT", 1)) as Raw[];
+      } catch (error) {
+        throw AgyBridgeError.from(error, "transport");
+      }
+      return last[0]?.[0];
     },
 
     async command(host, request, { timeoutMs = 30_000, signal } = {}) {

@@ -7,7 +7,7 @@
  */
 import type { MapperEvent } from "../mapper/index.js";
 import { AgyBridgeError } from "../errors.js";
-import type { FleetClient, FleetCommandRequest } from "./fleet-client.js";
+import type { FleetClient, FleetCommandRequest, PublishedEvent } from "./fleet-client.js";
 
 /** An answer as the HTTP API takes it (server/contract.ts `InteractionAction`). */
 export type RemoteAction =
@@ -24,6 +24,12 @@ export interface RemoteSession {
   readonly conversationId: string;
   /** The conversation's published events from the start, then live ones; a `resync` marker becomes an `events_dropped` diagnostic. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
+  /** The same, each with the id of the stream entry that carried it (the `events_dropped` diagnostic has its `resync` entry's id): `serve`'s SSE ids. */
+  eventEntries(options: { signal: AbortSignal }): AsyncIterable<{ id: string; event: MapperEvent }>;
+  /** The id of the stream's newest entry (undefined: it holds none). */
+  newestEntryId(signal?: AbortSignal): Promise<string | undefined>;
+  /** Every event the stream holds now, oldest first: a resync's fresh read of the conversation. */
+  snapshot(signal: AbortSignal): Promise<MapperEvent[]>;
   respond(interactionId: string, action: RemoteAction, decidedBy?: string): Promise<RemoteAnswerResult>;
   sendTurn(text: string): Promise<RemoteTurnResult>;
   interrupt(): Promise<RemoteInterruptResult>;
@@ -48,17 +54,22 @@ export function createRemoteSession(options: RemoteSessionOptions): RemoteSessio
   const send = async (request: Omit<FleetCommandRequest, "conversationId">) => (await client.command(host, { ...request, conversationId }, { timeoutMs: options.timeoutMs ?? 30_000 })).result;
   const refused = (result: Record<string, unknown>): AgyBridgeError =>
     new AgyBridgeError("invalid_argument", `the relay of host ${host} did not run the command (${String(result["result"])}): ${String(result["reason"] ?? "no reason given")}`);
+  const asEvent = (entry: PublishedEvent): MapperEvent =>
+    entry.event.type === "resync"
+      ? { type: "diagnostic", conversationId, code: "events_dropped", message: `The relay of host ${host} lost events while Redis was away (${entry.event.reason}); what follows was read again from agy.` }
+      : entry.event;
   return {
     host,
     conversationId,
     async *events({ signal }) {
-      for await (const entry of client.events(host, conversationId, { signal })) {
-        if (entry.event.type === "resync") {
-          yield { type: "diagnostic", conversationId, code: "events_dropped", message: `The relay of host ${host} lost events while Redis was away (${entry.event.reason}); what follows was read again from agy.` };
-          continue;
-        }
-        yield entry.event;
-      }
+      for await (const entry of client.events(host, conversationId, { signal })) yield asEvent(entry);
+    },
+    async *eventEntries({ signal }) {
+      for await (const entry of client.events(host, conversationId, { signal })) yield { id: entry.id, event: asEvent(entry) };
+    },
+    newestEntryId: () => client.newest(host, conversationId),
+    async snapshot(signal) {
+      return (await client.history(host, conversationId, { signal })).map(asEvent);
     },
     async respond(interactionId, action, decidedBy) {
       const body =

@@ -51,3 +51,34 @@ export function resumePoint(header: string | undefined, epoch: string, head: num
   }
   return { kind: "after", seq };
 }
+
+/**
+ * Ids a session's source gave its events (`serve --redis`: the Redis stream
+ * entry id, `<ms>-<seq>`, e.g. `1733050000000-0`). They name the same event
+ * in every run of `serve`, so a client resumes with one across a restart.
+ * Compared as Redis does: the milliseconds, then the sequence number.
+ */
+const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/;
+const U64 = (1n << 64n) - 1n;
+
+/** The two parts of a stream entry id, or undefined when `text` is not one. */
+export function parseStreamId(text: string): readonly [bigint, bigint] | undefined {
+  const match = STREAM_ID.exec(text);
+  if (match === null) return undefined;
+  const ms = BigInt(match[1]!);
+  const seq = BigInt(match[2]!);
+  return ms > U64 || seq > U64 ? undefined : [ms, seq];
+}
+
+export function isStreamId(text: string): boolean {
+  return parseStreamId(text) !== undefined;
+}
+
+/** Negative, zero or positive as `a` is before, the same as, or after `b` (both must be stream ids). */
+export function compareStreamIds(a: string, b: string): number {
+  const x = parseStreamId(a);
+  const y = parseStreamId(b);
+  if (x === undefined || y === undefined) throw new Error(`not a stream entry id: ${x === undefined ? a : b}`);
+  if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] === y[1] ? 0 : x[1] < y[1] ? -1 : 1;
+}

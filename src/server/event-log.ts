@@ -6,24 +6,30 @@
  *
  * The log keeps a bounded window of the newest events (issue 23): a
  * supervisor of a hundred long conversations must not hold every event of
- * each. A client whose position fell out of the window is resynchronised
+ * each, and what it holds is kept deflated in blocks (`frame-store.ts`). A client whose position fell out of the window is resynchronised
  * from a fresh read of the conversation (`event-stream.ts`), never silently
  * skipped forward.
  *
  * The id on the wire is `<epoch>-<seq>` (see `event-id.ts`): the epoch names
  * the run of `serve`, so an id from an earlier run is never mistaken for one
- * of this run's.
+ * of this run's. A **sourced** log (a session whose source ids its events:
+ * `serve --redis`, where each event is an entry of a Redis stream) writes the
+ * source's id instead, so the same event has the same id in every run of
+ * `serve`; the sequence numbers stay, as the log's own positions.
  */
 import type { MapperEvent } from "../mapper/index.js";
-import { formatEventId } from "./event-id.js";
+import { compareStreamIds, formatEventId, isStreamId } from "./event-id.js";
+import { FrameStore } from "./frame-store.js";
 
 export interface LoggedEvent {
   /** The sequence number within this run. */
   id: number;
   /** The event (read from the frame on demand for entries the window holds: only the frame is kept). */
   readonly event: MapperEvent;
-  /** `id: <epoch>-<seq>\nevent: …\ndata: …\n\n`, ready to write. */
+  /** `id: <epoch>-<seq>\nevent: …\ndata: …\n\n` (a sourced log: `id: <source id>\n…`), ready to write. */
   frame: string;
+  /** The id on the wire (read from the frame). */
+  readonly wireId: string;
 }
 
 export type LogListener = (entry: LoggedEvent) => void;
@@ -38,7 +44,21 @@ export interface EventLog {
   readonly oldestId: number;
   /** How many events the window keeps at most. */
   readonly window: number;
-  append(event: MapperEvent): LoggedEvent;
+  /** Whether the wire ids are the source's (stream entry ids, strictly increasing) rather than `<epoch>-<seq>`. */
+  readonly sourced: boolean;
+  /** Appends `event`; a sourced log needs its `sourceId`, greater than the last one. */
+  append(event: MapperEvent, sourceId?: string): LoggedEvent;
+  /** The wire id of the entry with sequence number `seq`, when known (held, or the newest); always known in a log that is not sourced. */
+  wireIdOf(seq: number): string | undefined;
+  /**
+   * Sourced logs: where a client that last saw `sourceId` stands — after the
+   * held entry of sequence number N (the newest whose id is not greater);
+   * `ahead` when the log has not read past it yet (or holds nothing); `behind`
+   * when it is older than the oldest held entry, so entries after it may be
+   * missing (dropped by the window, or trimmed from the source before it was
+   * read).
+   */
+  locate(sourceId: string): number | "ahead" | "behind";
   /** Whether every entry after `afterId` is still held (a client there can resume without a resync). */
   covers(afterId: number): boolean;
   /** Held entries with `id > afterId`, oldest first (those the window dropped are not returned: check {@link covers}). */
@@ -57,7 +77,11 @@ export function sseFrame(id: string, type: string, json: string): string {
   return ["id: ", id, "\nevent: ", type, "\ndata: ", json, "\n\n"].join("");
 }
 
-/** A held entry: the frame only; the event is parsed back from it when someone asks. */
+function frameId(frame: string): string {
+  return frame.slice(4, frame.indexOf("\n"));
+}
+
+/** A held entry: the frame only; the event (and the id) are parsed back from it when someone asks. */
 class HeldEntry implements LoggedEvent {
   constructor(
     readonly id: number,
@@ -68,6 +92,10 @@ class HeldEntry implements LoggedEvent {
     const start = this.frame.indexOf("\ndata: ") + 7;
     return JSON.parse(this.frame.slice(start, this.frame.length - 2)) as MapperEvent;
   }
+
+  get wireId(): string {
+    return frameId(this.frame);
+  }
 }
 
 export interface EventLogOptions {
@@ -76,6 +104,8 @@ export interface EventLogOptions {
   afterId?: number;
   /** Events kept; default {@link DEFAULT_REPLAY_WINDOW}. */
   window?: number;
+  /** Wire ids are the ids each append brings (stream entry ids), not `<epoch>-<seq>`. */
+  sourced?: boolean;
 }
 
 /**
@@ -85,16 +115,24 @@ export interface EventLogOptions {
  */
 export function createEventLog(options: EventLogOptions): EventLog {
   const { epoch } = options;
+  const sourced = options.sourced === true;
+  /** A sourced log's newest source id. */
+  let lastSourceId: string | undefined;
   const window = Math.max(1, Math.floor(options.window ?? DEFAULT_REPLAY_WINDOW));
-  let entries: (HeldEntry | undefined)[] = [];
-  /** Index of the oldest held entry in `entries` (dropped ones are cleared at once and cut off in batches). */
-  let head = 0;
   let lastId = options.afterId ?? 0;
+  const store = new FrameStore(lastId + 1);
   const listeners = new Set<LogListener>();
-  const oldest = () => (head < entries.length ? entries[head]!.id : lastId + 1);
+  /** The window: the newest `window` entries (the store may still hold a few older ones in a block). */
+  const oldest = () => Math.max(store.first, lastId - window + 1);
+  const held = (seq: number): HeldEntry | undefined => {
+    if (seq < oldest() || seq > lastId) return undefined;
+    const frame = store.get(seq);
+    return frame === undefined ? undefined : new HeldEntry(seq, frame);
+  };
   return {
     epoch,
     window,
+    sourced,
     startId: (options.afterId ?? 0) + 1,
     get lastId() {
       return lastId;
@@ -102,29 +140,47 @@ export function createEventLog(options: EventLogOptions): EventLog {
     get oldestId() {
       return oldest();
     },
-    append(event) {
-      const id = ++lastId;
-      const frame = sseFrame(formatEventId(epoch, id), event.type, JSON.stringify(event));
-      entries.push(new HeldEntry(id, frame));
-      if (entries.length - head > window) entries[head++] = undefined;
-      // Cut the dropped prefix once it is as long as the window: amortised O(1) per append.
-      if (head >= window) {
-        entries = entries.slice(head);
-        head = 0;
+    append(event, sourceId) {
+      if (sourced) {
+        if (sourceId === undefined || !isStreamId(sourceId)) throw new Error(`an event of a sourced log needs a stream entry id, not ${String(sourceId)}`);
+        if (lastSourceId !== undefined && compareStreamIds(sourceId, lastSourceId) <= 0) throw new Error(`the source id ${sourceId} is not after the log's newest, ${lastSourceId}`);
+        lastSourceId = sourceId;
       }
+      const id = ++lastId;
+      const wireId = sourced ? sourceId! : formatEventId(epoch, id);
+      const frame = sseFrame(wireId, event.type, JSON.stringify(event));
+      store.push(id, frame);
+      store.dropBefore(oldest());
       // Listeners get the event object itself: no parse on the live path.
-      const live: LoggedEvent = { id, event, frame };
+      const live: LoggedEvent = { id, event, frame, wireId };
       for (const listener of listeners) listener(live);
       return live;
+    },
+    wireIdOf(seq) {
+      if (!sourced) return formatEventId(epoch, seq);
+      if (seq === lastId) return lastSourceId;
+      return held(seq)?.wireId;
+    },
+    locate(sourceId) {
+      if (!sourced) throw new Error("locate is for sourced logs");
+      if (lastSourceId === undefined || compareStreamIds(sourceId, lastSourceId) > 0) return "ahead";
+      const first = oldest();
+      if (first > lastId || compareStreamIds(sourceId, held(first)!.wireId) < 0) return "behind";
+      // The newest held entry whose id is not after `sourceId`: ids increase with the sequence number.
+      let lo = first;
+      let hi = lastId;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (compareStreamIds(held(mid)!.wireId, sourceId) <= 0) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
     },
     covers(afterId) {
       return afterId >= oldest() - 1;
     },
     since(after) {
-      // Sequence numbers are consecutive, so the slice is exact and costs only what is returned.
-      const first = oldest();
-      const from = head + Math.max(0, Math.min(after + 1 - first, entries.length - head));
-      return entries.slice(from) as HeldEntry[];
+      return store.from(Math.max(after + 1, oldest())).map((f) => new HeldEntry(f.seq, f.frame));
     },
     subscribe(listener) {
       listeners.add(listener);

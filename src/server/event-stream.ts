@@ -12,10 +12,16 @@
  *    newest event when the read began, so a client that got the whole
  *    snapshot resumes after it);
  * 3. the log's later events, minus any the snapshot already showed.
+ *
+ * In a sourced log (`serve --redis`) the ids are the Redis stream entry ids
+ * of the events: the same in every run of `serve`, so a client resumes with
+ * one after a restart too. A restarted `serve` that has not read up to the
+ * client's id yet keeps the client waiting until it has, and then sends
+ * what follows the id; an id older than what the log holds is a resync.
  */
 import { z } from "zod";
 import type { MapperEvent } from "../mapper/index.js";
-import { formatEventId, resumePoint } from "./event-id.js";
+import { compareStreamIds, formatEventId, isStreamId, resumePoint } from "./event-id.js";
 import type { EventLog } from "./event-log.js";
 import { HttpProblem } from "./http-problem.js";
 
@@ -38,8 +44,8 @@ export interface StreamSink {
 export const ResyncSchema = z
   .object({
     conversationId: z.string(),
-    reason: z.enum(["outside_window", "earlier_run"]).describe("outside_window: the position is older than the replay window (or no Last-Event-ID was sent once the window dropped the start); earlier_run: an id of an earlier run of serve whose start this run no longer holds"),
-    lastEventId: z.string().nullable().describe("where the client was: the Last-Event-ID it sent (null: none), or the last id it received when it fell behind mid-stream"),
+    reason: z.enum(["outside_window", "earlier_run"]).describe("outside_window: the position is older than the replay window (or no Last-Event-ID was sent once the window dropped the start); earlier_run: an id of an earlier run of serve whose start this run no longer holds (with serve --redis: an id of serve's own `<epoch>-<seq>` kind, not a stream entry id)"),
+    lastEventId: z.string().nullable().describe("where the client was: the Last-Event-ID it sent (null: none), or the last id it received when it fell behind mid-stream (with serve --redis, ids are Redis stream entry ids)"),
     oldestEventId: z.string().nullable().describe("the oldest event the window still holds (null when it holds none)"),
     events: z.number().int().nonnegative().describe("how many snapshot events follow this one"),
     resumesAfter: z.string().describe("the id the last snapshot event (or this event, when none follow) carries; the stream continues after it"),
@@ -50,16 +56,56 @@ export type ResyncReason = z.infer<typeof ResyncSchema>["reason"];
 export type ResyncBody = z.infer<typeof ResyncSchema>;
 
 /**
- * Where a client resumes: a sequence number the log covers, or a resync.
+ * Where a client resumes: after a sequence number the log covers; a resync;
+ * or (sourced logs) after a source id the log has not read up to yet, so the
+ * client waits for what follows it.
+ */
+export type ResumeStart = { after: number } | { resync: ResyncReason } | { ahead: string };
+
+/**
+ * Where a client resumes (see {@link ResumeStart}).
  * Throws a 400 `HttpProblem` for an id that is malformed or was never issued.
  */
-export function resumeFrom(header: string | undefined, log: EventLog): { after: number } | { resync: ResyncReason } {
+export function resumeFrom(header: string | undefined, log: EventLog): ResumeStart {
+  if (log.sourced) return resumeFromSource(header, log);
   const resume = resumePoint(header, log.epoch, log.lastId);
   if (resume.kind === "malformed" || resume.kind === "never_issued") throw new HttpProblem(400, "Bad Request", resume.detail);
   // No id, or one of an earlier run: from the start of what this run issued.
   const after = resume.kind === "after" && (header?.trim() ?? "") !== "" ? resume.seq : log.startId - 1;
   if (log.covers(after)) return { after };
   return { resync: resume.kind === "earlier_run" ? "earlier_run" : "outside_window" };
+}
+
+function resumeFromSource(header: string | undefined, log: EventLog): ResumeStart {
+  const value = header?.trim() ?? "";
+  if (isStreamId(value)) {
+    const at = log.locate(value);
+    if (at === "ahead") return { ahead: value };
+    if (at === "behind") return { resync: "outside_window" };
+    return { after: at };
+  }
+  // `<epoch>-<seq>` or a bare number: an id a serve gave before its sessions had stream ids.
+  if (value !== "" && resumePoint(value, log.epoch, log.lastId).kind === "malformed") {
+    throw new HttpProblem(400, "Bad Request", `Last-Event-ID must be an event id this API sent: the Redis stream entry id of the event (like 1733050000000-0); omit it to get the conversation from the start`);
+  }
+  // No id, or one of an earlier kind: from the start of what this log holds.
+  const after = log.startId - 1;
+  if (log.covers(after)) return { after };
+  return { resync: value === "" ? "outside_window" : "earlier_run" };
+}
+
+/**
+ * A 400 for a sourced log's id that the source never issued: `newest` is the
+ * source's newest id now (undefined: it has none). Undefined when `id` is not
+ * after it (the log has only not read that far yet).
+ */
+export function neverIssued(id: string, newest: string | undefined): HttpProblem | undefined {
+  if (newest !== undefined && compareStreamIds(id, newest) <= 0) return undefined;
+  return new HttpProblem(
+    400,
+    "Bad Request",
+    `Last-Event-ID ${id} was never sent: ${newest === undefined ? "the conversation's Redis stream holds no entry" : `the newest entry of the conversation's Redis stream is ${newest}`}; resume with an id you received, or omit the header to get the conversation from the start`,
+  );
 }
 
 /**
@@ -94,7 +140,7 @@ export interface FollowOptions {
   /** The client's `Last-Event-ID`. */
   lastEventId: string | undefined;
   /** Where to resume (from {@link resumeFrom}, computed before the response started). */
-  start: { after: number } | { resync: ResyncReason };
+  start: ResumeStart;
   /** Aborted when the stream closes. */
   signal: AbortSignal;
   /** Told when the snapshot read fails (the stream then ends: the client reconnects and tries again). */
@@ -115,7 +161,12 @@ export interface Follower {
 export function followLog(options: FollowOptions): Follower {
   const { source, sink } = options;
   const log = source.log;
-  let cursor = "after" in options.start ? options.start.after : -1;
+  const { start } = options;
+  let cursor = "after" in start ? start.after : "ahead" in start ? log.lastId : -1;
+  /** A source id the log has not read up to yet: entries up to it are not for this client. */
+  let ahead = "ahead" in start ? start.ahead : undefined;
+  /** The wire id of the entry at `cursor`, for a resync's `lastEventId` once the window dropped that entry. */
+  let cursorId: string | null = cursor < 0 ? null : (log.wireIdOf(cursor) ?? (options.lastEventId?.trim() || null));
   let waiting = false;
   /** Events the snapshot showed, skipped when the log repeats them; dropped once the cursor passes `dedupeUntil`. */
   let shown: Set<string> | undefined;
@@ -123,15 +174,30 @@ export function followLog(options: FollowOptions): Follower {
 
   const flush = (): void => {
     if (cursor < 0 || waiting || sink.closed) return;
+    if (ahead !== undefined) {
+      const at = log.locate(ahead);
+      // This serve has not read up to the client's position yet (it restarted, and reads the stream again).
+      if (at === "ahead") return;
+      const last = ahead;
+      ahead = undefined;
+      if (at === "behind") {
+        cursor = -1;
+        void resync("outside_window", last);
+        return;
+      }
+      cursor = at;
+      cursorId = last;
+    }
     if (!log.covers(cursor)) {
       // This client fell out of the window while it was not reading: resync it, never skip.
-      const last = formatEventId(log.epoch, cursor);
+      const last = log.sourced ? cursorId : formatEventId(log.epoch, cursor);
       cursor = -1;
       void resync("outside_window", last);
       return;
     }
     for (const entry of log.since(cursor)) {
       cursor = entry.id;
+      if (log.sourced) cursorId = entry.wireId;
       if (shown !== undefined) {
         if (entry.id > dedupeUntil) shown = undefined;
         else {
@@ -148,6 +214,8 @@ export function followLog(options: FollowOptions): Follower {
 
   async function resync(reason: ResyncReason, lastEventId: string | null): Promise<void> {
     const from = log.lastId;
+    // Read now: the window may drop it while the snapshot is read.
+    const fromId = log.wireIdOf(from) ?? formatEventId(log.epoch, from);
     let events: MapperEvent[];
     try {
       // The deltas of a message in flight are not part of the state: its later deltas and its `message` follow from the log.
@@ -159,8 +227,8 @@ export function followLog(options: FollowOptions): Follower {
       return;
     }
     if (sink.closed) return;
-    const resumesAfter = formatEventId(log.epoch, from);
-    const oldest = log.oldestId <= log.lastId ? formatEventId(log.epoch, log.oldestId) : null;
+    const resumesAfter = fromId;
+    const oldest = log.oldestId <= log.lastId ? (log.wireIdOf(log.oldestId) ?? null) : null;
     const body: ResyncBody = {
       conversationId: source.conversationId,
       reason,
@@ -186,6 +254,7 @@ export function followLog(options: FollowOptions): Follower {
       return;
     }
     cursor = from;
+    cursorId = resumesAfter;
     // A full buffer drains first; its drain calls flush.
     waiting = full;
     flush();

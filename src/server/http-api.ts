@@ -11,7 +11,7 @@ import { createBearerCheck, createFailureLimiter, type FailureLimiter } from "./
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from "./connection-guard.js";
 import { InteractionActionSchema, PushSubscriptionSchema, PushUnsubscribeSchema, TurnRequestSchema, type PushSubscriptionBody } from "./contract.js";
 import type { DeviceStore } from "./device-store.js";
-import { followLog, resumeFrom } from "./event-stream.js";
+import { followLog, neverIssued, resumeFrom } from "./event-stream.js";
 import { HttpProblem, methodNotAllowed, notFound, sendJson, sendProblem, toProblem } from "./http-problem.js";
 import { PAGE_ASSETS } from "./page-assets.js";
 import type { PairingCodes } from "./pairing-codes.js";
@@ -235,13 +235,28 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return sendAnswer(res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"));
   }
 
-  function openEvents(req: IncomingMessage, res: ServerResponse, id: string, principal: Principal): void {
+  async function openEvents(req: IncomingMessage, res: ServerResponse, id: string, principal: Principal): Promise<void> {
     const session = options.hub.get(id);
     if (session === undefined) throw notFound();
     const raw = req.headers["last-event-id"];
     const header = Array.isArray(raw) ? raw[0] : raw;
     // A position the window no longer covers is rebuilt from a snapshot, announced by `resync` (event-stream.ts).
-    const start = resumeFrom(header, session.log);
+    let start = resumeFrom(header, session.log);
+    if ("ahead" in start && session.newestEntryId !== undefined) {
+      // A stream id this serve has not read up to: one the stream issued is waited for, one it never issued is refused.
+      // When the source cannot say (Redis away), the client waits: it was most likely sent.
+      const newest = await askBriefly((signal) => session.newestEntryId!(signal), 5_000);
+      if (newest !== undefined) {
+        const refused = neverIssued(start.ahead, newest.value);
+        if (refused !== undefined) throw refused;
+      }
+      if (options.hub.get(id) !== session) throw notFound();
+      if (closing) throw new HttpProblem(503, "Service Unavailable", "the server is shutting down");
+      // The client left while the source was asked: no stream to open.
+      if (res.destroyed || req.socket.destroyed) return;
+      // The log read on meanwhile.
+      start = resumeFrom(header, session.log);
+    }
     const closed = new AbortController();
     const streamOptions: Parameters<typeof createSseStream>[1] = {
       onClose: () => cleanup(),
@@ -379,6 +394,23 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     },
   };
+}
+
+/** What `ask` answers within `ms`, or undefined when it fails or takes longer (it is told to stop then). */
+async function askBriefly<T>(ask: (signal: AbortSignal) => Promise<T>, ms: number): Promise<{ value: T } | undefined> {
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      stop.abort();
+      resolve(undefined);
+    }, ms);
+  });
+  try {
+    return await Promise.race([ask(stop.signal).then((value) => ({ value }), () => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function sendPage(res: ServerResponse, page: string): void {

@@ -56,7 +56,7 @@ const tooLarge = problem("A body over 2 MiB");
 const responses = (own: Record<string, unknown>) => ({ ...v1Route, ...own });
 
 export const EVENT_ID_DESCRIPTION =
-  "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. serve keeps a bounded window of recent events per conversation (--replay-window, default 1000): a position older than the window (or no Last-Event-ID once the window dropped the start) is served by rebuilding from a fresh read of the conversation, announced by an `event: resync` message (data: components.schemas.Resync) — never by silently skipping. A comment arrives at least every 15 s.";
+  "Each message has `id:` `<epoch>-<seq>` (e.g. `mfz3k1q07f3a-41`: the epoch names this run of serve, seq increases strictly per conversation), `event:` (the event type) and `data:` (the event JSON, see components.schemas.Event). Send `Last-Event-ID` to resume after that id. An id of an earlier run (another epoch, or a bare number) replays everything this run holds, so nothing that arrived during a restart is skipped; an id of this run beyond its newest event is refused with 400. With `serve --redis` (sessions of the fleet), the id is instead the Redis stream entry id of the event in `agy:events:<host>:<conversationId>` (`<ms>-<seq>`, e.g. `1733050000000-0`), the same in every run of serve: resuming with one, to this serve or to a restarted one, gives exactly the entries after it (a serve that has not read that far yet keeps the stream open until it has); an id beyond the stream's newest entry is refused with 400. serve keeps a bounded window of recent events per conversation (--replay-window, default 1000): a position older than the window (or no Last-Event-ID once the window dropped the start) is served by rebuilding from a fresh read of the conversation, announced by an `event: resync` message (data: components.schemas.Resync) — never by silently skipping. A comment arrives at least every 15 s.";
 
 /** The page's service worker, manifest and icon: public, like the page. */
 function assetPaths(): Record<string, unknown> {
@@ -157,10 +157,10 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           summary: "The conversation's events: first everything so far, oldest first, then live (Server-Sent Events)",
           description: EVENT_ID_DESCRIPTION,
-          parameters: [conversationId, { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^([a-z0-9]{1,32}-)?[0-9]{1,15}$" } }],
+          parameters: [conversationId, { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string", pattern: "^([a-z0-9]{1,32}-)?[0-9]{1,20}$" } }],
           responses: responses({
             "200": { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } },
-            "400": problem("Last-Event-ID is not an id, or is an id of this run beyond its newest event (never sent); also a missing Host or bad path"),
+            "400": problem("Last-Event-ID is not an id, or is an id of this run beyond its newest event (never sent), or (serve --redis) a stream entry id beyond the stream's newest entry; also a missing Host or bad path"),
             "404": unknownConversation,
           }),
         },

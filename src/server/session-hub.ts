@@ -19,6 +19,20 @@ export interface SupervisedSession {
   /** The conversation so far, then live events, until `signal` aborts or the session closes. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
   /**
+   * The same events, each with the id its source gave it: a stream entry id
+   * (`<ms>-<seq>`, strictly increasing), the same whenever and by whoever the
+   * conversation is read — `serve --redis`, whose events are the entries of a
+   * Redis stream. When present, the hub reads this instead of `events`, and
+   * these ids are the SSE ids, so a client resumes across restarts of `serve`.
+   */
+  eventEntries?(options: { signal: AbortSignal }): AsyncIterable<{ id: string; event: MapperEvent }>;
+  /**
+   * The newest id the source has issued now (undefined: none), for
+   * {@link eventEntries}: tells an id `serve` has not read up to yet from one
+   * never issued.
+   */
+  newestEntryId?(signal: AbortSignal): Promise<string | undefined>;
+  /**
    * A fresh read of the conversation as events (its settled history and open
    * interactions), for an SSE client whose position fell out of the replay
    * window. Without it, such a client is resynchronised with the open
@@ -66,6 +80,8 @@ export interface HubSession {
   readonly log: EventLog;
   /** See {@link SupervisedSession.snapshot}; always answers (the open interactions and status at least). */
   snapshot(signal: AbortSignal): Promise<MapperEvent[]>;
+  /** See {@link SupervisedSession.newestEntryId}; undefined when the session has no source ids, or does not say. */
+  newestEntryId?(signal: AbortSignal): Promise<string | undefined>;
   status(): SessionSummary["status"];
   pending(): InteractionRequested[];
   summary(): SessionSummary;
@@ -222,7 +238,8 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
 }
 
 function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number, window: number | undefined): Entry {
-  const log = createEventLog({ epoch, afterId, ...(window === undefined ? {} : { window }) });
+  // A session whose source ids its events has those ids on the wire (`event-log.ts`).
+  const log = createEventLog({ epoch, afterId, sourced: session.eventEntries !== undefined, ...(window === undefined ? {} : { window }) });
   const pending = new Map<string, InteractionRequested>();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
@@ -247,6 +264,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
       if (session.snapshot !== undefined) return session.snapshot(signal);
       return [...pending.values()];
     },
+    ...(session.newestEntryId === undefined ? {} : { newestEntryId: (signal: AbortSignal) => session.newestEntryId!(signal) }),
     summary() {
       const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;
@@ -274,7 +292,12 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
 }
 
 async function pump(entry: Entry): Promise<void> {
-  for await (const event of entry.session.events({ signal: entry.abort.signal })) {
+  const { session } = entry;
+  if (session.eventEntries !== undefined) {
+    for await (const { id, event } of session.eventEntries({ signal: entry.abort.signal })) entry.log.append(event, id);
+    return;
+  }
+  for await (const event of session.events({ signal: entry.abort.signal })) {
     entry.log.append(event);
   }
 }

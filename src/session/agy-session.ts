@@ -229,6 +229,7 @@ class Session implements AgySessionApi {
       probeIntervalMs: o.probeIntervalMs ?? DEFAULTS.probeIntervalMs,
       pollIntervalMs: o.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
       idleCheckIntervalMs: o.idleCheckIntervalMs ?? DEFAULTS.idleCheckIntervalMs,
+      ...(o.summariesBoard === undefined ? {} : { board: o.summariesBoard }),
       pollAfterFailures: o.pollAfterFailures ?? DEFAULTS.pollAfterFailures,
       relocateAfterFailures: o.relocateAfterFailures ?? DEFAULTS.relocateAfterFailures,
     });

@@ -31,10 +31,13 @@ import { completeFrame } from "./request-completion.js";
 import { activityOf, rotationTarget, type Summaries } from "./rotation.js";
 import { isIdle, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
+import { nextTicket, processBoard, type SummariesBoard } from "./summaries-board.js";
 import type { ProbeKind, ReadMode } from "./types.js";
 
 /** Probe interval while a gate we already surfaced is parked. */
 const PARKED_PROBE_MS = 250;
+/** The longest tick while nothing runs: the run-status check's resolution then. */
+const IDLE_TICK_MS = 1000;
 /** Failed completion reads in a row after which a frame is applied as it came (request-completion.ts). */
 const COMPLETION_RETRIES = 3;
 
@@ -66,6 +69,8 @@ export interface ReaderOptions {
   idleCheckIntervalMs: number;
   pollAfterFailures: number;
   relocateAfterFailures: number;
+  /** Where run-status readings are shared with other sessions on the same server; default one per process. */
+  board?: SummariesBoard;
   now?: () => number;
 }
 
@@ -111,12 +116,16 @@ class Reader implements ConversationReader {
   #lastPollAt = 0;
   #lastIdleCheckAt = 0;
   #idleReadings = 0;
+  /** The ticket of the run-status reading the backstop last counted (the same reading never counts twice). */
+  #lastIdleTicket = 0;
   /**
-   * Counts the batches of events the tracker gave: a run-status reading
-   * requested before the count moved may predate what the stream has shown
-   * since (a turn that began), so it is not taken.
+   * The ticket (summaries-board.ts) of the latest batch of events the tracker
+   * gave: a run-status reading requested before it may predate what the
+   * stream has shown since (a turn that began), so it is not taken.
    */
-  #seen = 0;
+  #eventTicket = 0;
+  /** The tick interval now: fast while a turn runs or the stream is down, slow otherwise. */
+  #cadence = 0;
   #expectTurnUntil = 0;
   #reading: Promise<void> | undefined;
   #readAgain = false;
@@ -158,13 +167,30 @@ class Reader implements ConversationReader {
     // reference's does (spike-notes §4.10), not at once.
     this.#lastIdleCheckAt = this.#now();
     if (this.#o.mode === "stream") void this.#streamLoop();
-    const tick = Math.max(5, Math.min(this.#o.probeIntervalMs, this.#o.pollIntervalMs));
-    this.#timer = setInterval(() => void this.#tick(), tick);
+    this.#pace();
     return history;
   }
 
   expectTurn(ms: number): void {
     this.#expectTurnUntil = Math.max(this.#expectTurnUntil, this.#now() + ms);
+    this.#pace();
+  }
+
+  /**
+   * Ticks fast (the probe or poll interval) while a turn runs, one is
+   * expected, or the stream is down; otherwise once a second at most, which
+   * is all the run-status check needs. A hundred idle sessions then cost a
+   * hundred timer callbacks a second, not thousands (issue 23).
+   */
+  #pace(): void {
+    if (this.#stop.signal.aborted) return;
+    const fast = Math.max(5, Math.min(this.#o.probeIntervalMs, this.#o.pollIntervalMs));
+    const busy = this.#o.mode === "poll" || !this.#streamUp || this.#tracker.turnActive || this.#now() < this.#expectTurnUntil;
+    const cadence = busy ? fast : Math.max(fast, Math.min(IDLE_TICK_MS, this.#o.idleCheckIntervalMs));
+    if (cadence === this.#cadence) return;
+    clearInterval(this.#timer);
+    this.#cadence = cadence;
+    this.#timer = setInterval(() => void this.#tick(), cadence);
   }
 
   stop(): void {
@@ -276,8 +302,9 @@ class Reader implements ConversationReader {
 
   #emit(events: MapperEvent[]): void {
     if (events.length === 0) return;
-    this.#seen++;
+    this.#eventTicket = nextTicket();
     this.#o.publish(this.#enrich(events));
+    if (this.#cadence !== 0) this.#pace();
   }
 
   /** Adds display names to `model_changed` where agy's catalog has one. */
@@ -307,6 +334,7 @@ class Reader implements ConversationReader {
           if (id !== this.#conversationId) break;
           if (event.type === "connected") {
             this.#streamUp = true;
+            this.#pace();
             this.#reached();
             this.#emit(this.#tracker.markReconnected());
             await this.reconcile().catch(() => undefined);
@@ -316,6 +344,7 @@ class Reader implements ConversationReader {
             if (!(await this.#onFrameReleased(takeUpdate(event), id))) break;
           } else {
             this.#streamUp = false;
+            this.#pace();
             if (event.reason === undefined) continue; // agy may end a stream cleanly after a turn
             this.#streamFailures++;
             if (this.#streamFailures === this.#o.pollAfterFailures) this.#connectionLost(event.reason.message);
@@ -328,6 +357,7 @@ class Reader implements ConversationReader {
       } finally {
         this.#stop.signal.removeEventListener("abort", onStop);
         this.#streamUp = false;
+        this.#pace();
       }
       if (!this.#stop.signal.aborted && !connection.signal.aborted) await delay(250, this.#stop.signal);
     }
@@ -408,6 +438,7 @@ class Reader implements ConversationReader {
       // A failed read is retried on the next tick; server loss is counted in #call.
     } finally {
       this.#ticking = false;
+      this.#pace();
     }
   }
 
@@ -434,9 +465,9 @@ class Reader implements ConversationReader {
       const id = this.#conversationId;
       await this.reconcile();
       if (!this.#tracker.turnActive) return;
-      const seen = this.#seen;
+      const seen = this.#eventTicket;
       const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
-      if (id !== this.#conversationId || seen !== this.#seen || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
+      if (id !== this.#conversationId || seen !== this.#eventTicket || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
       this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
     } catch {
       // The backstop reads again on its own schedule.
@@ -451,12 +482,19 @@ class Reader implements ConversationReader {
    */
   async #idleCheck(): Promise<void> {
     const id = this.#conversationId;
-    const seen = this.#seen;
-    const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
-    if (id !== this.#conversationId) return;
-    const summaries = (answer.trajectorySummaries ?? {}) as Summaries;
-    // A reading taken before the latest events may be older than them: it does not count as idle.
-    this.#idleReadings = isIdle(asObject(summaries[id])) && seen === this.#seen ? this.#idleReadings + 1 : 0;
+    const board = this.#o.board ?? processBoard;
+    const reading = await this.#call((c) =>
+      board.read(c.baseUrl, async () => (await c.getAllCascadeTrajectories({})).trajectorySummaries ?? {}, {
+        after: this.#eventTicket,
+        maxAgeMs: this.#o.idleCheckIntervalMs,
+        signal: this.#stop.signal,
+      }),
+    );
+    if (id !== this.#conversationId || reading.ticket === this.#lastIdleTicket) return;
+    this.#lastIdleTicket = reading.ticket;
+    const summaries = reading.summaries;
+    // A reading requested before the latest events may be older than them: it does not count as idle.
+    this.#idleReadings = isIdle(asObject(summaries[id])) && reading.ticket > this.#eventTicket ? this.#idleReadings + 1 : 0;
     if (this.#idleReadings >= 2 && this.#tracker.turnActive) {
       // A reconcile first, so a turn that closed on the wire closes by its own step.
       await this.reconcile();

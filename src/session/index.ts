@@ -27,4 +27,5 @@ export { answerPayload, type Verdict } from "./interaction-delivery.js";
 export { rotationTarget, isChildConversation } from "./rotation.js";
 export { displayNameFor } from "./model-names.js";
 export { runPolicy } from "./policy-runner.js";
+export { createSummariesBoard, type SummariesBoard, type SummariesReading } from "./summaries-board.js";
 export type { PolicyOutcome, PolicyRun, PolicyRunOptions } from "./policy-runner.js";

@@ -2,6 +2,7 @@
  * The session runner's contract: how a session is attached, what its effects
  * are (discovery, tmux, RPC client) and the typed results of its actions.
  */
+import type { SummariesBoard } from "./summaries-board.js";
 import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
 import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
@@ -73,6 +74,14 @@ export interface AttachOptions {
   pollIntervalMs?: number;
   /** Run-status / rotation check while no turn runs (ms); default 3000 (spike-notes §4.7, §4.10). */
   idleCheckIntervalMs?: number;
+  /**
+   * Where the run-status / rotation check's `GetAllCascadeTrajectories`
+   * readings are shared with other sessions on the same agy server (one
+   * reading per server per interval instead of one per session; never one
+   * older than the session's latest events). Default: one board per process;
+   * `createSummariesBoard()` gives a session readings of its own.
+   */
+  summariesBoard?: SummariesBoard;
   /** Events a consumer may fall behind by before it is resynchronised; default 10,000. */
   consumerBuffer?: number;
   /** Stream disconnects in a row (without a frame) before polling covers the gap; default 2. */

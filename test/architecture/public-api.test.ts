@@ -25,6 +25,7 @@ const ROOT_RUNTIME_EXPORTS = [
   "assertLoopbackUrl",
   "callIdFor",
   "createAgyRpcClient",
+  "createSummariesBoard",
   "createTmuxDriver",
   "createTrajectoryTracker",
   "discoverServers",

@@ -1,6 +1,6 @@
 import { describe as group, expect, it } from "vitest";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
-import { AgySession, type AgySessionApi, type AttachOptions } from "../../src/session/index.js";
+import { AgySession, createSummariesBoard, type AgySessionApi, type AttachOptions } from "../../src/session/index.js";
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { describe, isTurnEnd, wrapClient } from "./support/session-world.js";
@@ -40,7 +40,8 @@ async function follower(sim: SimServer, options: Partial<AttachOptions>): Promis
       },
     });
   };
-  const session = await AgySession.attach({ url: sim.plainUrl, clientFactory, ...options });
+  // Each session reads on its own here: the readings this test counts are one session's (a shared board would split them).
+  const session = await AgySession.attach({ url: sim.plainUrl, clientFactory, summariesBoard: createSummariesBoard(), ...options });
   const log: MapperEvent[] = [];
   const reading = (async () => {
     for await (const event of session.events()) log.push(event);
