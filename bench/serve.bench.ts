@@ -20,10 +20,13 @@ const TOKEN = "bench-token-bench-token-bench";
 function receivers(sockets: Socket[]) {
   const seen = new Map<number, number>();
   const waiters = new Map<number, () => void>();
+  /** The first bytes the first socket got: what a wait that timed out says it saw. */
+  let firstBytes = "";
   for (const socket of sockets) {
     let tail = "";
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => {
+      if (firstBytes.length < 200) firstBytes += chunk.slice(0, 200 - firstBytes.length);
       const text = tail + chunk;
       for (const match of text.matchAll(/id: (?:[0-9a-z]+-)?(\d+)\n/g)) {
         const n = Number(match[1]);
@@ -34,7 +37,15 @@ function receivers(sockets: Socket[]) {
       tail = text.slice(-64);
     });
   }
-  return (n: number) => new Promise<void>((resolve) => ((seen.get(n) ?? 0) === sockets.length ? resolve() : waiters.set(n, resolve)));
+  return (n: number) =>
+    new Promise<void>((resolve, reject) => {
+      if ((seen.get(n) ?? 0) === sockets.length) return resolve();
+      const timer = setTimeout(() => reject(new Error(`bench: event ${n} reached ${seen.get(n) ?? 0} of ${sockets.length} subscribers within 10 s; the first bytes a subscriber got: ${JSON.stringify(firstBytes)}`)), 10_000);
+      waiters.set(n, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 }
 
 async function openClients(port: number, request: string | undefined, count: number): Promise<Socket[]> {
@@ -55,7 +66,7 @@ async function serveCase(stalled: boolean) {
   const api = createApiServer({ hub, token: TOKEN, page: "", openapi: buildOpenApiDocument("bench") });
   await new Promise<void>((r) => api.server.listen(0, "127.0.0.1", r));
   const port = (api.server.address() as AddressInfo).port;
-  const request = `GET /v1/sessions/bench-conv/events HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`;
+  const request = `GET /v1/sessions/bench-conv/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`;
   const sockets = await openClients(port, request, SUBSCRIBERS);
   const stuck = stalled ? await openClients(port, request, 1) : [];
   for (const s of stuck) s.pause();

@@ -206,9 +206,20 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
             }
             observer.observe(event);
           };
+          // A fleet session's log records where its history ends instead of holding `history_end` (event-log.ts).
+          const end = session.log.historyEnd;
+          let ended = false;
+          const historyEnd = () => {
+            ended = true;
+            feed({ type: "history_end", conversationId: session.conversationId });
+          };
           // What the log holds so far, then every later append (synchronous: nothing falls between).
-          for (const entry of session.log.since(0)) feed(entry.event);
-          session.log.subscribe((entry) => feed(entry.event));
+          for (const entry of session.log.since(0)) {
+            if (!ended && end !== undefined && entry.id > end) historyEnd();
+            feed(entry.event);
+          }
+          if (!ended && end !== undefined) historyEnd();
+          session.log.subscribe((entry) => feed(entry.event), historyEnd);
         }
       };
       hub.onChange(watch);

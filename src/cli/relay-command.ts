@@ -88,10 +88,12 @@ export const relayCommand = defineCommand({
 
     const auditor = auditorFor(io, auditLogFor(io, values), "relay");
     const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
-    const { discoverServers } = await import("../discovery/index.js");
+    const { createDiscoveryWatch } = await import("../discovery/index.js");
     const { AgySession } = await import("../session/index.js");
     const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
     const servers = new Map<string, DiscoveredServer>();
+    // Full discovery only when agy processes come or go (and every 30 s), as in serve.
+    const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
 
     let singleId: string | undefined;
     if (single) {
@@ -116,9 +118,9 @@ export const relayCommand = defineCommand({
       publish: values.standby !== true,
       async list(signal) {
         if (singleId !== undefined) return [singleId];
-        const found = await discoverServers({ signal, tmuxServers: [tmux] });
+        const found = await discovery.refresh(signal);
         const out: string[] = [];
-        for (const server of found.servers) {
+        for (const server of found) {
           if (server.url === undefined) continue;
           for (const conversation of server.conversations) {
             if (conversation.parentConversationId !== undefined) continue;
@@ -147,6 +149,7 @@ export const relayCommand = defineCommand({
       // E.g. the ACL user may not create the command group (NOPERM).
       io.stderr.write(`${terminalText(`agy-bridge relay: cannot start taking commands from Redis (${(error as Error).message}); check the ACL user's permissions (docs/fleet.md)`)}\n`);
       await relay.close();
+      await discovery.close();
       redis.disconnect();
       return 1;
     }
@@ -162,6 +165,7 @@ export const relayCommand = defineCommand({
     if (timer !== undefined) clearInterval(timer);
     io.stderr.write("agy-bridge relay: shutting down\n");
     await relay.close();
+    await discovery.close();
     await auditor.flush().catch(() => undefined);
     // QUIT waits for Redis; when it is away, just close the socket.
     if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());

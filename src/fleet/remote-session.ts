@@ -22,10 +22,16 @@ export type RemoteInterruptResult = { result: "cancelled" | "denied" | "idle"; s
 export interface RemoteSession {
   readonly host: string;
   readonly conversationId: string;
-  /** The conversation's published events from the start, then live ones; a `resync` marker becomes an `events_dropped` diagnostic. */
+  /**
+   * The conversation's published events from the start, then live ones; a
+   * `resync` marker becomes an `events_dropped` diagnostic. One
+   * `history_end` (which the relay does not publish) comes between: after
+   * the entries up to the stream's newest when reading began, before any
+   * later one — as a local session's history ends.
+   */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
-  /** The same, each with the id of the stream entry that carried it (the `events_dropped` diagnostic has its `resync` entry's id): `serve`'s SSE ids. */
-  eventEntries(options: { signal: AbortSignal }): AsyncIterable<{ id: string; event: MapperEvent }>;
+  /** The same, each with the id of the stream entry that carried it (the `events_dropped` diagnostic has its `resync` entry's id): `serve`'s SSE ids. `history_end` has no entry, so no id. */
+  eventEntries(options: { signal: AbortSignal }): AsyncIterable<{ id?: string | undefined; event: MapperEvent }>;
   /** The id of the stream's newest entry (undefined: it holds none). */
   newestEntryId(signal?: AbortSignal): Promise<string | undefined>;
   /** Every event the stream holds now, oldest first: a resync's fresh read of the conversation. */
@@ -46,6 +52,13 @@ export interface RemoteSessionOptions {
   timeoutMs?: number;
 }
 
+/** Whether Redis stream entry id `a` (`<ms>-<seq>`) is after `b`. */
+function isAfter(a: string, b: string): boolean {
+  const [am = 0n, as = 0n] = a.split("-").map(BigInt);
+  const [bm = 0n, bs = 0n] = b.split("-").map(BigInt);
+  return am !== bm ? am > bm : as > bs;
+}
+
 const ANSWERS = new Set(["delivered", "already_resolved", "timed_out", "not_found"]);
 
 export function createRemoteSession(options: RemoteSessionOptions): RemoteSession {
@@ -58,15 +71,32 @@ export function createRemoteSession(options: RemoteSessionOptions): RemoteSessio
     entry.event.type === "resync"
       ? { type: "diagnostic", conversationId, code: "events_dropped", message: `The relay of host ${host} lost events while Redis was away (${entry.event.reason}); what follows was read again from agy.` }
       : entry.event;
+  const historyEnd: MapperEvent = { type: "history_end", conversationId };
+  /** The stream's entries from the start, with `history_end` (no id) after the newest one it held when reading began. */
+  const entries = async function* (signal: AbortSignal): AsyncGenerator<{ id?: string; event: MapperEvent }> {
+    const last = await client.newest(host, conversationId);
+    let ended = last === undefined;
+    if (ended) yield { event: historyEnd };
+    for await (const entry of client.events(host, conversationId, { signal })) {
+      // Past it (the entry itself may have been trimmed meanwhile): the history ended before this one.
+      if (!ended && isAfter(entry.id, last!)) {
+        ended = true;
+        yield { event: historyEnd };
+      }
+      yield { id: entry.id, event: asEvent(entry) };
+      if (!ended && entry.id === last) {
+        ended = true;
+        yield { event: historyEnd };
+      }
+    }
+  };
   return {
     host,
     conversationId,
     async *events({ signal }) {
-      for await (const entry of client.events(host, conversationId, { signal })) yield asEvent(entry);
+      for await (const { event } of entries(signal)) yield event;
     },
-    async *eventEntries({ signal }) {
-      for await (const entry of client.events(host, conversationId, { signal })) yield { id: entry.id, event: asEvent(entry) };
-    },
+    eventEntries: ({ signal }) => entries(signal),
     newestEntryId: () => client.newest(host, conversationId),
     async snapshot(signal) {
       return (await client.history(host, conversationId, { signal })).map(asEvent);

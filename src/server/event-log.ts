@@ -63,8 +63,20 @@ export interface EventLog {
   covers(afterId: number): boolean;
   /** Held entries with `id > afterId`, oldest first (those the window dropped are not returned: check {@link covers}). */
   since(afterId: number): LoggedEvent[];
-  /** Called for every later append, synchronously; returns the unsubscribe. */
-  subscribe(listener: LogListener): () => void;
+  /**
+   * Where the conversation's history ends in a sourced log: the sequence
+   * number of its last entry (`startId - 1` for an empty history), recorded
+   * by {@link endHistory}; undefined until then. A sourced log has no entry
+   * for `history_end` (the source has none: each reader gets the boundary
+   * itself), so each SSE client is sent an id-less one at this position
+   * (`event-stream.ts`). A log that is not sourced holds `history_end` as an
+   * entry and leaves this undefined.
+   */
+  readonly historyEnd: number | undefined;
+  /** Records that the history ends after the newest entry, and tells the subscribers' `onHistoryEnd`; later calls change nothing. */
+  endHistory(): void;
+  /** Called for every later append, synchronously (and `onHistoryEnd` when {@link endHistory} records the end); returns the unsubscribe. */
+  subscribe(listener: LogListener, onHistoryEnd?: () => void): () => void;
 }
 
 /** The default window: events kept per conversation (`serve --replay-window`). */
@@ -122,6 +134,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
   let lastId = options.afterId ?? 0;
   const store = new FrameStore(lastId + 1);
   const listeners = new Set<LogListener>();
+  const historyEndListeners = new Set<() => void>();
+  let historyEnd: number | undefined;
   /** The window: the newest `window` entries (the store may still hold a few older ones in a block). */
   const oldest = () => Math.max(store.first, lastId - window + 1);
   const held = (seq: number): HeldEntry | undefined => {
@@ -182,9 +196,21 @@ export function createEventLog(options: EventLogOptions): EventLog {
     since(after) {
       return store.from(Math.max(after + 1, oldest())).map((f) => new HeldEntry(f.seq, f.frame));
     },
-    subscribe(listener) {
+    get historyEnd() {
+      return historyEnd;
+    },
+    endHistory() {
+      if (historyEnd !== undefined) return;
+      historyEnd = lastId;
+      for (const listener of historyEndListeners) listener();
+    },
+    subscribe(listener, onHistoryEnd) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      if (onHistoryEnd !== undefined) historyEndListeners.add(onHistoryEnd);
+      return () => {
+        listeners.delete(listener);
+        if (onHistoryEnd !== undefined) historyEndListeners.delete(onHistoryEnd);
+      };
     },
   };
 }

@@ -18,6 +18,10 @@
  * one after a restart too. A restarted `serve` that has not read up to the
  * client's id yet keeps the client waiting until it has, and then sends
  * what follows the id; an id older than what the log holds is a resync.
+ * Such a log has no entry for `history_end` (the stream holds none), so each
+ * client is written an id-less `history_end` at the log's recorded end of
+ * the history (`EventLog.historyEnd`) — or, resuming past it, right after
+ * its backlog: once per connection, and again after a resync's snapshot.
  */
 import { z } from "zod";
 import type { MapperEvent } from "../mapper/index.js";
@@ -171,6 +175,25 @@ export function followLog(options: FollowOptions): Follower {
   /** Events the snapshot showed, skipped when the log repeats them; dropped once the cursor passes `dedupeUntil`. */
   let shown: Set<string> | undefined;
   let dedupeUntil = 0;
+  /** Whether this client got the log's id-less `history_end` (sourced logs: see {@link EventLog.historyEnd}). */
+  let historyEndSent = false;
+  /**
+   * The boundary is due once the cursor is at the end of the history — or,
+   * for a client that resumed past it, at the end of its backlog — so it
+   * comes after the history and before the live events, once per connection
+   * (and once more after a resync, which rebuilds the conversation).
+   */
+  const historyEndDue = (): boolean => {
+    const end = log.historyEnd;
+    return !historyEndSent && end !== undefined && cursor >= end && (cursor === end || cursor === log.lastId);
+  };
+  /** Writes the id-less boundary: the client's Last-Event-ID stays the last entry's. False when the buffer is now full. */
+  const writeHistoryEnd = (): boolean => {
+    historyEndSent = true;
+    if (sink.write(frameOf({ type: "history_end", conversationId: source.conversationId }))) return true;
+    waiting = true;
+    return false;
+  };
 
   const flush = (): void => {
     if (cursor < 0 || waiting || sink.closed) return;
@@ -196,6 +219,7 @@ export function followLog(options: FollowOptions): Follower {
       return;
     }
     for (const entry of log.since(cursor)) {
+      if (historyEndDue() && !writeHistoryEnd()) return;
       cursor = entry.id;
       if (log.sourced) cursorId = entry.wireId;
       if (shown !== undefined) {
@@ -210,6 +234,7 @@ export function followLog(options: FollowOptions): Follower {
         return;
       }
     }
+    if (historyEndDue()) writeHistoryEnd();
   };
 
   async function resync(reason: ResyncReason, lastEventId: string | null): Promise<void> {
@@ -239,6 +264,8 @@ export function followLog(options: FollowOptions): Follower {
     };
     let full = !sink.write(`${events.length === 0 ? `id: ${resumesAfter}\n` : ""}event: resync\ndata: ${JSON.stringify(body)}\n\n`);
     shown = new Set();
+    // The snapshot is the conversation read afresh: the boundary after it is due again.
+    historyEndSent = false;
     for (let i = 0; i < events.length; i++) {
       const event = events[i]!;
       const key = eventKey(event);

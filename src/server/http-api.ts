@@ -277,7 +277,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       onProblem: (message) => options.log?.(message),
     });
     const flush = () => follower.flush();
-    const unsubscribe = session.log.subscribe(flush);
+    // The end of a sourced log's history is no append: it flushes too (the client's id-less `history_end`).
+    const unsubscribe = session.log.subscribe(flush, flush);
     const unwatch = options.hub.onChange(() => {
       if (options.hub.get(id) !== session) stream.end("session ended");
     });

@@ -24,8 +24,11 @@ export interface SupervisedSession {
    * conversation is read — `serve --redis`, whose events are the entries of a
    * Redis stream. When present, the hub reads this instead of `events`, and
    * these ids are the SSE ids, so a client resumes across restarts of `serve`.
+   * `history_end` has no entry and comes without an id, once the source has
+   * read what it held when reading began: the log records the position
+   * (`EventLog.historyEnd`) instead of appending it.
    */
-  eventEntries?(options: { signal: AbortSignal }): AsyncIterable<{ id: string; event: MapperEvent }>;
+  eventEntries?(options: { signal: AbortSignal }): AsyncIterable<{ id?: string | undefined; event: MapperEvent }>;
   /**
    * The newest id the source has issued now (undefined: none), for
    * {@link eventEntries}: tells an id `serve` has not read up to yet from one
@@ -294,7 +297,11 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
 async function pump(entry: Entry): Promise<void> {
   const { session } = entry;
   if (session.eventEntries !== undefined) {
-    for await (const { id, event } of session.eventEntries({ signal: entry.abort.signal })) entry.log.append(event, id);
+    for await (const { id, event } of session.eventEntries({ signal: entry.abort.signal })) {
+      // A boundary, not an entry of the source: each SSE client is sent it at this position (event-stream.ts).
+      if (event.type === "history_end") entry.log.endHistory();
+      else entry.log.append(event, id);
+    }
     return;
   }
   for await (const event of session.events({ signal: entry.abort.signal })) {

@@ -29,7 +29,7 @@ import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } fro
 import { displayNameFor } from "./model-names.js";
 import { completeFrame } from "./request-completion.js";
 import { activityOf, rotationTarget, type Summaries } from "./rotation.js";
-import { isIdle, withoutRunStatus } from "./run-status.js";
+import { isIdle, slimSummaries, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
 import { nextTicket, processBoard, type SummariesBoard } from "./summaries-board.js";
 import type { ProbeKind, ReadMode } from "./types.js";
@@ -484,7 +484,7 @@ class Reader implements ConversationReader {
     const id = this.#conversationId;
     const board = this.#o.board ?? processBoard;
     const reading = await this.#call((c) =>
-      board.read(c.baseUrl, async () => (await c.getAllCascadeTrajectories({})).trajectorySummaries ?? {}, {
+      board.read(c.baseUrl, async () => slimSummaries((await c.getAllCascadeTrajectories({})).trajectorySummaries ?? {}), {
         after: this.#eventTicket,
         maxAgeMs: this.#o.idleCheckIntervalMs,
         signal: this.#stop.signal,

@@ -24,3 +24,26 @@ export function withoutRunStatus(update: StreamUpdate): { update: StreamUpdate; 
   return { update: { ...rest, mainTrajectoryUpdate: mainRest }, idle };
 }
 
+
+/**
+ * The summaries as a run-status reading keeps them (summaries-board.ts holds
+ * the latest one per server): each `waitingSteps` entry cut to its
+ * `stepIndex`. agy puts the whole waiting step in every entry, and a
+ * conversation with many parked gates made the kept reading megabytes
+ * (bench/scale.bench.ts, issue 23); the backstop and the `/clear` check need
+ * only how many wait, and where.
+ */
+export function slimSummaries(summaries: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [id, summary] of Object.entries(summaries)) {
+    const waiting = (summary as Record<string, unknown> | undefined)?.["waitingSteps"];
+    out[id] = Array.isArray(waiting)
+      ? { ...(summary as Record<string, unknown>), waitingSteps: waiting.map((entry) => (isStepIndexed(entry) ? { stepIndex: entry.stepIndex } : {})) }
+      : summary;
+  }
+  return out;
+}
+
+function isStepIndexed(entry: unknown): entry is { stepIndex: unknown } {
+  return typeof entry === "object" && entry !== null && "stepIndex" in entry;
+}

@@ -2,6 +2,7 @@ import { describe as group, expect, it } from "vitest";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { AgySession, createSummariesBoard, type AgySessionApi } from "../../src/session/index.js";
 import { nextTicket } from "../../src/session/summaries-board.js";
+import { isIdle, slimSummaries } from "../../src/session/run-status.js";
 import { startSimServer } from "../../src/sim/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { isTurnEnd, wrapClient } from "./support/session-world.js";
@@ -156,4 +157,20 @@ group("sessions sharing a board", () => {
       await sim.close();
     }
   }, 60_000);
+});
+
+group("the readings a board keeps", () => {
+  it("cut each waiting entry to its step index, and read the same for the backstop and rotation", () => {
+    const summaries = {
+      a: { status: "CASCADE_RUN_STATUS_IDLE", lastUserInputTime: "2026-12-01T10:00:00Z", waitingSteps: [{ step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND", runCommand: { commandLine: "x".repeat(10_000) } } }, { stepIndex: 7, step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND" } }] },
+      b: { status: "CASCADE_RUN_STATUS_IDLE", fullyIdle: true, trajectoryMetadata: { rootConversationId: "a", createdAt: "2026-12-01T09:00:00Z" } },
+    };
+    const slim = slimSummaries(summaries);
+    expect(slim).toEqual({
+      a: { status: "CASCADE_RUN_STATUS_IDLE", lastUserInputTime: "2026-12-01T10:00:00Z", waitingSteps: [{}, { stepIndex: 7 }] },
+      b: summaries.b,
+    });
+    for (const id of ["a", "b"] as const) expect(isIdle(slim[id] as Record<string, unknown>)).toBe(isIdle(summaries[id]));
+    expect(JSON.stringify(slim).length).toBeLessThan(500);
+  });
 });
