@@ -28,7 +28,7 @@ import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
 import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
 import { displayNameFor } from "./model-names.js";
 import { completeFrame } from "./request-completion.js";
-import { activityOf, rotationTarget, type Summaries } from "./rotation.js";
+import { RotationWatch } from "./rotation.js";
 import { isIdle, slimSummaries, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
 import { nextTicket, processBoard, type SummariesBoard } from "./summaries-board.js";
@@ -132,16 +132,14 @@ class Reader implements ConversationReader {
   #ticking = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   #catalog: ModelCatalog | undefined;
-  /** Conversations rotated away from, with their activity then: skipped until they show newer activity. */
-  #rotationSkip = new Map<string, number | undefined>();
-  /** The conversations of the first summaries reading (rotation.ts `seenBefore`). */
-  #seenBefore: Set<string> | undefined;
+  readonly #rotation: RotationWatch;
   #confirming = false;
 
   constructor(options: ReaderOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#conversationId = options.conversationId;
+    this.#rotation = new RotationWatch(options.named === true);
     this.#tracker = createTrajectoryTracker({ conversationId: this.#conversationId });
   }
 
@@ -500,26 +498,12 @@ class Reader implements ConversationReader {
       await this.reconcile();
       this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
     }
-    this.#seenBefore ??= new Set(Object.keys(summaries));
-    const next = rotationTarget(id, summaries, this.#skipped(summaries), {
-      named: this.#o.named === true,
-      seenBefore: this.#seenBefore,
-    });
-    if (next !== undefined) this.#rotate(next, activityOf(summaries[id]));
+    const next = this.#rotation.next(id, summaries);
+    if (next !== undefined) this.#rotate(next);
   }
 
-  /** The conversations still skipped: an entry lapses once its conversation shows newer activity. */
-  #skipped(summaries: Summaries): Set<string> {
-    for (const [id, at] of this.#rotationSkip) {
-      const now = activityOf(summaries[id]);
-      if (now !== undefined && (at === undefined || now > at)) this.#rotationSkip.delete(id);
-    }
-    return new Set(this.#rotationSkip.keys());
-  }
-
-  #rotate(next: string, previousActivity: number | undefined): void {
+  #rotate(next: string): void {
     const previous = this.#conversationId;
-    this.#rotationSkip.set(previous, previousActivity);
     this.#conversationId = next;
     this.#tracker = createTrajectoryTracker({ conversationId: next });
     this.#frontier = new StepFrontier();

@@ -101,3 +101,30 @@ function mintedAfter(id: string, summary: Record<string, unknown>, ownActivity: 
   if (created !== undefined) return created > ownActivity;
   return seenBefore !== undefined && !seenBefore.has(id);
 }
+
+/**
+ * One reader's rotation state across readings: the conversations it rotated
+ * away from (skipped until they show newer activity than when it left them)
+ * and what the first reading listed (`seenBefore`).
+ */
+export class RotationWatch {
+  readonly #named: boolean;
+  readonly #skip = new Map<string, number | undefined>();
+  #seenBefore: Set<string> | undefined;
+
+  constructor(named: boolean) {
+    this.#named = named;
+  }
+
+  /** Where `bound` rotates to after this reading, if anywhere; a rotation is remembered as left. */
+  next(bound: string, summaries: Summaries): string | undefined {
+    this.#seenBefore ??= new Set(Object.keys(summaries));
+    for (const [id, at] of this.#skip) {
+      const now = activityOf(summaries[id]);
+      if (now !== undefined && (at === undefined || now > at)) this.#skip.delete(id);
+    }
+    const next = rotationTarget(bound, summaries, new Set(this.#skip.keys()), { named: this.#named, seenBefore: this.#seenBefore });
+    if (next !== undefined) this.#skip.set(bound, activityOf(summaries[bound]));
+    return next;
+  }
+}
