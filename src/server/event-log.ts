@@ -73,6 +73,13 @@ export interface EventLog {
    * entry and leaves this undefined.
    */
   readonly historyEnd: number | undefined;
+  /**
+   * A log that is not sourced: the sequence number of its `history_end`
+   * entry, once appended. A client resynchronised after it gets an id-less
+   * `history_end` after the snapshot (the snapshot is a fresh read and holds
+   * none), or a page would wait for the history again.
+   */
+  readonly historyEntry: number | undefined;
   /** Records that the history ends after the newest entry, and tells the subscribers' `onHistoryEnd`; later calls change nothing. */
   endHistory(): void;
   /** Called for every later append, synchronously (and `onHistoryEnd` when {@link endHistory} records the end); returns the unsubscribe. */
@@ -136,6 +143,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const listeners = new Set<LogListener>();
   const historyEndListeners = new Set<() => void>();
   let historyEnd: number | undefined;
+  let historyEntry: number | undefined;
   /** The window: the newest `window` entries (the store may still hold a few older ones in a block). */
   const oldest = () => Math.max(store.first, lastId - window + 1);
   const held = (seq: number): HeldEntry | undefined => {
@@ -161,6 +169,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         lastSourceId = sourceId;
       }
       const id = ++lastId;
+      if (event.type === "history_end" && historyEntry === undefined) historyEntry = id;
       const wireId = sourced ? sourceId! : formatEventId(epoch, id);
       const frame = sseFrame(wireId, event.type, JSON.stringify(event));
       store.push(id, frame);
@@ -198,6 +207,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
     },
     get historyEnd() {
       return historyEnd;
+    },
+    get historyEntry() {
+      return historyEntry;
     },
     endHistory() {
       if (historyEnd !== undefined) return;

@@ -273,6 +273,10 @@ export function followLog(options: FollowOptions): Follower {
       // Written whole even past a full buffer: the snapshot is bounded by the conversation, and the socket drains it.
       full = !sink.write(frameOf(event, i === events.length - 1 ? resumesAfter : undefined));
     }
+    // A log that holds its `history_end` as an entry before the resume point: the rebuilt history ends here.
+    if (!log.sourced && log.historyEntry !== undefined && log.historyEntry <= from) {
+      full = !sink.write(frameOf({ type: "history_end", conversationId: source.conversationId }));
+    }
     // Whatever the log appended while the snapshot was read may repeat it; later appends are newer than the read.
     dedupeUntil = log.lastId;
     if (!log.covers(from)) {

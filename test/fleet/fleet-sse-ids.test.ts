@@ -18,7 +18,7 @@ import { compareStreamIds } from "../../src/server/event-id.js";
 import { createApiServer } from "../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../src/server/openapi.js";
 import { createSessionHub } from "../../src/server/session-hub.js";
-import { openSse, type SseClient } from "../server/support/sse-client.js";
+import { openSse, type SseClient, type SseMessage } from "../server/support/sse-client.js";
 import { startRelayWorld, summary, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
 import { until } from "./support/until.js";
 
@@ -102,10 +102,14 @@ function gated(client: FleetClient, holdAfter: number): { client: FleetClient; r
   };
 }
 
+/** Whether a message is not the id-less `history_end` each client gets once (fleet-history-end.test.ts). */
+const isEntry = (m: SseMessage) => m.id !== undefined || m.event !== "history_end";
+
 /** Waits until `client` got exactly the stream's entries after `after` (its ids, types and events), after `skip` messages of its own. */
 async function receivedExactly(w: RelayWorld, client: SseClient, after: string, what: string, skip = 0): Promise<void> {
   let expected: StreamEntry[] = [];
-  const ids = () => client.messages.slice(skip).map((m) => m.id ?? `(no id: ${m.event})`);
+  const got = () => client.messages.slice(skip).filter(isEntry);
+  const ids = () => got().map((m) => m.id ?? `(no id: ${m.event})`);
   await until(
     async () => {
       expected = (await w.events()).filter((e) => compareStreamIds(e.id, after) > 0);
@@ -115,8 +119,9 @@ async function receivedExactly(w: RelayWorld, client: SseClient, after: string, 
     20_000,
     () => `client ${ids().join(" ")}; stream after ${after}: ${expected.map((e) => e.id).join(" ")}`,
   );
-  expect(client.messages.slice(skip).map((m) => m.event)).toEqual(expected.map((e) => e.fields["type"]));
-  expect(client.messages.slice(skip).map((m) => JSON.parse(m.data) as unknown)).toEqual(expected.map((e) => eventOf(e) as unknown));
+  expect(got().map((m) => m.event)).toEqual(expected.map((e) => e.fields["type"]));
+  expect(got().map((m) => JSON.parse(m.data) as unknown)).toEqual(expected.map((e) => eventOf(e) as unknown));
+  expect(client.messages.filter((m) => !isEntry(m)).length).toBeLessThanOrEqual(1);
 }
 
 describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
@@ -151,7 +156,8 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     const client = await serve.open(entries[0]!.id);
     const snapshot = entries.filter((e) => !["message_delta", "reasoning_delta"].includes(eventOf(e).type));
     await client.until((c) => c.messages.length >= 1 + snapshot.length, "the resync and the snapshot", 15_000);
-    const [resync, ...rebuilt] = client.messages;
+    const [resync, ...rest] = client.messages;
+    const rebuilt = rest.filter(isEntry);
     expect(resync?.event).toBe("resync");
     expect(JSON.parse(resync!.data)).toEqual({
       conversationId: w.conversationId,
@@ -191,16 +197,18 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     const serve = await serveOver(w, createFleetClient({ redis: w.redis.client(), blockMs: 100 }));
     const live = await serve.open();
     const before = (await w.events()).at(-1)!.id;
-    await live.until((c) => c.messages.at(-1)?.id === before, "the stream so far");
+    await live.until((c) => c.messages.filter(isEntry).at(-1)?.id === before, "the stream so far");
     // What the relay writes when it dropped events while Redis was away (src/fleet/relay.ts).
     const id = (await w.bot.xadd(eventsStream(w.host, w.conversationId), "*", "key", `resync:${new Date().toISOString()}`, "type", "resync", "event", JSON.stringify({ type: "resync", reason: "the queue overflowed" })))!;
-    await live.until((c) => c.messages.at(-1)?.id === id, "the diagnostic");
-    const diagnostic = live.messages.at(-1)!;
+    await live.until((c) => c.messages.filter(isEntry).at(-1)?.id === id, "the diagnostic");
+    const diagnostic = live.messages.filter(isEntry).at(-1)!;
     expect(diagnostic.event).toBe("diagnostic");
     expect(JSON.parse(diagnostic.data)).toMatchObject({ type: "diagnostic", conversationId: w.conversationId, code: "events_dropped" });
     expect(JSON.parse(diagnostic.data).message).toContain("the queue overflowed");
     const resumed = await serve.open(before);
-    await resumed.until((c) => c.messages.length >= 1, "the diagnostic, resumed");
-    expect(resumed.messages.map((m) => [m.id, m.event])).toEqual([[id, "diagnostic"]]);
+    // The history serve read ends at `before`, where it resumes: first the (id-less) history_end, then the live diagnostic.
+    expect(serve.log().wireIdOf(serve.log().historyEnd!)).toBe(before);
+    await resumed.until((c) => c.messages.length >= 2, "history_end and the diagnostic, resumed");
+    expect(resumed.messages.map((m) => [m.id, m.event])).toEqual([[undefined, "history_end"], [id, "diagnostic"]]);
   });
 });

@@ -106,6 +106,30 @@ describe("SSE resume against the window", () => {
     expect(client.messages.slice(7).map((m) => [m.id, JSON.parse(m.data).text])).toEqual([[w.id(7), "m6"]]);
   });
 
+  it("ends a resync's rebuilt history with one id-less history_end when the log's history had ended, and never adds one to a history still being read", async () => {
+    const historyEnd = { type: "history_end", conversationId: CONV } as MapperEvent;
+    const w = await world(3, async () => [say("m1", 1), say("m2", 2), say("m3", 3), say("m4", 4)]);
+    await w.push(say("m1", 1), say("m2", 2));
+    // The window dropped the start before the history ended: this client's resync point is inside the history.
+    await w.push(say("m3", 3), say("m4", 4));
+    const during = await w.open(w.id(0));
+    await during.until((c) => c.messages.length >= 5, "the resync and the snapshot");
+    await w.push(historyEnd, say("m5", 5));
+    await during.until((c) => texts(c).includes("m5"), "the live event");
+    // The logged history_end, with its id, once.
+    expect(texts(during)).toEqual(["resync", "m1", "m2", "m3", "m4", "history_end", "m5"]);
+    expect(during.messages.find((m) => m.event === "history_end")?.id).toBe(w.id(5));
+
+    const after = await w.open(w.id(1));
+    await after.until((c) => c.messages.length >= 6, "the resync, the snapshot and the boundary");
+    await w.push(say("m6", 6));
+    await after.until((c) => texts(c).includes("m6"), "the next live event");
+    // The snapshot (this test's fresh read holds m1–m4), the boundary, then live: m5 was read with the snapshot's resume point.
+    expect(texts(after)).toEqual(["resync", "m1", "m2", "m3", "m4", "history_end", "m6"]);
+    // Id-less: the client's Last-Event-ID stays the snapshot's last.
+    expect(after.messages.find((m) => m.event === "history_end")?.id).toBeUndefined();
+  });
+
   it("skips the events the log appended while the snapshot was read, when the snapshot already showed them", async () => {
     let release: (() => void) | undefined;
     const w = await world(2, async () => {
