@@ -19,7 +19,7 @@ import { createApiServer } from "../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../src/server/openapi.js";
 import { createSessionHub } from "../../src/server/session-hub.js";
 import { openSse, type SseClient, type SseMessage } from "../server/support/sse-client.js";
-import { startRelayWorld, summary, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
+import { completedTurn, startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
 import { until } from "./support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -40,17 +40,7 @@ async function world(): Promise<RelayWorld> {
 }
 
 /** One plain-answer turn on host B, to its end as the stream shows it. */
-async function turn(w: RelayWorld): Promise<StreamEntry[]> {
-  const ends = (entries: StreamEntry[]) => entries.filter((e) => eventOf(e).reason === "turn_completed").length;
-  const before = ends(await w.events());
-  w.sim.engine.tuiPort().submitTurn(HELLO);
-  let seen: StreamEntry[] = [];
-  await until(async () => {
-    seen = await w.events();
-    return ends(seen) > before ? true : undefined;
-  }, "the end of the turn in the stream", 20_000, () => summary(seen));
-  return seen;
-}
+const turn = (w: RelayWorld) => completedTurn(w, HELLO);
 
 /** A serve over the fleet, as `serve --redis` wires it (`fleetSource`), reading through `client`. */
 async function serveOver(w: RelayWorld, client: FleetClient, replayWindow?: number) {

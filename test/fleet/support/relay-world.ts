@@ -48,6 +48,19 @@ export function summary(entries: StreamEntry[]): string {
   return entries.map((e) => e.fields["key"] ?? e.fields["type"] ?? e.id).join(", ");
 }
 
+/** One plain-answer turn typed into the simulated agy, to its end as the published stream shows it; the stream's entries then. */
+export async function completedTurn(w: RelayWorld, text = "Say hello in one short sentence."): Promise<StreamEntry[]> {
+  const ends = (entries: StreamEntry[]) => entries.filter((e) => (JSON.parse(e.fields["event"] ?? "{}") as { reason?: string }).reason === "turn_completed").length;
+  const before = ends(await w.events());
+  w.sim.engine.tuiPort().submitTurn(text);
+  let seen: StreamEntry[] = [];
+  await until(async () => {
+    seen = await w.events();
+    return ends(seen) > before ? true : undefined;
+  }, "the end of the turn in the stream", 20_000, () => summary(seen));
+  return seen;
+}
+
 export async function startRelayWorld(options: { host?: string; appendonly?: boolean; tls?: RedisTls } = {}): Promise<RelayWorld> {
   const redis = await startRedis({ appendonly: options.appendonly === true, ...(options.tls === undefined ? {} : { tls: options.tls }) });
   const sim = await startSimServer({ speed: 0.05 }).catch(async (error: unknown) => {
