@@ -19,8 +19,11 @@ import { createPairingRoutes, decidedByDevice, type Principal } from "./pairing-
 import { refuseWrongAction, sendAnswer, sendTurnOutcome } from "./refusals.js";
 import { parseBody, readJson } from "./request-body.js";
 import { createOriginCheck } from "./request-origin.js";
-import type { SessionHub } from "./session-hub.js";
+import type { HubSession, SessionHub } from "./session-hub.js";
 import { createSseStream, type SseStream, type SseTimers } from "./sse-stream.js";
+
+/** The longest a request for an unknown session waits for a just-started serve's first refresh. */
+const FIRST_REFRESH_WAIT_MS = 30_000;
 
 export interface ServerTimeouts {
   /** A client must send its whole header block within this (default 10 000 ms). */
@@ -186,7 +189,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sessions.sort((a, b) => (a.pid ?? 0) - (b.pid ?? 0) || a.conversationId.localeCompare(b.conversationId));
       return sendJson(res, 200, { sessions });
     }
-    const session = options.hub.get(id);
+    const session = await sessionNamed(id);
     if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${id}; GET /v1/sessions lists them`);
     if (sub === "events" && subId === undefined) {
       if (method !== "GET") throw methodNotAllowed();
@@ -233,6 +236,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const session = options.hub.get(scope.conversationId);
     if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${scope.conversationId} any more`, "not_found");
     return sendAnswer(res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"));
+  }
+
+  /**
+   * The session of `id`; while a just-started serve's first refresh is still
+   * attaching sessions, waits for it (at most {@link FIRST_REFRESH_WAIT_MS}),
+   * so a client reconnecting right after a restart (an `EventSource` stops
+   * for good on a 404) is not told its session does not exist.
+   */
+  async function sessionNamed(id: string): Promise<HubSession | undefined> {
+    const known = options.hub.get(id);
+    if (known !== undefined) return known;
+    await options.hub.firstRefresh(FIRST_REFRESH_WAIT_MS);
+    return options.hub.get(id);
   }
 
   async function openEvents(req: IncomingMessage, res: ServerResponse, id: string, principal: Principal): Promise<void> {

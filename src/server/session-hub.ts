@@ -117,6 +117,13 @@ export interface SessionHub {
   readonly epoch: string;
   /** Lists, attaches new sessions, drops vanished ones. Concurrent calls share one run. */
   refresh(): Promise<void>;
+  /**
+   * Resolves once the first refresh has finished (every session it listed
+   * attached or failed), or after `timeoutMs`, whichever is first: a request
+   * for a session that a just-started serve is still attaching waits for it
+   * instead of being told it does not exist.
+   */
+  firstRefresh(timeoutMs: number): Promise<void>;
   list(): HubSession[];
   get(conversationId: string): HubSession | undefined;
   /** Called when a session is added or removed. */
@@ -140,6 +147,7 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
   const lifetime = new AbortController();
   const epoch = options.epoch ?? newEpoch();
   let running: Promise<void> | undefined;
+  let first: Promise<void> | undefined;
   const changed = () => {
     for (const listener of listeners) listener();
   };
@@ -223,7 +231,14 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
       running ??= run().finally(() => {
         running = undefined;
       });
+      first ??= running;
       return running;
+    },
+    async firstRefresh(timeoutMs) {
+      if (first === undefined) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([first.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
     },
     list: () => [...entries.values()],
     get: (id) => entries.get(id),
