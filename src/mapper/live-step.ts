@@ -33,16 +33,28 @@ export class SettledStep {
 
 /** Distinct (type, status) pairs are few; past this many an odd one gets its own record. */
 const INTERN_LIMIT = 1024;
-const interned = new Map<string, SettledStep>();
+/**
+ * By type, then status: two lookups of strings the tracker already holds
+ * (the memoised suffixes, whose hashes V8 keeps), where one joined key would
+ * be a new string to hash for every step of a snapshot.
+ */
+const interned = new Map<string, Map<string, SettledStep>>();
+let internedCount = 0;
 
 /** The shared record of a settled step of this type and status. */
 export function settledStep(stepType: string, status: string): SettledStep {
-  const key = `${stepType}\u0000${status}`;
-  let record = interned.get(key);
-  if (record === undefined) {
-    // Flattened copies: a suffix sliced off a step's type string would keep the whole step text alive.
-    record = new SettledStep(flat(stepType), flat(status));
-    if (interned.size < INTERN_LIMIT) interned.set(flat(key), record);
+  let byStatus = interned.get(stepType);
+  const found = byStatus?.get(status);
+  if (found !== undefined) return found;
+  // Flattened copies: a suffix sliced off a step's type string would keep the whole step text alive.
+  const record = new SettledStep(flat(stepType), flat(status));
+  if (internedCount < INTERN_LIMIT) {
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      interned.set(record.stepType, byStatus);
+    }
+    byStatus.set(record.status, record);
+    internedCount++;
   }
   return record;
 }

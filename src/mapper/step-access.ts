@@ -6,32 +6,29 @@
 
 import { asIndex, asObject, asString, isObject, type JsonObject } from "../protocol/json.js";
 import { STEP_STATUS_PREFIX, STEP_TYPE_PREFIX } from "../protocol/wire-names.js";
+import { StringMemo } from "./string-memo.js";
 
 export { asIndex, asObject, asString, isObject, type JsonObject };
 
 
-const typeSuffixes = new Map<string, string>();
-const statusSuffixes = new Map<string, string>();
+const stripped = (prefix: string) => (value: string) => (value.startsWith(prefix) ? value.slice(prefix.length) : value);
+// agy has a few dozen step types and statuses.
+const typeSuffixes = new StringMemo(stripped(STEP_TYPE_PREFIX), 512);
+const statusSuffixes = new StringMemo(stripped(STEP_STATUS_PREFIX), 512);
 
-/** Strips a wire enum prefix; memoised because every step of a snapshot asks (bounded cache). */
-function suffixOf(value: unknown, prefix: string, suffixes: Map<string, string>): string {
-  if (typeof value !== "string") return "";
-  let suffix = suffixes.get(value);
-  if (suffix === undefined) {
-    suffix = value.startsWith(prefix) ? value.slice(prefix.length) : value;
-    if (suffixes.size < 512) suffixes.set(value, suffix);
-  }
-  return suffix;
+/** Strips a wire enum prefix (memoised: every step of a snapshot asks). */
+function suffixOf(value: unknown, memo: StringMemo): string {
+  return typeof value === "string" ? memo.of(value) : "";
 }
 
 /** A step's `type` value → its suffix: `CORTEX_STEP_TYPE_RUN_COMMAND` → `RUN_COMMAND`; a missing type → `""`. */
 export function typeSuffixOf(type: unknown): string {
-  return suffixOf(type, STEP_TYPE_PREFIX, typeSuffixes);
+  return suffixOf(type, typeSuffixes);
 }
 
 /** A step's `status` value → its suffix: `CORTEX_STEP_STATUS_DONE` → `DONE`; a missing status → `""`. */
 export function statusSuffixOf(status: unknown): string {
-  return suffixOf(status, STEP_STATUS_PREFIX, statusSuffixes);
+  return suffixOf(status, statusSuffixes);
 }
 
 const bodyKeys = new Map<string, string>();

@@ -12,6 +12,7 @@ import { recordedVerdict } from "./interaction-verdict.js";
 import { jsonText, setOwn } from "./plain-json.js";
 import { asObject, asString, isObject, type JsonObject } from "./step-access.js";
 import type { StepFields } from "./step-check.js";
+import { StringMemo } from "./string-memo.js";
 
 /**
  * Where to report what could not be projected faithfully (the projection goes
@@ -109,16 +110,12 @@ function keyFor(keys: readonly string[], wanted: string): string | undefined {
   return undefined;
 }
 
-const lowered = new Map<string, string>();
+// Argument and body field names repeat from step to step; bounded.
+const lowered = new StringMemo((text) => text.toLowerCase(), 1024);
 
-/** `text.toLowerCase()`, memoised: argument and body field names repeat from step to step (bounded cache). */
+/** `text.toLowerCase()`, memoised. */
 function lowerCase(text: string): string {
-  let lower = lowered.get(text);
-  if (lower === undefined) {
-    lower = text.toLowerCase();
-    if (lowered.size < 1024) lowered.set(text, lower);
-  }
-  return lower;
+  return lowered.of(text);
 }
 
 /**

@@ -7,13 +7,10 @@
  * Last-Event-ID gets it too, once, after its backlog. Real Redis on a private
  * port, a relay and a simulated agy (host B), and serve's hub and API.
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFleetClient, createRemoteSession, eventsStream, type FleetClient } from "../../src/fleet/index.js";
-import { createApiServer } from "../../src/server/http-api.js";
-import { buildOpenApiDocument } from "../../src/server/openapi.js";
-import { createSessionHub } from "../../src/server/session-hub.js";
-import { openSse, type SseClient, type SseMessage } from "../server/support/sse-client.js";
+import { createFleetClient, eventsStream, type FleetClient } from "../../src/fleet/index.js";
+import type { SseClient, SseMessage } from "../server/support/sse-client.js";
+import { serveOverFleet } from "./support/fleet-serve.js";
 import { completedTurn, startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
 import { until } from "./support/until.js";
 
@@ -21,8 +18,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
-
-const TOKEN = "fleet-history-end-token-0123456789abcdef";
 
 const eventOf = (entry: StreamEntry) => JSON.parse(entry.fields["event"]!) as { type: string; status?: string; reason?: string };
 const show = (messages: SseMessage[]) => messages.map((m) => `${m.id ?? "(no id)"}:${m.event}`).join(" ");
@@ -37,32 +32,6 @@ async function world(): Promise<RelayWorld> {
 
 /** One plain-answer turn on host B, to its end as the stream shows it. */
 const turn = (w: RelayWorld) => completedTurn(w, "Say hello in one short sentence.");
-
-/** serve's hub and API over the fleet, as `serve --redis` wires them. */
-async function serveOver(w: RelayWorld, client: FleetClient = createFleetClient({ redis: w.redis.client(), blockMs: 100 })) {
-  const hub = createSessionHub({
-    list: async () => [{ conversationId: w.conversationId, host: w.host, title: w.host }],
-    attach: async () => createRemoteSession({ client, host: w.host, conversationId: w.conversationId, timeoutMs: 10_000 }),
-  });
-  cleanups.push(() => hub.close());
-  const api = createApiServer({ hub, token: TOKEN, page: "<!doctype html><title>page</title>", openapi: buildOpenApiDocument("test") });
-  await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => api.close());
-  await hub.refresh();
-  const base = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}/v1/sessions`;
-  return {
-    hub,
-    async open(lastEventId?: string): Promise<SseClient> {
-      const sse = await openSse(`${base}/${w.conversationId}/events`, { authorization: `Bearer ${TOKEN}`, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });
-      cleanups.push(async () => sse.close());
-      return sse;
-    },
-    async sessions(): Promise<{ conversationId: string; status: string; pending: number; host?: string }[]> {
-      const res = await fetch(base, { headers: { authorization: `Bearer ${TOKEN}` } });
-      return ((await res.json()) as { sessions: { conversationId: string; status: string; pending: number }[] }).sessions;
-    },
-  };
-}
 
 /**
  * Waits until `client` got exactly the stream's entries after `after` (by
@@ -91,7 +60,7 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
   it("comes once, id-less, after the history's entries and before the live events", async () => {
     const w = await world();
     const history = await turn(w);
-    const serve = await serveOver(w);
+    const serve = await serveOverFleet(w, cleanups);
     const client = await serve.open();
     await receivedWithBoundary(w, client, undefined, history.length, "the history, then history_end");
     const boundary = boundaries(client)[0]!;
@@ -113,7 +82,7 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
   it("comes once to a client resuming with a Last-Event-ID: after its backlog, or at once when it has none", async () => {
     const w = await world();
     const history = await turn(w);
-    const serve = await serveOver(w);
+    const serve = await serveOverFleet(w, cleanups);
     // The hub has read the history and recorded its end.
     await until(() => (serve.hub.get(w.conversationId)?.log.historyEnd !== undefined ? true : undefined), "serve to read the history", 15_000, () => `read ${serve.hub.get(w.conversationId)?.log.lastId ?? "nothing"}`);
     const middle = history[3]!.id;
@@ -142,7 +111,7 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
         return newest;
       },
     };
-    const serve = await serveOver(w, client);
+    const serve = await serveOverFleet(w, cleanups, { client });
     const sse = await serve.open();
     const stream = await receivedWithBoundary(w, sse, undefined, history.length, "the history, history_end, then the entry written after");
     expect(stream.at(-1)!.id).toBe(written);

@@ -11,14 +11,11 @@
  * - the relay's `resync` entry reaches clients as an `events_dropped`
  *   diagnostic carrying that entry's own id.
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFleetClient, createRemoteSession, eventsStream, type FleetClient } from "../../src/fleet/index.js";
+import { createFleetClient, eventsStream, type FleetClient } from "../../src/fleet/index.js";
 import { compareStreamIds } from "../../src/server/event-id.js";
-import { createApiServer } from "../../src/server/http-api.js";
-import { buildOpenApiDocument } from "../../src/server/openapi.js";
-import { createSessionHub } from "../../src/server/session-hub.js";
-import { openSse, type SseClient, type SseMessage } from "../server/support/sse-client.js";
+import type { SseClient, SseMessage } from "../server/support/sse-client.js";
+import { serveOverFleet } from "./support/fleet-serve.js";
 import { completedTurn, startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
 import { until } from "./support/until.js";
 
@@ -27,7 +24,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-const TOKEN = "fleet-sse-ids-token-0123456789abcdef";
 const HELLO = "Say hello in one short sentence.";
 
 const eventOf = (entry: StreamEntry) => JSON.parse(entry.fields["event"]!) as { type: string; reason?: string };
@@ -41,35 +37,6 @@ async function world(): Promise<RelayWorld> {
 
 /** One plain-answer turn on host B, to its end as the stream shows it. */
 const turn = (w: RelayWorld) => completedTurn(w, HELLO);
-
-/** A serve over the fleet, as `serve --redis` wires it (`fleetSource`), reading through `client`. */
-async function serveOver(w: RelayWorld, client: FleetClient, replayWindow?: number) {
-  const hub = createSessionHub({
-    ...(replayWindow === undefined ? {} : { replayWindow }),
-    list: async () => [{ conversationId: w.conversationId, host: w.host, title: w.host }],
-    attach: async () => createRemoteSession({ client, host: w.host, conversationId: w.conversationId, timeoutMs: 10_000 }),
-  });
-  cleanups.push(() => hub.close());
-  const api = createApiServer({ hub, token: TOKEN, page: "<!doctype html><title>page</title>", openapi: buildOpenApiDocument("test") });
-  await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => api.close());
-  await hub.refresh();
-  const url = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}/v1/sessions/${w.conversationId}/events`;
-  const log = () => hub.get(w.conversationId)!.log;
-  return {
-    log,
-    /** Waits until the log has read `n` entries. */
-    async read(n: number) {
-      await until(() => (log().lastId >= n ? true : undefined), `serve to read ${n} entries`, 15_000, () => `it read ${log().lastId}`);
-    },
-    async open(lastEventId?: string): Promise<SseClient> {
-      const client = await openSse(url, { authorization: `Bearer ${TOKEN}`, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });
-      cleanups.push(async () => client.close());
-      return client;
-    },
-    call: (lastEventId: string) => fetch(url, { headers: { authorization: `Bearer ${TOKEN}`, "last-event-id": lastEventId } }),
-  };
-}
 
 /** A client whose event reads stop after `holdAfter` entries until `release`: serve reading the stream slowly after a restart. */
 function gated(client: FleetClient, holdAfter: number): { client: FleetClient; release: () => void } {
@@ -120,7 +87,7 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     const entries = await turn(w);
     expect(entries.length).toBeGreaterThan(6);
     const slow = gated(createFleetClient({ redis: w.redis.client(), blockMs: 100 }), 2);
-    const serve = await serveOver(w, slow.client);
+    const serve = await serveOverFleet(w, cleanups, { client: slow.client });
     await serve.read(2);
     const position = entries[5]!.id;
     expect(serve.log().locate(position)).toBe("ahead");
@@ -141,7 +108,7 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
   it("resyncs an id older than the replay window from the stream, then goes on live with stream ids", async () => {
     const w = await world();
     const entries = await turn(w);
-    const serve = await serveOver(w, createFleetClient({ redis: w.redis.client(), blockMs: 100 }), 3);
+    const serve = await serveOverFleet(w, cleanups, { replayWindow: 3 });
     await serve.read(entries.length);
     const client = await serve.open(entries[0]!.id);
     const snapshot = entries.filter((e) => !["message_delta", "reasoning_delta"].includes(eventOf(e).type));
@@ -171,7 +138,7 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     await w.bot.xtrim(eventsStream(w.host, w.conversationId), "MAXLEN", 3);
     const kept = await w.events();
     expect(kept.map((e) => e.id)).toEqual(entries.slice(-3).map((e) => e.id));
-    const serve = await serveOver(w, createFleetClient({ redis: w.redis.client(), blockMs: 100 }));
+    const serve = await serveOverFleet(w, cleanups);
     await serve.read(3);
     const gone = await serve.open(entries[1]!.id);
     await gone.until((c) => c.messages.length >= 1, "the resync");
@@ -184,7 +151,7 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
   it("sends the relay's resync entry as an events_dropped diagnostic with that entry's id", async () => {
     const w = await world();
     await turn(w);
-    const serve = await serveOver(w, createFleetClient({ redis: w.redis.client(), blockMs: 100 }));
+    const serve = await serveOverFleet(w, cleanups);
     const live = await serve.open();
     const before = (await w.events()).at(-1)!.id;
     await live.until((c) => c.messages.filter(isEntry).at(-1)?.id === before, "the stream so far");

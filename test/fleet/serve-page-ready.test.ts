@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { launchChromium } from "../server/support/page-browser.js";
+import { launchChromium, openPhonePage } from "../server/support/page-browser.js";
 import { startServeProcess } from "../server/support/serve-process.js";
 import { startRelayWorld, summary, type StreamEntry } from "./support/relay-world.js";
 import { until } from "./support/until.js";
@@ -51,10 +51,7 @@ describe("the approval page on serve --redis, a session with nothing pending", {
     cleanups.push(() => serve.stop());
     let browser: Browser | undefined = await launchChromium();
     cleanups.push(async () => browser?.close());
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    await page.goto(serve.url);
-    await page.getByTestId("token-input").fill(serve.token);
-    await page.getByTestId("token-save").tap();
+    const page = await openPhonePage(browser, serve.url, serve.token);
     const ours = `[data-conversation-id="${w.conversationId}"]`;
     const lines = async (testId: string) => page.locator(`[data-testid="session"]${ours} [data-testid="${testId}"]`).allTextContents();
 

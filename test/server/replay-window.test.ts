@@ -9,9 +9,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { createEventLog } from "../../src/server/event-log.js";
-import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
+import { startApiHarness, type ApiHarness } from "./support/api-harness.js";
 import { permissionRequested, userMessage } from "./support/scripted-session.js";
-import { openSse, type SseClient } from "./support/sse-client.js";
+import type { SseClient } from "./support/sse-client.js";
 
 let harness: ApiHarness | undefined;
 const clients: SseClient[] = [];
@@ -34,14 +34,10 @@ async function world(window: number, snapshot?: () => Promise<MapperEvent[]>) {
   const push = async (...events: MapperEvent[]) => {
     const target = log().lastId + events.length;
     for (const e of events) session.push(e);
-    const deadline = Date.now() + 5000;
-    while (log().lastId < target) {
-      if (Date.now() > deadline) throw new Error(`the log reached ${log().lastId}, not ${target}`);
-      await new Promise((r) => setImmediate(r));
-    }
+    await h.untilLogAt(CONV, target);
   };
   const open = async (lastEventId?: string) => {
-    const client = await openSse(`${h.url}/v1/sessions/${CONV}/events`, { authorization: `Bearer ${TEST_TOKEN}`, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });
+    const client = await h.openEvents(CONV, lastEventId);
     clients.push(client);
     return client;
   };

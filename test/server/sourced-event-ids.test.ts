@@ -13,9 +13,9 @@ import { compareStreamIds, isStreamId } from "../../src/server/event-id.js";
 import { createEventLog } from "../../src/server/event-log.js";
 import { followLog, type StreamSink } from "../../src/server/event-stream.js";
 import type { SupervisedSession } from "../../src/server/session-hub.js";
-import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
+import { startApiHarness, type ApiHarness } from "./support/api-harness.js";
 import { createScriptedSession, userMessage, type ScriptedSession } from "./support/scripted-session.js";
-import { openSse, type SseClient } from "./support/sse-client.js";
+import type { SseClient } from "./support/sse-client.js";
 
 let harness: ApiHarness | undefined;
 const clients: SseClient[] = [];
@@ -65,14 +65,10 @@ async function world(window?: number) {
   const read = async (...indices: number[]) => {
     const target = log().lastId + indices.length;
     for (const i of indices) session.read(i);
-    const deadline = Date.now() + 5000;
-    while (log().lastId < target) {
-      if (Date.now() > deadline) throw new Error(`the log reached ${log().lastId}, not ${target}`);
-      await new Promise((r) => setImmediate(r));
-    }
+    await h.untilLogAt(CONV, target);
   };
   const open = async (lastEventId?: string) => {
-    const client = await openSse(`${h.url}/v1/sessions/${CONV}/events`, { authorization: `Bearer ${TEST_TOKEN}`, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });
+    const client = await h.openEvents(CONV, lastEventId);
     clients.push(client);
     return client;
   };

@@ -7,6 +7,7 @@ import { createApiServer, type ApiServer, type ApiServerOptions } from "../../..
 import { buildOpenApiDocument } from "../../../src/server/openapi.js";
 import { createSessionHub, type SessionHub, type SessionHubOptions } from "../../../src/server/session-hub.js";
 import { createScriptedSession, type ScriptedSession } from "./scripted-session.js";
+import { openSse, type SseClient } from "./sse-client.js";
 
 export const TEST_TOKEN = "test-token-0123456789abcdef-XYZ";
 
@@ -23,6 +24,10 @@ export interface ApiHarness {
   /** Adds a session; the next hub refresh attaches it. */
   addSession(conversationId: string, session?: ScriptedSession): ScriptedSession;
   removeSession(conversationId: string): void;
+  /** Resolves once the session's event log has reached `lastId`; fails after 5 s with where it stopped. */
+  untilLogAt(conversationId: string, lastId: number): Promise<void>;
+  /** An authenticated SSE client on the session's events, resuming after `lastEventId` when given. */
+  openEvents(conversationId: string, lastEventId?: string): Promise<SseClient>;
   fetch(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -58,6 +63,21 @@ export async function startApiHarness(options: Partial<ApiServerOptions> = {}, h
     },
     removeSession(conversationId) {
       sessions.delete(conversationId);
+    },
+    async untilLogAt(conversationId, lastId) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const reached = hub.get(conversationId)?.log.lastId;
+        if (reached !== undefined && reached >= lastId) return;
+        if (Date.now() > deadline) throw new Error(`the log of ${conversationId} reached ${reached ?? "nothing"}, not ${lastId}`);
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+    openEvents(conversationId, lastEventId) {
+      return openSse(`${url}/v1/sessions/${conversationId}/events`, {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+      });
     },
     fetch(path, init = {}) {
       const { token = TEST_TOKEN, headers, ...rest } = init;
