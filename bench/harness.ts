@@ -28,7 +28,33 @@ export async function measure(fn: () => unknown, options: MeasureOptions = {}): 
     await fn();
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
+  return sampleOf(times, runs);
+}
+
+/**
+ * Runs `a` and `b` in alternation (`warmup` rounds unmeasured), so load from
+ * other processes on a shared machine falls on both sides alike: for rows
+ * whose goal is a ratio of two sub-millisecond figures.
+ */
+export async function measurePair(a: () => unknown, b: () => unknown, options: MeasureOptions = {}): Promise<[Sample, Sample]> {
+  const warmup = options.warmup ?? 3;
+  const runs = options.runs ?? 15;
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let r = 0; r < warmup + runs; r++) {
+    // Alternate which goes first, so neither always follows the other's garbage.
+    const order: [() => unknown, number[]][] = r % 2 === 0 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]];
+    for (const [fn, times] of order) {
+      const start = performance.now();
+      await fn();
+      if (r >= warmup) times.push(performance.now() - start);
+    }
+  }
+  return [sampleOf(ta, runs), sampleOf(tb, runs)];
+}
+
+function sampleOf(times: number[], runs: number): Sample {
+  times.sort((x, y) => x - y);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
   return { medianMs: at(0.5), p90Ms: at(0.9), runs };
 }
