@@ -15,7 +15,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createTrajectoryTracker } from "../src/mapper/index.js";
 import type { StreamUpdate } from "../src/protocol/wire-schemas.js";
-import type { BenchRow, BenchSuite, Sample } from "./harness.js";
+import { summarize, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
 
 const CID = "bench-conversation";
 const TID = "bench-trajectory";
@@ -57,12 +57,6 @@ function step(i: number): Record<string, unknown> {
         plannerResponse: { response: `Here are the files of turn ${i}.`, modifiedResponse: `Here are the files of turn ${i}.`, messageId: `bot-${i}`, thinkingSignature: SIGNATURE },
       };
   }
-}
-
-function sampleOf(times: number[]): Sample {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { medianMs: at(0.5), p90Ms: at(0.9), runs: sorted.length };
 }
 
 const FRAMES = 1000;
@@ -107,7 +101,7 @@ function alternating(a: () => unknown, b: () => unknown, runs = 15, warmup = 3):
       if (r >= warmup) times.push(performance.now() - start);
     }
   }
-  return [sampleOf(ta), sampleOf(tb)];
+  return [summarize(ta), summarize(tb)];
 }
 
 /** Times `run` on a fresh `prepare()` result each time, the preparation untimed. */
@@ -120,7 +114,7 @@ function timed<T>(runs: number, prepare: () => T, run: (prepared: T) => unknown)
     run(prepared);
     if (r >= 3) times.push(performance.now() - start);
   }
-  return sampleOf(times);
+  return summarize(times);
 }
 
 /** Median time of frames [from, to) (bytes → events) over `runs` fresh trackers, each primed untimed. */
@@ -135,7 +129,7 @@ function frameWindow(from: number, to: number, history: unknown[] | undefined, r
     for (let i = from; i < to; i++) applyFrame(tracker, i + 1);
     if (r >= 3) times.push(performance.now() - start);
   }
-  return sampleOf(times);
+  return summarize(times);
 }
 
 const suite: BenchSuite = {

@@ -12,7 +12,7 @@ import { AgySession } from "../src/session/index.js";
 import { STEP_STATUS } from "../src/protocol/wire-names.js";
 import { startSimServer } from "../src/sim/index.js";
 import { analyseCommandLine, decide, parsePolicy } from "../src/policy/index.js";
-import { measure, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { measure, summarize, type BenchRow, type BenchSuite } from "./harness.js";
 
 const POLICY = parsePolicy(
   `version: 1
@@ -28,12 +28,6 @@ rules:
 `,
   "bench-policy.yaml",
 );
-
-function sampleOf(times: number[]): Sample & { p99Ms: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { medianMs: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), runs: sorted.length };
-}
 
 async function waitUntil(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -88,8 +82,8 @@ async function decisionLatency(withPolicy: boolean): Promise<number[]> {
 const suite: BenchSuite = {
   title: "policy (decisions over RPC)",
   async run(): Promise<BenchRow[]> {
-    const detection = sampleOf(await decisionLatency(false));
-    const decided = sampleOf(await decisionLatency(true));
+    const detection = summarize(await decisionLatency(false));
+    const decided = summarize(await decisionLatency(true));
     const line = "git status --short && git log --oneline -20 | grep -v wip; ls -la src > /dev/null";
     const decideCost = await measure(() => decide(POLICY, { kind: "command", commandLine: line }), { warmup: 50, runs: 300 });
     const parseCost = await measure(() => analyseCommandLine(line), { warmup: 50, runs: 300 });

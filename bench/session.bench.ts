@@ -16,15 +16,9 @@ import { encodeJsonEnvelope, FLAG_DATA } from "../src/protocol/envelope.js";
 import { STEP_STATUS } from "../src/protocol/wire-names.js";
 import { startSimServer, type SimServer } from "../src/sim/index.js";
 import type { MapperEvent } from "../src/mapper/index.js";
-import { measure, measurePair, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { measure, measurePair, summarize, type BenchRow, type BenchSuite } from "./harness.js";
 
 const SERVICE = "/exa.language_server_pb.LanguageServerService/";
-
-function sampleOf(times: number[]): Sample & { p99Ms: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { medianMs: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), runs: sorted.length };
-}
 
 const p99 = (s: { p99Ms: number }) => `p99 ${s.p99Ms.toFixed(2)} ms`;
 
@@ -141,8 +135,8 @@ async function deltaLatency(): Promise<BenchRow[]> {
   raw.destroy();
   await w.session.close();
   await w.sim.close();
-  const sample = sampleOf(ours);
-  const baseline = sampleOf(base);
+  const sample = summarize(ours);
+  const baseline = summarize(base);
   return [
     {
       name: `GENERATING frame → message_delta (${p99(sample)}; baseline ${p99(baseline)})`,
@@ -186,8 +180,8 @@ async function gateLatency(): Promise<BenchRow[]> {
   probe.socket.destroy();
   await w.session.close();
   await w.sim.close();
-  const a = sampleOf(first);
-  const b = sampleOf(second);
+  const a = summarize(first);
+  const b = summarize(second);
   return [
     { name: `gate parked → interaction_requested (${p99(a)})`, sample: a, baseline: { name: "one raw probe round trip", sample: rtt }, goal: "p50 <= 150 ms", met: a.medianMs <= 150 },
     { name: `chained 2nd gate parked → interaction_requested (${p99(b)})`, sample: b, baseline: { name: "one raw probe round trip", sample: rtt }, goal: "p50 <= 150 ms", met: b.medianMs <= 150 },
@@ -267,8 +261,8 @@ async function approveLatency(): Promise<BenchRow[]> {
   raw.socket.destroy();
   await w.session.close();
   await w.sim.close();
-  const sample = sampleOf(ours.slice(3));
-  const baseline = sampleOf(base.slice(3));
+  const sample = summarize(ours.slice(3));
+  const baseline = summarize(base.slice(3));
   return [
     {
       name: `approve() → server has the answer, re-read included (${p99(sample)})`,

@@ -3,7 +3,8 @@
  * revoking one. Works on the device file beside the token file, whether or
  * not serve runs; a running serve sees the change on the device's next request.
  */
-import { homedir, userInfo } from "node:os";
+import { homedir } from "node:os";
+import { ownUser } from "./process-info.js";
 import { defineCommand, type Command } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -36,8 +37,7 @@ export const devicesCommand: Command = defineCommand({
   async run(io, { values }) {
     const { createDeviceStore, deviceFileFor, defaultTokenFile } = await import("../server/index.js");
     const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, io.env["HOME"] ?? homedir());
-    const uid = userInfo().uid;
-    const store = createDeviceStore({ file: deviceFileFor(tokenFile), ...(uid < 0 ? {} : { uid }) });
+    const store = createDeviceStore({ file: deviceFileFor(tokenFile), ...ownUser() });
     try {
       if (values.revoke !== undefined) {
         const id = values.revoke;

@@ -4,7 +4,7 @@
  * `serve`; the connection options name the conversation for tools called
  * without one. HTTP uses serve's own token file and Host/Origin rules.
  */
-import { homedir, userInfo } from "node:os";
+import { homedir } from "node:os";
 import { isIP } from "node:net";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import type { TmuxServerRef } from "../discovery/index.js";
@@ -17,7 +17,7 @@ import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
 import { tmuxServerOf } from "./tmux-server-option.js";
-import { packageVersion, processAlive } from "./process-info.js";
+import { packageVersion, ownUser, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge mcp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH] [--url URL] [--csrf-token T]
                       [--policy FILE] [--workspace DIR] [--audit-file PATH]
@@ -198,9 +198,8 @@ async function serveHttp(
   const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
   let token;
   try {
-    // The token file must be this user's own (userInfo().uid is -1 where there are no uids).
-    const uid = userInfo().uid;
-    token = await loadBearerToken({ env: io.env, tokenFile, ...(uid < 0 ? {} : { uid }) });
+    // The token file must be this user\'s own.
+    token = await loadBearerToken({ env: io.env, tokenFile, ...ownUser() });
   } catch (error) {
     io.stderr.write(`agy-bridge mcp: ${(error as Error).message}\n`);
     return 1;

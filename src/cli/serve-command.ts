@@ -2,7 +2,7 @@
  * `agy-bridge serve`: the HTTP + SSE API and the approval page over every
  * agy session discovery finds on this machine, refreshed while it runs.
  */
-import { homedir, hostname, userInfo } from "node:os";
+import { homedir, hostname } from "node:os";
 import { isIP } from "node:net";
 import { dirname } from "node:path";
 import { readFile, readlink } from "node:fs/promises";
@@ -20,7 +20,7 @@ import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications }
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connection.js";
 import { UsageError } from "./args.js";
-import { packageVersion, processAlive } from "./process-info.js";
+import { packageVersion, ownUser, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
@@ -132,9 +132,8 @@ export const serveCommand = defineCommand({
     const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
     let token;
     try {
-      // The token file must be this user's own (userInfo().uid is -1 where there are no uids).
-      const uid = userInfo().uid;
-      token = await loadBearerToken({ env: io.env, tokenFile, ...(uid < 0 ? {} : { uid }) });
+      // The token file must be this user\'s own.
+      token = await loadBearerToken({ env: io.env, tokenFile, ...ownUser() });
     } catch (error) {
       io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
       return 1;
@@ -226,8 +225,7 @@ export const serveCommand = defineCommand({
     });
 
     const version = await packageVersion();
-    const ownUid = userInfo().uid;
-    const devices = createDeviceStore({ file: deviceFileFor(tokenFile), ...(ownUid < 0 ? {} : { uid: ownUid }) });
+    const devices = createDeviceStore({ file: deviceFileFor(tokenFile), ...ownUser() });
     const pairing = createPairingCodes();
     // agy's working directory, read once per process: the page shows where each request would run.
     const workspaces = new Map<number, string>();

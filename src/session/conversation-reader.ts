@@ -13,13 +13,10 @@
  * `waitingSteps`) or one `stepOffset` page of the tail is read every probe
  * interval; either costs the same at 10 or 10,000 steps of history.
  *
- * Why "gone" is its own state: a server that exited answers nothing, and
- * polling "until it is back" forever leaves a watcher looking busy. After
- * `goneAfterFailures` transport failures in a row (each a failed reconnect or
- * read), or as soon as `relocate` cannot find the server at all, the session
- * is told once per outage.
+ * Each failed reconnect or read counts toward the server's loss
+ * (server-health.ts), which re-locates it and tells the session once per
+ * outage that it is gone.
  */
-import { AgyBridgeError, RpcError } from "../errors.js";
 import { asIndex, asObject, isObject } from "../protocol/json.js";
 import { RUN_STATUS } from "../protocol/wire-names.js";
 import type { ModelCatalog, StreamUpdate } from "../protocol/wire-schemas.js";
@@ -29,6 +26,7 @@ import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } fro
 import { displayNameFor } from "./model-names.js";
 import { completeFrame } from "./request-completion.js";
 import { RotationWatch } from "./rotation.js";
+import { isServerGone, ServerHealth, type RelocateOutcome } from "./server-health.js";
 import { isIdle, slimSummaries, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
 import { nextTicket, processBoard, type SummariesBoard } from "./summaries-board.js";
@@ -41,14 +39,7 @@ const IDLE_TICK_MS = 1000;
 /** Failed completion reads in a row after which a frame is applied as it came (request-completion.ts). */
 const COMPLETION_RETRIES = 3;
 
-/** What asking for the server again found. */
-export type RelocateOutcome =
-  /** A different server (new ports or token): read from it. */
-  | "moved"
-  /** The same server, or no way to look (a given URL): keep trying it. */
-  | "same"
-  /** No server for this conversation any more (its agy exited). */
-  | "missing";
+export type { RelocateOutcome } from "./server-health.js";
 
 export interface ReaderOptions {
   conversationId: string;
@@ -58,7 +49,7 @@ export interface ReaderOptions {
   /** Finds the server again (new ports, new token). */
   relocate(): Promise<RelocateOutcome>;
   publish(events: MapperEvent[]): void;
-  /** The server is gone (see the file comment); said once per outage. */
+  /** The server is gone (server-health.ts); said once per outage. */
   serverGone?(): void;
   /** Transport failures in a row after which the server counts as gone; default 10. */
   goneAfterFailures?: number;
@@ -106,11 +97,7 @@ class Reader implements ConversationReader {
   #streamFailures = 0;
   /** Completion reads that failed in a row (each dropped its frame and reopened the stream). */
   #completionFailures = 0;
-  #transportFailures = 0;
-  /** Transport failures since anything last reached agy (not reset by a relocation). */
-  #failuresInRow = 0;
-  #gone = false;
-  #relocating = false;
+  readonly #health: ServerHealth;
   #lastFrameAt = 0;
   #lastProbeAt = 0;
   #lastPollAt = 0;
@@ -141,6 +128,19 @@ class Reader implements ConversationReader {
     this.#conversationId = options.conversationId;
     this.#rotation = new RotationWatch(options.named === true);
     this.#tracker = createTrajectoryTracker({ conversationId: this.#conversationId });
+    this.#health = new ServerHealth({
+      relocate: options.relocate,
+      // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
+      moved: () => {
+        this.#connection.abort();
+        this.#tracker.markReconnected();
+        void this.reconcile().catch(() => undefined);
+      },
+      ...(options.serverGone === undefined ? {} : { serverGone: options.serverGone }),
+      relocateAfterFailures: options.relocateAfterFailures,
+      ...(options.goneAfterFailures === undefined ? {} : { goneAfterFailures: options.goneAfterFailures }),
+      signal: this.#stop.signal,
+    });
   }
 
   get conversationId(): string {
@@ -243,47 +243,12 @@ class Reader implements ConversationReader {
   async #call<T>(fn: (client: AgyRpcClient) => Promise<T>): Promise<T> {
     try {
       const out = await fn(this.#o.client());
-      this.#reached();
+      this.#health.reached();
       return out;
     } catch (error) {
-      if (isServerGone(error)) this.#serverFailed();
+      if (isServerGone(error)) this.#health.failed();
       throw error;
     }
-  }
-
-  /** A call reached agy: the outage, if any, is over. */
-  #reached(): void {
-    this.#transportFailures = 0;
-    this.#failuresInRow = 0;
-    this.#gone = false;
-  }
-
-  #serverFailed(): void {
-    this.#failuresInRow++;
-    if (this.#failuresInRow >= (this.#o.goneAfterFailures ?? 10)) this.#declareGone();
-    this.#transportFailures++;
-    if (this.#transportFailures < this.#o.relocateAfterFailures || this.#relocating) return;
-    this.#transportFailures = 0;
-    this.#relocating = true;
-    void this.#o
-      .relocate()
-      .then((outcome) => {
-        if (this.#stop.signal.aborted) return;
-        if (outcome === "missing") this.#declareGone();
-        if (outcome !== "moved") return;
-        // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
-        this.#connection.abort();
-        this.#tracker.markReconnected();
-        void this.reconcile().catch(() => undefined);
-      })
-      .catch(() => undefined)
-      .finally(() => (this.#relocating = false));
-  }
-
-  #declareGone(): void {
-    if (this.#gone || this.#stop.signal.aborted) return;
-    this.#gone = true;
-    this.#o.serverGone?.();
   }
 
   /** Said once per outage: the stream is down and polling covers it. */
@@ -333,7 +298,7 @@ class Reader implements ConversationReader {
           if (event.type === "connected") {
             this.#streamUp = true;
             this.#pace();
-            this.#reached();
+            this.#health.reached();
             this.#emit(this.#tracker.markReconnected());
             await this.reconcile().catch(() => undefined);
           } else if (event.type === "update") {
@@ -346,7 +311,7 @@ class Reader implements ConversationReader {
             if (event.reason === undefined) continue; // agy may end a stream cleanly after a turn
             this.#streamFailures++;
             if (this.#streamFailures === this.#o.pollAfterFailures) this.#connectionLost(event.reason.message);
-            if (isServerGone(event.reason) || event.retryInMs === undefined) this.#serverFailed();
+            if (isServerGone(event.reason) || event.retryInMs === undefined) this.#health.failed();
             if (event.retryInMs === undefined) break;
           }
         }
@@ -379,7 +344,7 @@ class Reader implements ConversationReader {
   async #onFrame(frame: StreamUpdate, id: string): Promise<boolean> {
     this.#lastFrameAt = this.#now();
     this.#streamFailures = 0;
-    this.#reached();
+    this.#health.reached();
     // Steps the stream projection leaves without what their events need are read in full first (issue 18).
     // A read that fails is not taken as final: the frame is dropped and the stream reopened, whose
     // replay and reconcile bring the steps again, in order; only after repeated failures does the
@@ -512,13 +477,6 @@ class Reader implements ConversationReader {
     this.#connection.abort();
     void this.reconcile().catch(() => undefined);
   }
-}
-
-/** The server is unreachable or refuses our token: worth finding it again. */
-function isServerGone(error: unknown): boolean {
-  if (!(error instanceof AgyBridgeError)) return false;
-  if (error.code === "transport") return true;
-  return error instanceof RpcError && error.isUnauthenticated;
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
