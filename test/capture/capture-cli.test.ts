@@ -11,7 +11,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { startSimServer } from "../../src/sim/index.js";
 import { runMain, startMain } from "../support/cli-io.js";
 import { createAgyRpcClient } from "../../src/rpc/client.js";
-import { until } from "./support/sim-world.js";
+import { until } from "../support/until.js";
 import { mapDir } from "./support/capture-files.js";
 
 function scratch(): string {
@@ -67,8 +67,8 @@ describe("capture, map DIR and sim --replay at their edges", () => {
     const id = sim.engine.activeConversationId;
     const out = join(scratch(), "cap");
     const run = startMain(["capture", "--url", sim.plainUrl, "--conversation", id, "--out", out, "--duration", "3s", "--json"]);
-    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start");
-    await until(() => (sim.openStreams(id) > 0 ? true : undefined), "the capture's stream");
+    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start", { ms: 20_000, everyMs: 50 });
+    await until(() => (sim.openStreams(id) > 0 ? true : undefined), "the capture's stream", { ms: 20_000, everyMs: 50 });
     const client = createAgyRpcClient({ baseUrl: sim.plainUrl });
     onTestFinished(() => client.close());
     sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");

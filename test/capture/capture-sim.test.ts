@@ -20,7 +20,8 @@ import { createTmuxDriver } from "../../src/tmux/tmux-driver.js";
 import { startMain } from "../support/cli-io.js";
 import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
 import { eventKinds, filesOf, mapDir, redactCopy, screensOf } from "./support/capture-files.js";
-import { PANE, startSimPane, until, type SimPane } from "./support/sim-world.js";
+import { PANE, startSimPane, type SimPane } from "./support/sim-world.js";
+import { until } from "../support/until.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 let tmux: PrivateTmux;
@@ -55,7 +56,7 @@ function session(prefix: string): string {
 async function playGatedTurn(sim: SimPane, dir: string): Promise<void> {
   await sim.typeTurn("Run pwd");
   await tmux.waitForScreen(sim.target, (s) => s.includes("  4. No"), "the command dialog", 20_000);
-  await until(() => existsSync(join(dir, "screens")) && readdirSync(join(dir, "screens")).some((n) => n.endsWith("-prompt.txt")), "the capture to record the dialog");
+  await until(() => existsSync(join(dir, "screens")) && readdirSync(join(dir, "screens")).some((n) => n.endsWith("-prompt.txt")), "the capture to record the dialog", { ms: 20_000, everyMs: 50 });
   await tmux.sendKeys(sim.target, "Enter");
 }
 
@@ -69,7 +70,7 @@ describe("agy-bridge capture", () => {
     const id = await sim.conversationId();
     const dir = join(scratch(), "cap");
     const run = startMain(captureArgs(dir, sim, ["--url", sim.tlsUrl, "--conversation", id]));
-    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start");
+    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start", { ms: 20_000, everyMs: 50 });
     await playGatedTurn(sim, dir);
     expect(await run.code, run.stderr()).toBe(0);
     const summary = JSON.parse(run.stdout()) as Record<string, unknown>;
@@ -112,7 +113,7 @@ describe("agy-bridge capture", () => {
     const id = await sim.conversationId();
     const dir = join(scratch(), "cap");
     const run = startMain(captureArgs(dir, sim, ["--conversation", id]));
-    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start", 40_000);
+    await until(() => run.stderr().includes("recording") || run.stderr().includes("agy-bridge capture:"), "the capture to start", { ms: 40_000, everyMs: 50 });
     expect(run.stderr()).toContain("recording");
     await playGatedTurn(sim, dir);
     expect(await run.code, run.stderr()).toBe(0);
@@ -149,7 +150,7 @@ describe("agy-bridge capture", () => {
       signal: controller.signal,
       meta: { agyVersion: null, platform: "test", agyBridgeVersion: "test", listeners: [] },
     });
-    await until(() => existsSync(join(base, "raw", "screens")) && filesOf(join(base, "raw", "screens")).size > 0, "the first screen");
+    await until(() => existsSync(join(base, "raw", "screens")) && filesOf(join(base, "raw", "screens")).size > 0, "the first screen", { ms: 20_000, everyMs: 50 });
     await playGatedTurn(sim, join(base, "raw"));
     expect((await recording).ended).toBe("idle");
     redactCopy(join(base, "raw"), join(base, "redacted"), createRedactor({ home: "/home/sim", users: ["sim"] }));
@@ -171,7 +172,7 @@ describe("agy-bridge capture", () => {
     const id = await sim.conversationId();
     const base = scratch();
     const first = startMain(captureArgs(join(base, "first"), sim, ["--url", sim.plainUrl, "--conversation", id]));
-    await until(() => first.stderr().includes("recording") || first.stderr().includes("agy-bridge capture:"), "the first capture to start");
+    await until(() => first.stderr().includes("recording") || first.stderr().includes("agy-bridge capture:"), "the first capture to start", { ms: 20_000, everyMs: 50 });
     await playGatedTurn(sim, join(base, "first"));
     expect(await first.code, first.stderr()).toBe(0);
     const meta = JSON.parse(readFileSync(join(base, "first", "meta.json"), "utf8")) as { conversationId: string };
@@ -179,7 +180,7 @@ describe("agy-bridge capture", () => {
     const replay = session("t");
     const infoFile = join(base, "replay-stderr.txt");
     await tmux.newSession(replay, [process.execPath, "--import", "tsx", join(ROOT, "test/capture/support/replay-entry.ts"), infoFile, "sim", "--replay", join(base, "first"), "--speed", "5"], { cwd: ROOT, ...PANE });
-    const plainUrl = await until(() => (existsSync(infoFile) ? /http:\/\/127\.0\.0\.1:\d+/.exec(readFileSync(infoFile, "utf8"))?.[0] : undefined), "the replay's URLs", 30_000);
+    const plainUrl = await until(() => (existsSync(infoFile) ? /http:\/\/127\.0\.0\.1:\d+/.exec(readFileSync(infoFile, "utf8"))?.[0] : undefined), "the replay's URLs", { ms: 30_000, everyMs: 50 });
     const second = startMain(captureArgs(join(base, "second"), { target: replay }, ["--url", plainUrl, "--conversation", meta.conversationId]));
     expect(await second.code, second.stderr()).toBe(0);
     expect(JSON.parse(second.stdout())).toMatchObject({ ended: "idle" });

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runMain } from "../support/cli-io.js";
 import { createPrivateTmux, type PrivateTmux } from "../support/tmux-server.js";
-import { startSimPane, until, type SimPane } from "./support/sim-world.js";
+import { startSimPane, type SimPane } from "./support/sim-world.js";
+import { until } from "../support/until.js";
 import { startSimServer } from "../../src/sim/index.js";
 
 interface Report {
@@ -48,7 +49,7 @@ async function finishedTurn(sim: SimPane, id: string): Promise<void> {
     const all = await sim.rpc<{ trajectorySummaries?: Record<string, { status?: string; stepCount?: number }> }>("GetAllCascadeTrajectories", {});
     const mine = all.trajectorySummaries?.[id];
     return mine?.status === "CASCADE_RUN_STATUS_IDLE" && (mine.stepCount ?? 0) >= 3 ? true : undefined;
-  }, "the turn to finish");
+  }, "the turn to finish", { ms: 20_000, everyMs: 50 });
 }
 
 function statuses(report: Report): Record<string, string> {

@@ -16,6 +16,7 @@ import { isAgySide, type Fault } from "./fault-plan.js";
 import { LONG_JOB, TURNS, gateKeyOfRequest, gateKeyOfStep, tuiAnswerFor, verdictFor } from "./chaos-script.js";
 import { checkAttribution, checkRecord, type AnswerRecord } from "./delivery-check.js";
 import { normalise } from "./normalise.js";
+import { until, UntilTimeout } from "../support/until.js";
 
 export interface RunOutcome {
   /** The faults that fired (transport faults at the proxy, agy-side ones in the harness). */
@@ -51,16 +52,11 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   }
 }
 
-/** Waits for `check` to return a value, failing with a Hang naming `what` after `ms`. */
-async function until<T>(check: () => T | undefined | false, what: string, ms = TURN_BOUND_MS): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Hang(`no ${what} within ${ms} ms`);
-    await sleep(5);
-  }
-}
+/** The runs' waits: polled every 5 ms, bounded by a turn, and a check that throws fails the run at once. */
+const WAIT = { ms: TURN_BOUND_MS, everyMs: 5, errors: "throw" } as const;
+
+/** A wait that passed its bound (an `until` timing out), or an interrupt that never got through. */
+const isHang = (error: unknown): error is Error => error instanceof Hang || error instanceof UntilTimeout;
 
 /** Resources that outlive a run when something leaks. */
 function handles(): Map<string, number> {
@@ -117,7 +113,7 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
         }
       }
     })();
-    await until(() => sim.openStreams(live.conversationId) > 0, "stream from the session");
+    await until(() => sim.openStreams(live.conversationId) > 0, "stream from the session", WAIT);
     for (const [t, turn] of TURNS.entries()) {
       const seen = log.length;
       const before = sim.engine.conversation(sim.engine.activeConversationId)!.steps.length;
@@ -127,17 +123,17 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
       if (clear !== undefined) {
         const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
         // Mid-turn: once the turn's first planner has streamed (so /clear comes milliseconds after the turn began).
-        await until(() => conv.running && conv.steps.length >= before + 3, `the middle of turn ${t}`);
+        await until(() => conv.running && conv.steps.length >= before + 3, `the middle of turn ${t}`, WAIT);
         sim.engine.tuiPort().clear();
         fired.push(clear);
       }
       if (turn.interrupt === true) await interrupt(sim, live);
-      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1 || undefined, `user_message "${turn.text}"`);
-      await until(() => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")), `end of turn "${turn.text}"`);
-      await until(() => tasks.size === 0, `the answers of turn "${turn.text}"`);
+      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1 || undefined, `user_message "${turn.text}"`, WAIT);
+      await until(() => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")), `end of turn "${turn.text}"`, WAIT);
+      await until(() => tasks.size === 0, `the answers of turn "${turn.text}"`, WAIT);
     }
   } catch (error) {
-    if (error instanceof Hang) hang = error.message;
+    if (isHang(error)) hang = error.message;
     else errors.push(`the run failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   } finally {
     await session?.close();
@@ -150,7 +146,7 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   if (process.env["CHAOS_TRACE"] === "1") process.stderr.write(`requests: ${JSON.stringify([...proxy.requests])}\n`);
   const misdelivered = checkRecord(sim, answers, hang === undefined);
   errors.push(...checkAttribution(log, byPerson, DECIDED_BY));
-  await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", 3000).catch(() => {
+  await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", { ...WAIT, ms: 3000 }).catch(() => {
     errors.push(`handles left after close: ${JSON.stringify([...handles()])} (before: ${JSON.stringify([...baseline])})`);
   });
   process.off("unhandledRejection", onRejection);
@@ -208,7 +204,7 @@ async function supervise(session: AgySessionApi, event: EventOf<"interaction_req
 /** Interrupts the running long job, retrying calls that failed on the wire. */
 async function interrupt(sim: SimServer, session: AgySessionApi): Promise<void> {
   const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-  await until(() => conv.steps.some((s) => s.status === STEP_STATUS.RUNNING && asObject(s["runCommand"])?.["commandLine"] === "sleep 600"), "the long job running");
+  await until(() => conv.steps.some((s) => s.status === STEP_STATUS.RUNNING && asObject(s["runCommand"])?.["commandLine"] === "sleep 600"), "the long job running", WAIT);
   for (let attempt = 0; attempt < 12; attempt++) {
     try {
       const result = await session.interrupt();
@@ -275,5 +271,5 @@ async function agyTimesOut(sim: SimServer, clock: ManualTimeouts, faults: readon
   const conv = gate.conv;
   const before = conv.steps.length;
   clock.fireHeld();
-  await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", 5000);
+  await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", { ...WAIT, ms: 5000 });
 }

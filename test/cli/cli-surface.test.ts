@@ -14,19 +14,10 @@ import type { MapperEvent } from "../../src/mapper/index.js";
 import { startSimServer } from "../../src/sim/index.js";
 import { runCommand, runMain } from "../support/cli-io.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
+import { until } from "../support/until.js";
 
 const TOKEN = "5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d";
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-async function until<T>(get: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("agy-bridge --version", () => {
   it("prints the package's version on stdout for --version and -V, exit 0", async () => {
@@ -75,7 +66,7 @@ describe("approve and answer when the other kind waits", () => {
       const conn = ["--url", sim.tlsUrl, "--csrf-token", TOKEN, "--conversation", sim.engine.activeConversationId];
       const conv = sim.engine.conversation(sim.engine.activeConversationId);
       sim.engine.tuiPort().submitTurn("Help me start a project");
-      const step = await until(() => conv?.waitingIndices()[0], "the question");
+      const step = await until(() => conv?.waitingIndices()[0], "the question", { ms: 10_000, everyMs: 20 });
       const approve = await runMain(["approve", ...conn, "--json"]);
       expect(approve.code).toBe(1);
       const result = JSON.parse(approve.stdout) as { result: string; pending: Array<{ interactionId: string; kind: string; stepIndex: number }> };

@@ -7,19 +7,10 @@ import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { startSimServer, type SimServer, type SimServerOptions } from "../../src/sim/index.js";
 import { runMain, startMain } from "../support/cli-io.js";
 import { firstLine } from "../support/first-line.js";
+import { until } from "../support/until.js";
 
 const TOKEN = "c5f1e0d2b3a4968778695a4b3c2d1e0f";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-async function until<T>(get: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function events(stdout: string): MapperEvent[] {
   return stdout
@@ -48,9 +39,9 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   it("watches a turn as NDJSON until it ends while approve answers its gate, never printing the token", async () => {
     await withSim(async (sim, conn) => {
       const watch = startMain(["watch", ...conn, "--json", "--until-idle"]);
-      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
+      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach", { ms: 10_000, everyMs: 20 });
       sim.engine.tuiPort().submitTurn("Run pwd");
-      await until(() => (watch.stdout().includes("interaction_requested") ? true : undefined), "the gate in watch's output");
+      await until(() => (watch.stdout().includes("interaction_requested") ? true : undefined), "the gate in watch's output", { ms: 10_000, everyMs: 20 });
       const approve = await runMain(["approve", ...conn, "--json"]);
       expect(approve.code).toBe(0);
       const result = JSON.parse(approve.stdout) as { result: string; interactionId: string; stepIndex: number };
@@ -71,13 +62,13 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
   it("denies with an instruction and answers a question with an option and with a write-in", async () => {
     await withSim(async (sim, conn) => {
       const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-      const waitGate = () => until(() => conv.waitingIndices()[0], "a waiting step");
+      const waitGate = () => until(() => conv.waitingIndices()[0], "a waiting step", { ms: 10_000, everyMs: 20 });
       sim.engine.tuiPort().submitTurn("Delete the build directory");
       const gate = await waitGate();
       const deny = await runMain(["deny", ...conn, "--instruction", "Keep it.", "--json"]);
       expect(deny.code).toBe(0);
       expect(JSON.parse(deny.stdout)).toMatchObject({ result: "delivered", stepIndex: gate });
-      await until(() => (conv.running ? undefined : true), "the denied turn's end");
+      await until(() => (conv.running ? undefined : true), "the denied turn's end", { ms: 10_000, everyMs: 20 });
 
       sim.engine.tuiPort().submitTurn("Help me start a project");
       const question = await waitGate();
@@ -89,7 +80,7 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       expect(JSON.parse(answer.stdout)).toMatchObject({ result: "delivered", stepIndex: question });
       const echoed = (conv.steps[question] as { completedInteractions?: Array<{ response: Record<string, unknown> }> }).completedInteractions;
       expect(JSON.stringify(echoed?.[0]?.response)).toContain('"selectedOptionIds":["2"]');
-      await until(() => (conv.running ? undefined : true), "the answered turn's end");
+      await until(() => (conv.running ? undefined : true), "the answered turn's end", { ms: 10_000, everyMs: 20 });
 
       sim.engine.tuiPort().submitTurn("Help me start a project");
       const second = await waitGate();
@@ -122,18 +113,18 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
       expect(JSON.parse((await runMain(["interrupt", ...conn, "--json"])).stdout)).toEqual({ result: "idle" });
       sim.engine.tuiPort().submitTurn("Hold the turn open");
-      await until(() => (conv.running ? true : undefined), "the turn to run");
+      await until(() => (conv.running ? true : undefined), "the turn to run", { ms: 10_000, everyMs: 20 });
       const interrupted = await runMain(["interrupt", ...conn, "--json"]);
       expect(interrupted.code).toBe(0);
       expect(JSON.parse(interrupted.stdout)).toEqual({ result: "cancelled" });
-      await until(() => (conv.running ? undefined : true), "the turn to stop");
+      await until(() => (conv.running ? undefined : true), "the turn to stop", { ms: 10_000, everyMs: 20 });
     });
   });
 
   it("stops watching on SIGINT with exit 0", async () => {
     await withSim(async (_sim, conn) => {
       const watch = startMain(["watch", ...conn]);
-      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
+      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach", { ms: 10_000, everyMs: 20 });
       watch.abort();
       expect(await watch.code).toBe(0);
       expect(watch.stdout()).toBe("");
@@ -179,7 +170,7 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       const info = JSON.parse(line) as { conversationId: string; plainUrl: string };
       const conn = ["--url", info.plainUrl, "--csrf-token", TOKEN, "--conversation", info.conversationId];
       const watch = startMain(["watch", ...conn, "--json", "--until-idle"]);
-      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach");
+      await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach", { ms: 10_000, everyMs: 20 });
       const client = createAgyRpcClient({ baseUrl: info.plainUrl, csrfToken: TOKEN });
       try {
         await client.sendUserCascadeMessage({ conversationId: info.conversationId, text: "Say hello in one short sentence.", planModel: "MODEL_PLACEHOLDER_M20" });

@@ -13,6 +13,7 @@ import { MapperEventSchema } from "../../src/mapper/index.js";
 import { createAgyRpcClient } from "../../src/rpc/index.js";
 import { startMain } from "../support/cli-io.js";
 import { firstLine } from "../support/first-line.js";
+import { until } from "../support/until.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
@@ -49,14 +50,6 @@ async function startAgy(token: string): Promise<AgyInfo> {
   return { ...info, token };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe("session commands with discovery", () => {
   it("watches and approves by conversation id alone, picking the right agy of two", async () => {
     const [, b] = await Promise.all([startAgy("aaaa1111bbbb2222cccc3333dddd4444"), startAgy("eeee5555ffff6666aaaa7777bbbb8888")]);
@@ -69,7 +62,7 @@ describe("session commands with discovery", () => {
       await until(async () => {
         const all = await client.getAllCascadeTrajectories({});
         return (all.trajectorySummaries?.[b.conversationId]?.waitingSteps?.length ?? 0) > 0;
-      }, "the gate");
+      }, "the gate", { errors: "throw" });
     } finally {
       await client.close();
     }

@@ -21,6 +21,7 @@ import { parseScenario, startSimServer, type SimServer } from "../../src/sim/ind
 import { captureIo, runCommand, runMain, startMain } from "../support/cli-io.js";
 import { startLoopbackServer, type LoopbackServer } from "../support/loopback-server.js";
 import { createFakeProc } from "../discovery/support/fake-proc.js";
+import { until } from "../support/until.js";
 
 const TOKEN = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b";
 /** Title, clipboard and link OSCs, a CSI that hides text, C1 CSI, BEL, BS and CR. */
@@ -28,16 +29,6 @@ const HOSTILE = "ok\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07 \x1b]8;;https://evil.
 
 /** Any character a terminal would act on (but tab and line feed). */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
-
-async function until<T>(get: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function hostileScenario() {
   return parseScenario(
@@ -108,9 +99,9 @@ describe("human output never passes agy's control characters through", () => {
     await withHostileSim(async (sim, conn) => {
       const human = startMain(["watch", ...conn, "--until-idle"]);
       const json = startMain(["watch", ...conn, "--until-idle", "--json"]);
-      await until(() => (human.stderr().includes("following") && json.stderr().includes("following") ? true : undefined), "both watches to attach");
+      await until(() => (human.stderr().includes("following") && json.stderr().includes("following") ? true : undefined), "both watches to attach", { ms: 10_000, everyMs: 20 });
       sim.engine.tuiPort().submitTurn("Be hostile");
-      await until(() => (json.stdout().includes("interaction_requested") ? true : undefined), "the hostile gate");
+      await until(() => (json.stdout().includes("interaction_requested") ? true : undefined), "the hostile gate", { ms: 10_000, everyMs: 20 });
       const approve = await runMain(["approve", ...conn]);
       expect(approve.code).toBe(0);
       expect([await human.code, await json.code]).toEqual([0, 0]);
@@ -145,9 +136,9 @@ describe("human output never passes agy's control characters through", () => {
       );
       const { io } = captureIo(["watch", ...conn, "--until-idle"]);
       const code = main({ ...io, stderr });
-      await until(() => (shown.includes("following") ? true : undefined), "watch to attach");
+      await until(() => (shown.includes("following") ? true : undefined), "watch to attach", { ms: 10_000, everyMs: 20 });
       sim.engine.tuiPort().submitTurn("Be hostile");
-      await until(() => (shown.includes("[approval needed]") ? true : undefined), "the hostile gate");
+      await until(() => (shown.includes("[approval needed]") ? true : undefined), "the hostile gate", { ms: 10_000, everyMs: 20 });
       expect((await runMain(["approve", ...conn])).code).toBe(0);
       expect(await code).toBe(0);
       expect(shown).toContain(`${TERMINAL_STYLE.gate}  [approval needed]`);
@@ -174,7 +165,7 @@ describe("human output never passes agy's control characters through", () => {
       const conn = ["--url", sim.tlsUrl, "--csrf-token", TOKEN, "--conversation", sim.engine.activeConversationId];
       const conv = sim.engine.conversation(sim.engine.activeConversationId);
       sim.engine.tuiPort().submitTurn("Be hostile");
-      await until(() => conv?.waitingIndices()[0], "the hostile gate");
+      await until(() => conv?.waitingIndices()[0], "the hostile gate", { ms: 10_000, everyMs: 20 });
       // `answer` finds no question and names the waiting permission: agy's command, escaped, on one line.
       const answer = await runMain(["answer", ...conn, "--option", "1"]);
       expect(answer.code).toBe(1);

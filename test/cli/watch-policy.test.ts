@@ -12,6 +12,7 @@ import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { AgySession } from "../../src/session/index.js";
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
 import { runMain, startMain, type StartedCli } from "../support/cli-io.js";
+import { until } from "../support/until.js";
 
 const POLICY = `version: 1
 default: ask
@@ -38,14 +39,6 @@ function eventsOf(run: StartedCli): MapperEvent[] {
     .map((l) => MapperEventSchema.parse(JSON.parse(l)));
 }
 
-async function until(check: () => boolean, what: string, seen: () => string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; saw ${seen()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("agy-bridge watch --policy", () => {
   let dir: string;
   let sim: SimServer;
@@ -65,18 +58,18 @@ describe("agy-bridge watch --policy", () => {
     const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--policy", join(dir, "policy.yaml"), "--audit-file", audit]);
     const resolved = () => eventsOf(watch).filter((e): e is Extract<MapperEvent, { type: "interaction_resolved" }> => e.type === "interaction_resolved");
     try {
-      await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", watch.stderr);
+      await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       const conv = sim.engine.conversation(conversationId)!;
       sim.engine.tuiPort().submitTurn("Run pwd");
-      await until(() => resolved().length === 1, "the policy's approval", watch.stderr);
+      await until(() => resolved().length === 1, "the policy's approval", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       await conv.whenIdle();
       sim.engine.tuiPort().submitTurn("Delete the build directory");
-      await until(() => resolved().length === 2, "the policy's deny", watch.stderr);
+      await until(() => resolved().length === 2, "the policy's deny", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       await conv.whenIdle();
       sim.engine.tuiPort().submitTurn("Read my shell profile");
-      await until(() => eventsOf(watch).filter((e) => e.type === "interaction_requested").length === 3, "the file gate", watch.stderr);
+      await until(() => eventsOf(watch).filter((e) => e.type === "interaction_requested").length === 3, "the file gate", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       // The policy asks: the gate stays open until a person answers it elsewhere.
-      await until(() => readFileSync(audit, "utf8").includes('"decision":"ask"'), "the ask in the audit log", () => readFileSync(audit, "utf8"));
+      await until(() => readFileSync(audit, "utf8").includes('"decision":"ask"'), "the ask in the audit log", { everyMs: 20, seen: () => readFileSync(audit, "utf8"), errors: "throw" });
       expect(conv.waitingIndices()).toHaveLength(1);
       const person = await AgySession.attach({ url: sim.plainUrl, conversationId, follow: false });
       try {
@@ -85,13 +78,13 @@ describe("agy-bridge watch --policy", () => {
       } finally {
         await person.close();
       }
-      await until(() => resolved().length === 3, "the person's approval", watch.stderr);
+      await until(() => resolved().length === 3, "the person's approval", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       expect(resolved().map((e) => [e.outcome, e.decidedBy ?? null])).toEqual([
         ["approved", "policy:read-only"],
         ["denied", "policy:no-delete"],
         ["approved", null],
       ]);
-      await until(() => readFileSync(audit, "utf8").trim().split("\n").length === 4, "four audit records", () => readFileSync(audit, "utf8"));
+      await until(() => readFileSync(audit, "utf8").trim().split("\n").length === 4, "four audit records", { everyMs: 20, seen: () => readFileSync(audit, "utf8"), errors: "throw" });
       const { records } = await readAuditLog(audit);
       expect(records.map((r) => [r.decision, r.decidedBy, r.delivery, r.request.commandLine ?? r.request.path])).toEqual([
         ["approve", "policy:read-only", "delivered", "pwd"],
@@ -113,12 +106,12 @@ describe("agy-bridge watch --policy", () => {
     const env = { XDG_STATE_HOME: dir };
     const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--policy", join(dir, "policy.yaml")], { env });
     try {
-      await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", watch.stderr);
+      await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       sim.engine.tuiPort().submitTurn("Run pwd");
-      await until(() => eventsOf(watch).some((e) => e.type === "interaction_requested"), "the gate", watch.stderr);
+      await until(() => eventsOf(watch).some((e) => e.type === "interaction_requested"), "the gate", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       const approve = await runMain(["approve", "--url", sim.plainUrl, "--conversation", conversationId, "--json"], { env });
       expect(approve.code, approve.stderr).toBe(0);
-      await until(() => eventsOf(watch).some((e) => e.type === "interaction_resolved"), "the resolution", watch.stderr);
+      await until(() => eventsOf(watch).some((e) => e.type === "interaction_resolved"), "the resolution", { everyMs: 20, seen: watch.stderr, errors: "throw" });
     } finally {
       watch.abort();
       await watch.code;

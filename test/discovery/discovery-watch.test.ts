@@ -15,19 +15,9 @@ import { scanProcesses, type ScanIdentity } from "../../src/discovery/process-sc
 import { createAgyRpcClient } from "../../src/rpc/client.js";
 import { createDiscoveryWatch } from "../../src/discovery/index.js";
 import { alive, startSimAsAgy, tempCache } from "./support/agy-process.js";
+import { until } from "../support/until.js";
 
 const NO_TMUX = { tmuxServers: [] } as const;
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    last = await probe().catch((e: unknown) => e);
-    if (last !== undefined && !(last instanceof Error)) return last as T;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; last saw ${String(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 it("refreshes a running agy's conversations with one read, without a full pass, and sees a new conversation", async () => {
   const cache = tempCache();
@@ -76,7 +66,7 @@ it("runs a full pass when an agy process exits or starts, and when the full-pass
     expect(both.map((s) => s.pid).sort((x, y) => x - y)).toEqual([a.info.agyPid, b.info.agyPid].sort((x, y) => x - y));
 
     await a.stop();
-    await until(async () => (alive(a.info.agyPid) ? undefined : true), `pid ${a.info.agyPid} to leave /proc`);
+    await until(async () => (alive(a.info.agyPid) ? undefined : true), `pid ${a.info.agyPid} to leave /proc`, { ms: 20_000, everyMs: 50 });
     const left = await watch.refresh();
     expect(watch.counts).toEqual({ full: 3, quick: 1 });
     expect(left.map((s) => s.pid)).toEqual([b.info.agyPid]);
@@ -113,7 +103,7 @@ it("runs a full pass when a known server stops answering, and keeps the quick pa
     const back = await until(async () => {
       const servers = await watch.refresh();
       return servers[0]?.url === undefined ? undefined : servers;
-    }, "the server to answer again");
+    }, "the server to answer again", { ms: 20_000, everyMs: 50 });
     expect(back[0]!.conversations.map((c) => c.conversationId)).toEqual([agy.info.conversationId]);
     const fulls = watch.counts.full;
     await watch.refresh();
@@ -146,7 +136,7 @@ it("identifies a pid again once it execs into agy, and not while its stat identi
     const after = await until(async () => {
       const scan = await scanProcesses(proc, { pids: [pid], identities });
       return scan.processes.length > 0 ? scan : undefined;
-    }, `pid ${pid} to exec into agy`);
+    }, `pid ${pid} to exec into agy`, { ms: 20_000, everyMs: 50 });
     expect(after.processes.map((p) => [p.pid, p.kind, p.executable])).toEqual([[pid, "agy", agyBinary]]);
     // The new comm makes a new identity; the start time is the same process's.
     expect(identities.get(pid)?.key).toBe(`agy\u0000${key!.split("\u0000")[1]}`);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { COMMAND_GROUP, commandsStream, createCommandRunner, resultsStream, type CommandResult, type FleetCommand } from "../../src/fleet/index.js";
 import { startRedis, type RedisProcess } from "./support/redis-process.js";
 import { asEntries } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 let redis: RedisProcess | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createFleetClient, type PublishedEvent } from "../../src/fleet/index.js";
 import { startRelayWorld, type RelayWorld } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 let world: RelayWorld | undefined;
 const aborts: AbortController[] = [];
@@ -30,7 +30,7 @@ describe("the fleet client (a bot's side of the streams)", () => {
       for await (const entry of client.events(w.host, w.conversationId, { signal: stop.signal })) seen.push(entry);
     })();
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    const gate = await until(() => seen.find((e) => e.event.type === "interaction_requested"), "the gate, live", 15_000, () => seen.map((e) => e.key).join(", "));
+    const gate = await until(() => seen.find((e) => e.event.type === "interaction_requested"), "the gate, live", { ms: 15_000, seen: () => seen.map((e) => e.key).join(", ") });
     const interactionId = (gate.event as { interactionId: string }).interactionId;
     const outcome = await client.command(w.host, { type: "approve", conversationId: w.conversationId, interactionId, principal: "bot" });
     expect(outcome.result).toMatchObject({ result: "delivered", interactionId });

@@ -12,7 +12,7 @@ import { createFleetClient, eventsStream, type FleetClient } from "../../src/fle
 import type { SseClient, SseMessage } from "../server/support/sse-client.js";
 import { serveOverFleet } from "./support/fleet-serve.js";
 import { completedTurn, startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -50,8 +50,7 @@ async function receivedWithBoundary(w: RelayWorld, client: SseClient, after: str
       return JSON.stringify(got) === JSON.stringify(expected) ? true : undefined;
     },
     what,
-    20_000,
-    () => `client ${show(client.messages)}; expected ${expected.join(" ")}`,
+    { ms: 20_000, seen: () => `client ${show(client.messages)}; expected ${expected.join(" ")}` },
   );
   return stream;
 }
@@ -84,7 +83,7 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
     const history = await turn(w);
     const serve = await serveOverFleet(w, cleanups);
     // The hub has read the history and recorded its end.
-    await until(() => (serve.hub.get(w.conversationId)?.log.historyEnd !== undefined ? true : undefined), "serve to read the history", 15_000, () => `read ${serve.hub.get(w.conversationId)?.log.lastId ?? "nothing"}`);
+    await until(() => (serve.hub.get(w.conversationId)?.log.historyEnd !== undefined ? true : undefined), "serve to read the history", { ms: 15_000, seen: () => `read ${serve.hub.get(w.conversationId)?.log.lastId ?? "nothing"}` });
     const middle = history[3]!.id;
     const behind = await serve.open(middle);
     await receivedWithBoundary(w, behind, middle, history.length - 4, "the backlog after the id, then history_end");

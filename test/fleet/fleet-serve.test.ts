@@ -12,7 +12,7 @@ import { createApiServer } from "../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../src/server/openapi.js";
 import { createSessionHub, type SupervisedSession } from "../../src/server/session-hub.js";
 import { startRedis } from "./support/redis-process.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

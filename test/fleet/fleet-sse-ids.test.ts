@@ -17,7 +17,7 @@ import { compareStreamIds } from "../../src/server/event-id.js";
 import type { SseClient, SseMessage } from "../server/support/sse-client.js";
 import { serveOverFleet } from "./support/fleet-serve.js";
 import { completedTurn, startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -73,8 +73,7 @@ async function receivedExactly(w: RelayWorld, client: SseClient, after: string, 
       return expected.length > 0 && JSON.stringify(ids()) === JSON.stringify(expected.map((e) => e.id)) ? true : undefined;
     },
     what,
-    20_000,
-    () => `client ${ids().join(" ")}; stream after ${after}: ${expected.map((e) => e.id).join(" ")}`,
+    { ms: 20_000, seen: () => `client ${ids().join(" ")}; stream after ${after}: ${expected.map((e) => e.id).join(" ")}` },
   );
   expect(got().map((m) => m.event)).toEqual(expected.map((e) => e.fields["type"]));
   expect(got().map((m) => JSON.parse(m.data) as unknown)).toEqual(expected.map((e) => eventOf(e) as unknown));

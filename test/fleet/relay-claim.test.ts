@@ -6,7 +6,7 @@ import { COMMAND_GROUP, commandsStream } from "../../src/fleet/index.js";
 import { startAnswerProxy, type AnswerProxy } from "./support/answer-proxy.js";
 import { runRelayOnce, startRelayProcess, type RelayProcess } from "./support/relay-process.js";
 import { startRelayWorld, type RelayWorld } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMAND_GROUP, commandsStream, resultsStream } from "../../src/fleet/index.js";
 import { startRelayWorld, type RelayWorld } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 let world: RelayWorld | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { createKeyer } from "../../src/fleet/index.js";
 import type { AgySessionApi } from "../../src/session/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { startRelayWorld, summary, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 let world: RelayWorld | undefined;
 afterEach(async () => {
@@ -33,7 +33,7 @@ async function turnDuringOutage(w: RelayWorld): Promise<StreamEntry[]> {
   const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as { interactionId: string };
   await w.redis.kill();
   expect((await watcher.approve(gate.interactionId)).result).toBe("delivered");
-  await until(() => log.find((e) => e.type === "status" && e.reason === "turn_completed"), "the end of the turn while Redis is away", 15_000, () => log.map((e) => e.type).join(", "));
+  await until(() => log.find((e) => e.type === "status" && e.reason === "turn_completed"), "the end of the turn while Redis is away", { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
   await w.redis.start();
   const expected = await historyKeys(await w.session(false));
   let entries: StreamEntry[] = [];
@@ -44,8 +44,7 @@ async function turnDuringOutage(w: RelayWorld): Promise<StreamEntry[]> {
       return expected.every((key) => keys.has(key)) && keys.has(expected[expected.length - 1]) ? true : undefined;
     },
     "every key of the conversation in the stream after Redis came back",
-    20_000,
-    () => `missing ${expected.filter((key) => !entries.some((e) => e.fields["key"] === key)).join(", ")}; stream: ${summary(entries)}`,
+    { ms: 20_000, seen: () => `missing ${expected.filter((key) => !entries.some((e) => e.fields["key"] === key)).join(", ")}; stream: ${summary(entries)}` },
   );
   const keys = entries.map((e) => e.fields["key"]);
   expect(keys.filter((key, i) => keys.indexOf(key) !== i)).toEqual([]);

@@ -3,7 +3,7 @@ import { createKeyer, cursorsKey, SESSIONS_STREAM } from "../../src/fleet/index.
 import type { AgySessionApi } from "../../src/session/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { startRelayWorld, summary, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 let world: RelayWorld | undefined;
 afterEach(async () => {
@@ -37,10 +37,10 @@ function duplicates(entries: StreamEntry[]): string[] {
 /** Runs one "Run pwd" turn to its end, approving its gate with a session of the test's own. */
 async function turnWithApproval(w: RelayWorld, answerer: AgySessionApi, log: MapperEvent[], turn: number): Promise<void> {
   w.sim.engine.tuiPort().submitTurn("Run pwd");
-  const gate = await until(() => log.filter((e) => e.type === "interaction_requested")[turn], `the gate of turn ${turn + 1}`, 15_000, () => log.map((e) => e.type).join(", "));
+  const gate = await until(() => log.filter((e) => e.type === "interaction_requested")[turn], `the gate of turn ${turn + 1}`, { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
   if (gate.type !== "interaction_requested") throw new Error("not a gate");
   expect((await answerer.approve(gate.interactionId)).result).toBe("delivered");
-  await until(() => log.filter((e) => e.type === "status" && e.reason === "turn_completed")[turn], `the end of turn ${turn + 1}`, 15_000, () => log.map((e) => e.type).join(", "));
+  await until(() => log.filter((e) => e.type === "status" && e.reason === "turn_completed")[turn], `the end of turn ${turn + 1}`, { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
 }
 
 describe("the relay publishes events", () => {
@@ -96,8 +96,7 @@ describe("the relay publishes events", () => {
         return expected.every((key) => keys.has(key)) ? true : undefined;
       },
       "every key of the conversation's history in the stream",
-      15_000,
-      () => `missing ${expected.filter((key) => !entries.some((e) => e.fields["key"] === key)).join(", ")}; stream: ${summary(entries)}`,
+      { ms: 15_000, seen: () => `missing ${expected.filter((key) => !entries.some((e) => e.fields["key"] === key)).join(", ")}; stream: ${summary(entries)}` },
     );
     expect(duplicates(entries)).toEqual([]);
     // What the first relay wrote is untouched and first.
@@ -158,7 +157,7 @@ describe("what the relay shows the audit log", () => {
     const open = await until(() => log.filter((e) => e.type === "interaction_requested")[1], "the second gate");
     const observed: MapperEvent[] = [];
     await w.startRelay({ observe: (event) => observed.push(event) });
-    await until(() => observed.find((e) => e.type === "interaction_requested"), "the open request", 15_000, () => observed.map((e) => e.type).join(", "));
+    await until(() => observed.find((e) => e.type === "interaction_requested"), "the open request", { ms: 15_000, seen: () => observed.map((e) => e.type).join(", ") });
     expect(observed.filter((e) => e.type === "interaction_requested")).toEqual([open]);
     expect(observed.filter((e) => e.type === "interaction_resolved")).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { createPrivateTmux } from "../support/tmux-server.js";
 import { startRedis } from "./support/redis-process.js";
 import { startRelayProcess } from "./support/relay-process.js";
 import { asEntries } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -36,7 +36,7 @@ describe("a relay over agy in tmux", { timeout: 90_000 }, () => {
     cleanups.push(() => relay.kill());
 
     const bot = redis.client();
-    const attached = await until(async () => asEntries((await bot.xrange(SESSIONS_STREAM, "-", "+")) as [string, string[]][]).find((e) => e.fields["type"] === "session.attached"), "the session in the index", 30_000, () => relay.stderr());
+    const attached = await until(async () => asEntries((await bot.xrange(SESSIONS_STREAM, "-", "+")) as [string, string[]][]).find((e) => e.fields["type"] === "session.attached"), "the session in the index", { ms: 30_000, seen: () => relay.stderr() });
     const conversationId = attached.fields["conversationId"]!;
     const client = createFleetClient({ redis: bot, blockMs: 100 });
 

@@ -4,7 +4,7 @@ import { AgySession } from "../../src/session/index.js";
 import { commandsStream, createRelay, eventsStream, resultsStream, SESSIONS_STREAM, type Relay } from "../../src/fleet/index.js";
 import { startRedis, type RedisProcess } from "./support/redis-process.js";
 import { asEntries, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

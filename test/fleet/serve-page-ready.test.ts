@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { launchChromium, openPhonePage } from "../server/support/page-browser.js";
 import { startServeProcess } from "../server/support/serve-process.js";
 import { startRelayWorld, summary, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -41,7 +41,7 @@ describe("the approval page on serve --redis, a session with nothing pending", {
       await until(async () => {
         seen = await w.events();
         return seen.filter((e) => (JSON.parse(e.fields["event"]!) as { reason?: string }).reason === "turn_completed").length >= n ? true : undefined;
-      }, `the end of turn ${n} in the stream`, 20_000, () => summary(seen));
+      }, `the end of turn ${n} in the stream`, { ms: 20_000, seen: () => summary(seen) });
     };
     await turnEnded(1);
 
@@ -56,7 +56,7 @@ describe("the approval page on serve --redis, a session with nothing pending", {
     const lines = async (testId: string) => page.locator(`[data-testid="session"]${ours} [data-testid="${testId}"]`).allTextContents();
 
     // The history is on the page, and then the inbox says nothing waits (not "Loading…").
-    await until(async () => ((await lines("t-agy")).some((t) => t.includes("Hello!")) ? true : undefined), "the history's answer on the page", 30_000, () => "");
+    await until(async () => ((await lines("t-agy")).some((t) => t.includes("Hello!")) ? true : undefined), "the history's answer on the page", { ms: 30_000 });
     let state = await inbox(page);
     await until(
       async () => {
@@ -64,8 +64,7 @@ describe("the approval page on serve --redis, a session with nothing pending", {
         return state.empty && !state.loading ? true : undefined;
       },
       '"Nothing waiting for you." instead of "Loading…"',
-      20_000,
-      () => `${JSON.stringify(state)}; serve stderr: ${serve.stderr().slice(-500)}`,
+      { ms: 20_000, seen: () => `${JSON.stringify(state)}; serve stderr: ${serve.stderr().slice(-500)}` },
     );
     expect(state).toEqual({ loading: false, empty: true, pending: 0 });
     expect(await page.getByTestId("empty").textContent()).toBe("Nothing waiting for you.");
@@ -83,8 +82,7 @@ describe("the approval page on serve --redis, a session with nothing pending", {
         return state.empty && !state.loading && state.pending === 0 ? true : undefined;
       },
       "the inbox empty again after the approval",
-      30_000,
-      () => JSON.stringify(state),
+      { ms: 30_000, seen: () => JSON.stringify(state) },
     );
     await browser.close();
     browser = undefined;

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { launchChromium, openPhonePage } from "../server/support/page-browser.js";
 import { startServeProcess, type ServeProcess } from "../server/support/serve-process.js";
 import { startRelayWorld, summary, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -59,7 +59,7 @@ describe("the approval page on serve --redis", { timeout: 180_000 }, () => {
       await until(async () => {
         seen = await w.events();
         return ends(seen) >= n ? true : undefined;
-      }, `the end of turn ${n} in the stream`, 20_000, () => summary(seen));
+      }, `the end of turn ${n} in the stream`, { ms: 20_000, seen: () => summary(seen) });
     };
 
     // Turn 1, answered on the page: its entries span many milliseconds.
@@ -71,7 +71,7 @@ describe("the approval page on serve --redis", { timeout: 180_000 }, () => {
     await turnEnded(1);
     const stamps = new Set(seen.map((e) => e.id.split("-")[0]));
     expect(stamps.size, "entries of more than one millisecond").toBeGreaterThan(1);
-    await until(async () => ((await lines("t-call")).some((t) => t.includes("pwd") && !t.includes("running")) ? true : undefined), "the command's output on the page", 20_000, () => "");
+    await until(async () => ((await lines("t-call")).some((t) => t.includes("pwd") && !t.includes("running")) ? true : undefined), "the command's output on the page", { ms: 20_000 });
     expect(await lines("t-you")).toEqual(["You:Run pwd"]);
 
     // serve dies; turn 2 happens meanwhile; serve comes back on the same address and the page resumes.
@@ -87,10 +87,9 @@ describe("the approval page on serve --redis", { timeout: 180_000 }, () => {
         return shown.length >= 2 ? true : undefined;
       },
       "turn 2 on the page after the restart",
-      30_000,
-      () => JSON.stringify(shown),
+      { ms: 30_000, seen: () => JSON.stringify(shown) },
     );
-    await until(async () => ((await lines("t-agy")).some((t) => t.includes("Hello!")) ? true : undefined), "the answer of turn 2", 20_000, () => "");
+    await until(async () => ((await lines("t-agy")).some((t) => t.includes("Hello!")) ? true : undefined), "the answer of turn 2", { ms: 20_000 });
     expect(await lines("t-you")).toEqual(["You:Run pwd", "You:Say hello in one short sentence."]);
     expect((await lines("t-agy")).filter((t) => t.includes("Hello!"))).toHaveLength(1);
     expect(await page.locator(`[data-testid="resolved-item"]${ours}`).count()).toBe(1);

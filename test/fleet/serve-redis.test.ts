@@ -13,7 +13,7 @@ import { AgySession } from "../../src/session/index.js";
 import { startSimServer } from "../../src/sim/index.js";
 import { startServeProcess } from "../server/support/serve-process.js";
 import { startRedis } from "./support/redis-process.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -14,7 +14,7 @@ import { compareStreamIds } from "../../src/server/event-id.js";
 import { openSse, type SseClient } from "../server/support/sse-client.js";
 import { startServeProcess, type ServeProcess } from "../server/support/serve-process.js";
 import { startRelayWorld, type RelayWorld, type StreamEntry } from "./support/relay-world.js";
-import { until } from "./support/until.js";
+import { until } from "../support/until.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -36,8 +36,7 @@ async function receivedExactly(w: RelayWorld, client: SseClient, after: string |
       return expected.length > 0 && JSON.stringify(ids()) === JSON.stringify(expected.map((e) => e.id)) ? true : undefined;
     },
     what,
-    20_000,
-    () => `client ${ids().join(" ")}; stream after ${after ?? "the start"}: ${expected.map((e) => e.id).join(" ")}`,
+    { ms: 20_000, seen: () => `client ${ids().join(" ")}; stream after ${after ?? "the start"}: ${expected.map((e) => e.id).join(" ")}` },
   );
   expect(entriesOf(client).map((m) => m.event)).toEqual(expected.map((e) => e.fields["type"]));
   expect(entriesOf(client).map((m) => JSON.parse(m.data) as unknown)).toEqual(expected.map((e) => JSON.parse(e.fields["event"]!) as unknown));
@@ -50,7 +49,7 @@ async function turn(w: RelayWorld, n: number): Promise<void> {
   const ends = async () => (await w.events()).filter((e) => (JSON.parse(e.fields["event"] ?? "{}") as { reason?: string }).reason === "turn_completed").length;
   const before = await ends();
   w.sim.engine.tuiPort().submitTurn(HELLO);
-  await until(async () => ((await ends()) > before ? true : undefined), `the end of turn ${n} in the stream`, 20_000);
+  await until(async () => ((await ends()) > before ? true : undefined), `the end of turn ${n} in the stream`, { ms: 20_000 });
 }
 
 describe("agy-bridge serve --redis: SSE ids are the stream's entry ids", { timeout: 180_000 }, () => {
@@ -71,7 +70,7 @@ describe("agy-bridge serve --redis: SSE ids are the stream's entry ids", { timeo
         const res = await fetch(`${serve.url}/v1/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
         const { sessions } = (await res.json()) as { sessions: { conversationId: string }[] };
         return sessions.some((s) => s.conversationId === w.conversationId) ? true : undefined;
-      }, "host B's session on serve", 20_000, () => serve.stderr());
+      }, "host B's session on serve", { ms: 20_000, seen: () => serve.stderr() });
       return serve;
     };
     const open = async (serve: ServeProcess, lastEventId?: string) => {

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMcpWorld, structured, type McpWorld } from "./support/mcp-world.js";
+import { until } from "../support/until.js";
 
 let world: McpWorld | undefined;
 afterEach(async () => {
@@ -42,15 +43,6 @@ function post(url: string, headers: Record<string, string>): Promise<{ status: n
   });
 }
 
-/** Waits (bounded) until `holds` is true, polling; fails naming what it waited for. */
-async function until(holds: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!holds()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("agy-bridge mcp --http", { timeout: 120_000 }, () => {
   it("serves the same tools over streamable HTTP, with change notifications for a subscribed resource", async () => {
     world = await startMcpWorld({ transport: "http", clientName: "codex-test" });
@@ -70,7 +62,7 @@ describe("agy-bridge mcp --http", { timeout: 120_000 }, () => {
       await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }),
     );
     expect(gate.outcome).toBe("pending_interaction");
-    await until(() => updates.includes(pendingUri), "a resources/updated notification for the pending resource");
+    await until(() => updates.includes(pendingUri), "a resources/updated notification for the pending resource", { ms: 30_000, everyMs: 50 });
     const pending = await w.client.readResource({ uri: pendingUri });
     const body = JSON.parse(String((pending.contents[0] as { text: string }).text)) as { pending: Array<{ interactionId: string }> };
     expect(body.pending.map((p) => p.interactionId)).toEqual([gate.pending[0]!.interactionId]);

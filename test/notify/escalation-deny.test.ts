@@ -15,19 +15,12 @@ import type { MapperEvent } from "../../src/mapper/index.js";
 import { startApiHarness } from "../server/support/api-harness.js";
 import { permissionRequested } from "../server/support/scripted-session.js";
 import { captureIo } from "../support/cli-io.js";
+import { until } from "../support/until.js";
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
-
-async function until(probe: () => boolean, what: string, seen: () => string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; saw ${seen()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("the escalation's deny, as serve wires it", () => {
   it("denies a permission nobody answered, once, with the instruction, and leaves an answered one alone", async () => {
@@ -49,7 +42,7 @@ describe("the escalation's deny, as serve wires it", () => {
     session.push(answered);
     // Answered in time: resolved before the escalation.
     session.push({ ...(answered as Extract<MapperEvent, { type: "interaction_requested" }>), type: "interaction_resolved", kind: "permission", outcome: "approved", stepStatus: "DONE" } as unknown as MapperEvent);
-    await until(() => session.answers.length >= 1, "the escalation's deny", () => JSON.stringify(session.answers));
+    await until(() => session.answers.length >= 1, "the escalation's deny", { ms: 10_000, seen: () => JSON.stringify(session.answers) });
     const requested = harness.hub.get("conv-a")!.log.since(0).map((e) => e.event).find((e) => e.type === "interaction_requested" && e.stepIndex === 6) as { interactionId: string };
     expect(session.answers).toEqual([{ interactionId: requested.interactionId, action: { action: "deny", instruction: "Nobody was around." } }]);
     expect(captured.stderr()).toBe("");

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebhookNotifier, signWebhook, type WebhookReport } from "../../src/notify/index.js";
 import { permissionNotice } from "./support/notices.js";
+import { until } from "../support/until.js";
 
 const cleanup: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
@@ -22,14 +23,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((r) => server.close(r));
   return port;
-}
-
-async function until(probe: () => boolean, what: string, seen: () => string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; saw: ${seen()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe("the documented webhook receiver", { timeout: 60_000 }, () => {
@@ -61,9 +54,9 @@ describe("the documented webhook receiver", { timeout: 60_000 }, () => {
     const notifier = createWebhookNotifier({ url, secret: "doc-secret", name: "webhook:1", onReport: (r) => reports.push(r), retry: { maxAttempts: 1 } });
     cleanup.push(() => notifier.close());
     notifier.pending(permissionNotice());
-    await until(() => reports.length === 1, "the delivery", () => JSON.stringify(reports));
+    await until(() => reports.length === 1, "the delivery", { everyMs: 50, seen: () => JSON.stringify(reports) });
     expect(reports[0]).toMatchObject({ result: "delivered", status: 204 });
-    await until(() => out.includes("interaction.pending"), "the receiver's line", () => out + err);
+    await until(() => out.includes("interaction.pending"), "the receiver's line", { everyMs: 50, seen: () => out + err });
     expect(out).toContain("interaction.pending npm test  http://127.0.0.1:7878/#/interactions/int_0123456789abcdef");
 
     const body = JSON.stringify({ type: "interaction.pending" });

@@ -17,7 +17,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAuditLog } from "../../src/audit/index.js";
 import { verifyWebhook } from "../../src/notify/index.js";
-import { startServeWorld, until, type ServeWorld } from "../server/support/serve-world.js";
+import { startServeWorld, type ServeWorld } from "../server/support/serve-world.js";
+import { until } from "../support/until.js";
 import { newBrowserSubscription, verifyVapid } from "./support/push-decrypt.js";
 import { startRecordingServer, type Recorded } from "./support/recording-server.js";
 import { startTelegramStandIn } from "./support/telegram-stand-in.js";
@@ -118,7 +119,7 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
       const { records } = await readAuditLog(audit);
       // The answer's own line comes when its delivery is confirmed, which can be after the webhooks.
       return notified(records).length >= 2 && records.some((r) => r.interactionId === body.interactionId && r.decision === "approve") ? records : undefined;
-    }, "the webhook deliveries and the answer in the audit log", 30_000);
+    }, "the webhook deliveries and the answer in the audit log", { ms: 30_000, everyMs: 100 });
     const answers = records.filter((r) => r.interactionId === body.interactionId && r.decision === "approve");
     expect(answers.filter((r) => r.delivery === "delivered"), JSON.stringify(records.filter((r) => r.conversationId === w.conversationId))).toHaveLength(1);
     expect(notified(records).map((r) => [r.decidedBy, r.delivery, r.request])).toEqual([["webhook:1", "delivered", { commandLine: "pwd" }], ["webhook:1", "delivered", { commandLine: "pwd" }]]);
@@ -138,8 +139,8 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     const turn = (text: string) => w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text }) });
     await turn("Run pwd");
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const approved = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered"), "the policy to approve pwd", 30_000);
-    await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined), "nothing pending", 30_000);
+    const approved = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered"), "the policy to approve pwd", { ms: 30_000, everyMs: 100 });
+    await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined), "nothing pending", { ms: 30_000, everyMs: 100 });
     await turn("Delete the build directory");
     const [first] = hooksOf(await c.hook.until((r) => hooksOf(r, w).length >= 1, "a webhook for the request the policy asked about", 30_000), w);
     expect(bodyOf(first!).request).toMatchObject({ kind: "permission", target: expect.stringContaining("rm") });
@@ -154,7 +155,7 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     cleanup.push(() => ntfy.close());
     const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", "--notify-ntfy", `${ntfy.url}/agy-topic`]);
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
-    const waiting = await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: Array<{ interactionId: string }> }).pending[0]), "the gate", 30_000);
+    const waiting = await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: Array<{ interactionId: string }> }).pending[0]), "the gate", { ms: 30_000, everyMs: 100 });
     type Published = { topic: string; title: string; click: string; actions?: Array<{ label: string; url: string; method: string; headers: { Authorization: string } }> };
     const published = (r: Recorded[]) => r.map((x) => JSON.parse(x.body.toString("utf8")) as Published).filter((m) => m.click.endsWith(`/#/interactions/${waiting.interactionId}`));
     const [message] = published(await ntfy.until((r) => published(r).length >= 1, "the ntfy message", 30_000));
@@ -167,7 +168,7 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     const again = await fetch(deny.url, { method: deny.method, headers: { authorization: deny.headers.Authorization } });
     expect(again.status).toBe(401);
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const denied = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "ntfy" && r.interactionId === waiting.interactionId), "the ntfy answer in the audit log", 30_000);
+    const denied = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "ntfy" && r.interactionId === waiting.interactionId), "the ntfy answer in the audit log", { ms: 30_000, everyMs: 100 });
     expect(denied).toMatchObject({ decision: "deny", delivery: "delivered", request: { commandLine: "pwd" } });
     await ntfy.until((r) => published(r).some((m) => m.title === "Denied by ntfy"), "the resolution message", 30_000);
   });

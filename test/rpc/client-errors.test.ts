@@ -8,6 +8,7 @@ import { agyLikeHandler, dataFrame, replyJson } from "../support/connect-replies
 import { startLoopbackServer } from "../support/loopback-server.js";
 import { useRespondingServer } from "../support/responding-server.js";
 import { collect, rpcFailure } from "../support/rpc-failure.js";
+import { until } from "../support/until.js";
 
 const TOKEN = "csrf-0d1e2f-very-secret";
 
@@ -19,14 +20,6 @@ async function failure(promise: Promise<unknown>): Promise<RpcError> {
 }
 
 /** Waits for `condition`, failing with `seen()` after a few seconds. */
-async function until(condition: () => boolean, seen: () => string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within 5000 ms: ${seen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 async function closedPort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
@@ -218,7 +211,7 @@ describe("stream stops", () => {
       controller.abort();
       const error = await failure(pending);
       expect(error.code).toBe("aborted");
-      await until(() => world.closed() === 1, () => `${world.closed()} of ${world.opened()} streams closed`);
+      await until(() => world.closed() === 1, "the server to see the stream close", { ms: 5_000, everyMs: 5, seen: () => `${world.closed()} of ${world.opened()} streams closed` });
     } finally {
       await world.close();
     }
@@ -231,7 +224,7 @@ describe("stream stops", () => {
         expect(update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
         break;
       }
-      await until(() => world.closed() === 1, () => `${world.closed()} of ${world.opened()} streams closed`);
+      await until(() => world.closed() === 1, "the server to see the stream close", { ms: 5_000, everyMs: 5, seen: () => `${world.closed()} of ${world.opened()} streams closed` });
       expect(world.opened()).toBe(1);
     } finally {
       await world.close();

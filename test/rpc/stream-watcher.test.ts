@@ -4,6 +4,7 @@ import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/client.js";
 import { watchAgentStateUpdates, type WatchEvent, type WatchOptions } from "../../src/rpc/stream-watcher.js";
 import { dataFrame, endFrame } from "../support/connect-replies.js";
 import { startLoopbackServer, type HandlerContext, type LoopbackServer } from "../support/loopback-server.js";
+import { until } from "../support/until.js";
 
 type Script = (context: HandlerContext, connection: number) => Promise<void> | void;
 
@@ -62,10 +63,6 @@ async function watch(
 }
 
 const untilUpdates = (n: number) => (events: WatchEvent[]) => events.filter((e) => e.type === "update").length >= n;
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
 
 describe("watchAgentStateUpdates", () => {
   it("reconnects with a new subscriberId after a clean end and announces each connection", async () => {
@@ -147,7 +144,7 @@ describe("watchAgentStateUpdates", () => {
     const dropped = events.find((e) => e.type === "disconnected");
     expect(dropped?.type === "disconnected" && dropped.reason?.code).toBe("timeout");
     expect(events.filter((e) => e.type === "connected")).toHaveLength(2);
-    await until(() => closedCount() >= 2);
+    await until(() => closedCount() >= 2, "the server to see both streams close", { ms: 5_000, everyMs: 5, seen: () => `${closedCount()} closed` });
   });
 
   it("ends promptly on abort and closes the held stream", async () => {
@@ -157,7 +154,7 @@ describe("watchAgentStateUpdates", () => {
     });
     const events = await watch(client, untilUpdates(1));
     expect(events.map((e) => e.type)).toEqual(["connected", "update"]);
-    await until(() => closedCount() >= 1);
+    await until(() => closedCount() >= 1, "the server to see the held stream close", { ms: 5_000, everyMs: 5, seen: () => `${closedCount()} closed` });
   });
 
   it("stops after a 401 instead of retrying, so the caller can re-discover the token", async () => {

@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
+import { startServeWorld, type ServeWorld } from "./support/serve-world.js";
+import { until } from "../support/until.js";
 
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 
@@ -59,7 +60,7 @@ describe("the approval page", { timeout: 120_000 }, () => {
     const pending = await until(async () => {
       const body = (await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] };
       return body.pending.length === 0 ? body : undefined;
-    }, "no pending interaction", 10_000);
+    }, "no pending interaction", { ms: 10_000, everyMs: 100 });
     expect(pending.pending).toEqual([]);
     expect(requested.some((u) => u.includes(w.token))).toBe(false);
   });

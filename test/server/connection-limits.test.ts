@@ -7,6 +7,7 @@ import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harn
 import { userMessage } from "./support/scripted-session.js";
 import { startServeProcess, type ServeProcess } from "./support/serve-process.js";
 import { openSse } from "./support/sse-client.js";
+import { until } from "../support/until.js";
 
 let harness: ApiHarness | undefined;
 let serve: ServeProcess | undefined;
@@ -40,14 +41,6 @@ async function idleSockets(port: number, count: number, bytes = ""): Promise<Soc
     ),
   );
   return opened;
-}
-
-async function until(done: () => boolean, seen: () => string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`the server never took every connection within ${ms} ms: ${seen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 function closedWithin(socket: Socket, ms: number, what: string): Promise<void> {
@@ -102,7 +95,7 @@ describe("serve under a flood of idle connections", () => {
     const port = Number(new URL(h.url).port);
     await idleSockets(port, 200);
     // A client's connect completes in the kernel's backlog: wait for the server to have taken all 201.
-    await until(() => h.api.connections.open + h.api.connections.shed >= 201, () => `open ${h.api.connections.open}, shed ${h.api.connections.shed}`);
+    await until(() => h.api.connections.open + h.api.connections.shed >= 201, "the server to take every connection (201)", { ms: 10_000, everyMs: 20, seen: () => `open ${h.api.connections.open}, shed ${h.api.connections.shed}` });
     expect(h.api.connections.open).toBeLessThanOrEqual(30);
     expect(h.api.connections.shed).toBeGreaterThanOrEqual(170);
     const res = await h.fetch("/v1/sessions");

@@ -5,6 +5,7 @@ import { createFailureLimiter } from "../../src/server/bearer-token.js";
 import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
 import { createScriptedSession, permissionRequested, userMessage } from "./support/scripted-session.js";
 import { openSse } from "./support/sse-client.js";
+import { until } from "../support/until.js";
 
 let harness: ApiHarness | undefined;
 afterEach(async () => {
@@ -111,7 +112,7 @@ describe("sessions and pending", () => {
       { question: "One?", options: [{ id: "1", text: "c" }], multiSelect: false },
     ];
     session.push({ type: "interaction_requested", conversationId: "conv-a", trajectoryId: "traj-1", stepIndex: 4, interactionId: "int_q", stepType: "ASK_USER_QUESTION", callId: "c", request: { kind: "question", questions } } as never);
-    await until(async () => h.hub.get("conv-a")?.pending().length === 1, "the question to be pending");
+    await until(async () => h.hub.get("conv-a")?.pending().length === 1, "the question to be pending", { ms: 10_000, everyMs: 20, errors: "throw" });
     const body = (await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: { request: { questions: unknown[] } }[] };
     expect(body.pending[0]?.request.questions).toEqual(questions);
   });
@@ -396,7 +397,7 @@ describe("answering", () => {
       callId: "agy_call_traj-1_9",
       request: { kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "a" }], multiSelect: false }] },
     } as never);
-    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending");
+    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending", { ms: 10_000, everyMs: 20, errors: "throw" });
     const permissionId = (permissionRequested("conv-a", 6, "pwd") as { interactionId: string }).interactionId;
     const answer = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, { method: "POST", body: JSON.stringify({ action: "answer", optionIds: ["1"] }) });
     expect(answer.status).toBe(422);
@@ -443,11 +444,3 @@ describe("answering", () => {
     expect(await noPane.json()).toMatchObject({ result: "no_pane", detail: expect.stringContaining("no pane") });
   });
 });
-
-async function until(probe: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

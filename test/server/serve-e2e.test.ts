@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { openSse } from "./support/sse-client.js";
-import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
+import { startServeWorld, type ServeWorld } from "./support/serve-world.js";
+import { until } from "../support/until.js";
 
 let world: ServeWorld | undefined;
 afterEach(async () => {
@@ -52,7 +53,7 @@ describe("agy-bridge serve", { timeout: 120_000 }, () => {
     const w = world;
     const first = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}` });
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Delete the build directory" }) });
-    const pending = await until(async () => (await pendingOf(w))[0], "a pending permission", 30_000);
+    const pending = await until(async () => (await pendingOf(w))[0], "a pending permission", { ms: 30_000, everyMs: 100 });
     await first.until((c) => c.messages.some((m) => m.event === "interaction_requested"), "the request on the stream", 30_000);
     first.close();
     const last = first.messages.at(-1);

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAuditLog } from "../../src/audit/index.js";
 import { openSse, type SseClient } from "./support/sse-client.js";
-import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
+import { startServeWorld, type ServeWorld } from "./support/serve-world.js";
+import { until } from "../support/until.js";
 
 /**
  * serve supervises every agy on the machine — other tests' simulators too —
@@ -95,7 +96,7 @@ describe("agy-bridge serve --policy", { timeout: 120_000 }, () => {
           return list.length === 1 ? list[0] : undefined;
         },
         "the file request the policy asks about",
-        30_000,
+        { ms: 30_000, everyMs: 100 },
       );
       const approve = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, {
         method: "POST",
@@ -118,7 +119,7 @@ describe("agy-bridge serve --policy", { timeout: 120_000 }, () => {
           return records.length >= 4 ? records : undefined;
         },
         "four audit records",
-        30_000,
+        { ms: 30_000, everyMs: 100 },
       );
       expect(records.map((r) => [r.decision, r.decidedBy, r.delivery, r.request.commandLine ?? r.request.path])).toEqual([
         ["approve", "policy:read-only", "delivered", "pwd"],

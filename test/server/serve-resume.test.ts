@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSse } from "./support/sse-client.js";
-import { startServeWorld, until, type ServeWorld } from "./support/serve-world.js";
+import { startServeWorld, type ServeWorld } from "./support/serve-world.js";
+import { until } from "../support/until.js";
 
 let world: ServeWorld | undefined;
 afterEach(async () => {
@@ -33,21 +34,21 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     const [approval] = await until(async () => {
       const p = await pendingOf(w);
       return p.length > 0 ? p : undefined;
-    }, "the first approval", 30_000);
+    }, "the first approval", { ms: 30_000, everyMs: 100 });
     expect((await post(w, `/interactions/${approval!.interactionId}`, { action: "approve" })).status).toBe(200);
     await first.until((c) => c.messages.some((m) => m.event === "function_call_output"), "the command's output", 30_000);
-    await until(async () => ((await pendingOf(w)).length === 0 ? true : undefined), "nothing pending", 30_000);
+    await until(async () => ((await pendingOf(w)).length === 0 ? true : undefined), "nothing pending", { ms: 30_000, everyMs: 100 });
     first.close();
     const lastSeen = first.messages.at(-1)!;
 
     // While the bot is away a second approval arrives, and serve restarts.
     expect((await (await post(w, "/turns", { text: "Delete the build directory" })).json()) as unknown, w.stderr()).toMatchObject({ result: "delivered" });
-    await until(async () => ((await pendingOf(w)).length > 0 ? true : undefined), "the second approval", 30_000);
+    await until(async () => ((await pendingOf(w)).length > 0 ? true : undefined), "the second approval", { ms: 30_000, everyMs: 100 });
     await w.restartServe();
     const [second] = await until(async () => {
       const p = await pendingOf(w);
       return p.length > 0 ? p : undefined;
-    }, "the second approval after the restart", 30_000);
+    }, "the second approval after the restart", { ms: 30_000, everyMs: 100 });
 
     const resumed = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}`, "last-event-id": lastSeen.id! });
     expect(resumed.status).toBe(200);
@@ -76,7 +77,7 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     const [waiting] = await until(async () => {
       const p = await pendingOf(w);
       return p.length > 0 ? p : undefined;
-    }, "a pending permission", 30_000);
+    }, "a pending permission", { ms: 30_000, everyMs: 100 });
     const turn = await post(w, "/turns", { text: "and then ls" });
     expect(turn.status, w.stderr()).toBe(409);
     expect(await turn.json()).toMatchObject({ result: "interaction_pending", interactionId: waiting!.interactionId });

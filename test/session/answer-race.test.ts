@@ -10,16 +10,9 @@ import { isRequested, isTurnEnd, startWorld, wrapClient } from "./support/sessio
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import type { SimServer } from "../../src/sim/index.js";
+import { until } from "../support/until.js";
 
 type Requested = Extract<MapperEvent, { type: "interaction_requested" }>;
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A client whose first answer reaches agy only after the person answered the gate in the TUI (and `then` held). */
 function racingClient(sim: () => SimServer, then: (conv: NonNullable<ReturnType<SimServer["engine"]["conversation"]>>, stepIndex: number) => Promise<void>) {
@@ -67,7 +60,7 @@ group("an answer racing a person at the TUI", () => {
             raced = true;
             const conv = sim!.engine.conversation(args[0].conversationId)!;
             expect(sim!.engine.tuiPort().answer(args[0].stepIndex, { kind: "permission", allow: true })).toBe(true);
-            await until(() => conv.waitingIndices().some((i) => i > args[0].stepIndex), "the second gate");
+            await until(() => conv.waitingIndices().some((i) => i > args[0].stepIndex), "the second gate", { ms: 10_000, everyMs: 10 });
           }
           return real.handleCascadeUserInteraction(...args);
         },

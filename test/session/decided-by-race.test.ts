@@ -11,16 +11,9 @@ import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/index.js";
 import type { EventOf } from "../../src/mapper/index.js";
 import type { SimServer } from "../../src/sim/index.js";
 import { ManualTimeouts } from "../sim/support/manual-timeouts.js";
+import { until } from "../support/until.js";
 
 type Resolved = EventOf<"interaction_resolved">;
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A client whose first answer waits for `before` (agy's own move) before it is sent. */
 function holdingClient(before: (conversationId: string, stepIndex: number) => Promise<void>) {
@@ -46,7 +39,7 @@ group("who decided an interaction", () => {
       const conv = sim!.engine.conversation(conversationId)!;
       expect(sim!.engine.tuiPort().answer(stepIndex, { kind: "permission", allow: true })).toBe(true);
       // The turn plays to its end, and its frames reach the session, while our answer is still on its way.
-      await until(() => !conv.running, "the turn to finish after the person's answer");
+      await until(() => !conv.running, "the turn to finish after the person's answer", { ms: 10_000, everyMs: 10 });
     });
     const world = await startWorld({}, { clientFactory });
     sim = world.sim;
@@ -69,7 +62,7 @@ group("who decided an interaction", () => {
     const clientFactory = holdingClient(async (conversationId, stepIndex) => {
       const conv = sim!.engine.conversation(conversationId)!;
       expect(clock.fireHeld()).toBe(1);
-      await until(() => conv.waitingIndices().some((i) => i > stepIndex), "agy's retry of the prompt");
+      await until(() => conv.waitingIndices().some((i) => i > stepIndex), "agy's retry of the prompt", { ms: 10_000, everyMs: 10 });
     });
     const world = await startWorld({ clock, interactionTimeoutMs: 600_000 }, { clientFactory });
     sim = world.sim;

@@ -3,14 +3,7 @@ import { AgySession } from "../../src/session/index.js";
 import { startSimServer } from "../../src/sim/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { describe as describeEvent, isTurnEnd } from "./support/session-world.js";
-
-async function until(check: () => boolean, what: string, seen: () => string = () => "", ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${seen() === "" ? "" : `; saw ${seen()}`}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from "../support/until.js";
 
 const isGone = (e: MapperEvent) => e.type === "status" && e.status === "failed" && e.reason === "server_gone";
 
@@ -26,9 +19,9 @@ describe("a session whose server is gone", () => {
     })();
     try {
       sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
-      await until(() => log.some(isTurnEnd), "the turn's end", () => log.map(describeEvent).join(", "));
+      await until(() => log.some(isTurnEnd), "the turn's end", { everyMs: 10, seen: () => log.map(describeEvent).join(", ") });
       await sim.close();
-      await until(() => ended, "the events to end after the server went away", () => log.map(describeEvent).join(", "));
+      await until(() => ended, "the events to end after the server went away", { everyMs: 10, seen: () => log.map(describeEvent).join(", ") });
       expect(log.filter(isGone)).toHaveLength(1);
       expect(log.at(-1)).toMatchObject({ type: "status", status: "failed", reason: "server_gone", conversationId: session.conversationId });
     } finally {
@@ -61,11 +54,11 @@ describe("a session whose server is gone", () => {
     try {
       findable = false;
       await sim.restart(); // new ports: the old URL refuses connections
-      await until(() => log.some(isGone), "server_gone", seen);
+      await until(() => log.some(isGone), "server_gone", { everyMs: 10, seen });
       findable = true;
-      await until(() => session.url === sim.plainUrl, "the session to find the restarted server", seen);
+      await until(() => session.url === sim.plainUrl, "the session to find the restarted server", { everyMs: 10, seen });
       sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
-      await until(() => log.some((e) => e.type === "message" && !e.failed), "the answer after the server came back", seen);
+      await until(() => log.some((e) => e.type === "message" && !e.failed), "the answer after the server came back", { everyMs: 10, seen });
       expect(log.filter(isGone)).toHaveLength(1);
     } finally {
       await session.close();

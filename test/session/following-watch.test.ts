@@ -5,16 +5,9 @@ import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
 import { startMain, type StartedCli } from "../support/cli-io.js";
 import { firstLine } from "../support/first-line.js";
+import { until } from "../support/until.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-async function until(check: () => boolean, what: string, seen: () => string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; saw ${seen()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The exit code, or a failure saying what the command printed when it does not exit in time. */
 async function exitOf(run: StartedCli, what: string, ms = 15_000): Promise<number> {
@@ -53,7 +46,7 @@ describe("agy-bridge watch: history, live and the end of agy", () => {
     try {
       const info = JSON.parse(await firstLine(child.stdout!, "the simulator", 20_000)) as { conversationId: string; plainUrl: string };
       const watch = startMain(["watch", "--url", info.plainUrl, "--conversation", info.conversationId]);
-      await until(() => watch.stderr().includes("following"), "watch to attach", watch.stderr);
+      await until(() => watch.stderr().includes("following"), "watch to attach", { everyMs: 20, seen: watch.stderr });
       child.kill("SIGKILL");
       expect(await exitOf(watch, "watch after its agy was killed")).toBe(1);
       const last = watch.stderr().trim().split("\n").at(-1)!;
@@ -69,7 +62,7 @@ describe("agy-bridge watch: history, live and the end of agy", () => {
     const sim = await simWithATurn();
     try {
       const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", sim.engine.activeConversationId, "--json", "--until-idle"]);
-      await until(() => watch.stdout().includes("history_end"), "history_end", watch.stdout);
+      await until(() => watch.stdout().includes("history_end"), "history_end", { everyMs: 20, seen: watch.stdout });
       sim.engine.tuiPort().submitTurn("Write a long essay about tmux");
       expect(await exitOf(watch, "watch --until-idle")).toBe(0);
       const seen = events(watch.stdout());
@@ -85,7 +78,7 @@ describe("agy-bridge watch: history, live and the end of agy", () => {
     const sim = await simWithATurn();
     try {
       const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", sim.engine.activeConversationId, "--json", "--until-idle", "--from-start"]);
-      await until(() => watch.stdout().includes("history_end"), "history_end", watch.stdout);
+      await until(() => watch.stdout().includes("history_end"), "history_end", { everyMs: 20, seen: watch.stdout });
       sim.engine.tuiPort().submitTurn("Write a long essay about tmux");
       expect(await exitOf(watch, "watch --until-idle --from-start")).toBe(0);
       const seen = events(watch.stdout());
@@ -104,7 +97,7 @@ describe("agy-bridge watch: history, live and the end of agy", () => {
     const sim = await simWithATurn();
     try {
       const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", sim.engine.activeConversationId]);
-      await until(() => watch.stderr().includes("following"), "the following line", watch.stderr);
+      await until(() => watch.stderr().includes("following"), "the following line", { everyMs: 20, seen: watch.stderr });
       watch.abort();
       expect(await exitOf(watch, "watch after Ctrl-C")).toBe(0);
       const lines = watch.stderr().split("\n");

@@ -4,15 +4,7 @@ import { AgySession, createSummariesBoard, type AgySessionApi, type AttachOption
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { describe, isTurnEnd, wrapClient } from "./support/session-world.js";
-
-/** Resolves once `check` holds; fails saying what it waited for and what `seen` shows. */
-async function until(check: () => boolean, what: string, seen: () => string = () => "", ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${seen() === "" ? "" : `; saw ${seen()}`}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from "../support/until.js";
 
 /** A session with its own event log and a count of its GetAllCascadeTrajectories readings. */
 interface Follower {
@@ -70,15 +62,15 @@ group("following the conversation the caller named", () => {
       for (let i = 0; i < 20; i++) followers.push(await follower(sim, { conversationId: named.id, idleCheckIntervalMs: 100 }));
       // The sibling works on while every session checks the server several times.
       port.submitTurn("Write a long essay about tmux");
-      await until(() => followers.every((f) => f.readings() >= 3), "three rotation checks by every session", () => followers.map((f) => f.readings()).join(" "));
+      await until(() => followers.every((f) => f.readings() >= 3), "three rotation checks by every session", { everyMs: 10, seen: () => followers.map((f) => f.readings()).join(" ") });
       named.submit("Say hello in one short sentence.");
       for (const f of followers) {
-        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === named.id) && f.log.some(isTurnEnd), "the named conversation's first turn", () => shown(f));
+        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === named.id) && f.log.some(isTurnEnd), "the named conversation's first turn", { everyMs: 10, seen: () => shown(f) });
       }
       // The sibling's activity is newer than the named one's now; still no reason to leave it.
       const checked = followers.map((f) => f.readings());
       sim.engine.conversation(sibling)!.submit("Say hello in one short sentence.");
-      await until(() => followers.every((f, i) => f.readings() >= checked[i]! + 3), "three more checks by every session");
+      await until(() => followers.every((f, i) => f.readings() >= checked[i]! + 3), "three more checks by every session", { everyMs: 10 });
       for (const f of followers) {
         expect(f.session.conversationId).toBe(named.id);
         expect(f.log.filter((e) => e.type === "conversation_rotated").map(describe)).toEqual([]);
@@ -97,13 +89,13 @@ group("following the conversation the caller named", () => {
       const first = sim.engine.activeConversationId;
       for (let i = 0; i < 3; i++) followers.push(await follower(sim, { conversationId: first, idleCheckIntervalMs: 50 }));
       port.submitTurn("Say hello in one short sentence.");
-      for (const f of followers) await until(() => f.log.some(isTurnEnd), "the first turn's end", () => shown(f));
+      for (const f of followers) await until(() => f.log.some(isTurnEnd), "the first turn's end", { everyMs: 10, seen: () => shown(f) });
       port.clear();
       const cleared = sim.engine.activeConversationId;
       expect(cleared).not.toBe(first);
       port.submitTurn("Say hello in one short sentence.");
       for (const f of followers) {
-        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === cleared), "the turn after /clear", () => shown(f));
+        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === cleared), "the turn after /clear", { everyMs: 10, seen: () => shown(f) });
         expect(f.log.find((e) => e.type === "conversation_rotated")).toMatchObject({ previousConversationId: first, conversationId: cleared });
         expect(f.session.conversationId).toBe(cleared);
       }
@@ -128,7 +120,7 @@ group("following the server's conversation when none was named", () => {
       other.submit("Say hello in one short sentence.");
       await other.whenIdle();
       const polls = f.steps();
-      await until(() => f.steps() >= polls + 5, "five polls");
+      await until(() => f.steps() >= polls + 5, "five polls", { everyMs: 10 });
       expect(f.readings()).toBe(atAttach);
       expect(f.log.some((e) => e.type === "conversation_rotated")).toBe(false);
     } finally {
@@ -150,9 +142,9 @@ group("following the server's conversation when none was named", () => {
       port.clear();
       const cleared = sim.engine.activeConversationId;
       port.submitTurn("Say hello in one short sentence.");
-      await until(() => f.session.conversationId === cleared, "the rotation to the cleared conversation", () => shown(f));
+      await until(() => f.session.conversationId === cleared, "the rotation to the cleared conversation", { everyMs: 10, seen: () => shown(f) });
       sim.engine.conversation(first)!.submit("Say hello in one short sentence.");
-      await until(() => f.session.conversationId === first, "the rotation back to the first conversation", () => shown(f));
+      await until(() => f.session.conversationId === first, "the rotation back to the first conversation", { everyMs: 10, seen: () => shown(f) });
       expect(f.log.filter((e) => e.type === "conversation_rotated").map((e) => e.conversationId)).toEqual([cleared, first]);
     } finally {
       await closeAll(followers, sim);

@@ -5,6 +5,7 @@ import { RpcError } from "../../src/errors.js";
 import { AgySession } from "../../src/session/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { parseScenario, type SimFaults } from "../../src/sim/index.js";
+import { until } from "../support/until.js";
 
 type Requested = Extract<MapperEvent, { type: "interaction_requested" }>;
 
@@ -16,15 +17,6 @@ function committed(log: MapperEvent[]): string[] {
       const text = e.type === "message" || e.type === "user_message" ? `:${e.text}` : e.type === "function_call_output" ? `:${e.output}` : "";
       return `${describe(e)}${text}`;
     });
-}
-
-/** Resolves once `check` holds; fails saying what it waited for. */
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Plays "Run pwd" then "Show git status…" (two chained gates), approving every gate. */
@@ -241,9 +233,9 @@ group("following a conversation", () => {
     const world = await startWorld({ speed: 1 }, { clientFactory });
     try {
       const conv = world.sim.engine.conversation(world.session.conversationId)!;
-      await until(() => held, "the replay frame to be held");
+      await until(() => held, "the replay frame to be held", { ms: 10_000, everyMs: 10 });
       world.sim.engine.tuiPort().submitTurn("Write a long essay about stale frames");
-      await until(() => conv.steps.length > 0 && conv.running, "the turn to begin");
+      await until(() => conv.steps.length > 0 && conv.running, "the turn to begin", { ms: 10_000, everyMs: 10 });
       release();
       await world.waitFor((e) => e.type === "user_message", "the turn in the events");
       await world.waitFor((e) => e.type === "message_delta", "the answer streaming");
@@ -284,7 +276,7 @@ group("following a conversation", () => {
       expect(children.length).toBeGreaterThan(0);
       // Give the rotation check several readings with the child more recently active than its parent.
       const readings = Date.now() + 300;
-      await until(() => Date.now() > readings, "a few rotation checks");
+      await until(() => Date.now() > readings, "a few rotation checks", { ms: 10_000, everyMs: 10 });
       expect(world.log.some((e) => e.type === "conversation_rotated")).toBe(false);
       expect(world.session.conversationId).toBe(parent);
     } finally {

@@ -3,17 +3,9 @@ import { isRequested, isTurnEnd, startWorld, wrapClient } from "./support/sessio
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import type { SimServer } from "../../src/sim/index.js";
+import { until } from "../support/until.js";
 
 type Requested = Extract<MapperEvent, { type: "interaction_requested" }>;
-
-/** Resolves once `check` holds, polling the simulator's state; fails saying what it last saw. */
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 group("retargeting an answer", () => {
   it("delivers to agy's retry step when the captured prompt timed out", async () => {
@@ -44,7 +36,7 @@ group("retargeting an answer", () => {
         handleCascadeUserInteraction: async (...args: Parameters<AgyRpcClient["handleCascadeUserInteraction"]>) => {
           if (held++ === 0) {
             const conv = sim!.engine.conversation(args[0].conversationId)!;
-            await until(() => conv.waitingIndices().some((i) => i > args[0].stepIndex), "the retry step");
+            await until(() => conv.waitingIndices().some((i) => i > args[0].stepIndex), "the retry step", { ms: 10_000, everyMs: 10 });
           }
           return real.handleCascadeUserInteraction(...args);
         },

@@ -8,14 +8,7 @@
 import { describe as group, expect, it } from "vitest";
 import { isTurnEnd, startWorld, wrapClient, type World } from "./support/session-world.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../../src/rpc/index.js";
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from "../support/until.js";
 
 group("a run-status reading older than the turn", () => {
   it("does not close a turn that began after it was taken", async () => {
@@ -31,7 +24,7 @@ group("a run-status reading older than the turn", () => {
           if (hold === "armed") {
             // Taken while idle, delivered once the session streams the next turn's answer.
             hold = "holding";
-            await until(() => world!.log.some((e) => e.type === "message_delta"), "the next turn's first delta");
+            await until(() => world!.log.some((e) => e.type === "message_delta"), "the next turn's first delta", { ms: 10_000, everyMs: 5 });
           }
           return answer;
         },
@@ -39,9 +32,9 @@ group("a run-status reading older than the turn", () => {
     };
     world = await startWorld({ speed: 1 }, { clientFactory, idleCheckIntervalMs: 20 });
     try {
-      await until(() => readings >= 2, "two idle readings");
+      await until(() => readings >= 2, "two idle readings", { ms: 10_000, everyMs: 5 });
       hold = "armed";
-      await until(() => hold === "holding", "a reading taken while idle");
+      await until(() => hold === "holding", "a reading taken while idle", { ms: 10_000, everyMs: 5 });
       world.sim.engine.tuiPort().submitTurn("Write a long essay about patience");
       const end = await world.waitFor(isTurnEnd, "the end of the turn", 15_000);
       expect(end).toMatchObject({ status: "idle", reason: "turn_completed" });

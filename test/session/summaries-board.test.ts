@@ -6,14 +6,7 @@ import { isIdle, slimSummaries } from "../../src/session/run-status.js";
 import { startSimServer } from "../../src/sim/index.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 import { isTurnEnd, wrapClient } from "./support/session-world.js";
-
-async function until(check: () => boolean, what: string, seen: () => string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; saw ${seen()}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from "../support/until.js";
 
 /** A fetch whose answers the test releases one at a time. */
 function manualFetch() {
@@ -142,7 +135,7 @@ group("sessions sharing a board", () => {
       // Idle: count the calls over a stretch of at least ten intervals.
       const from = readings;
       const started = performance.now();
-      await until(() => readings - from >= 10, "ten run-status readings", () => String(readings - from));
+      await until(() => readings - from >= 10, "ten run-status readings", { ms: 20_000, everyMs: 10, seen: () => String(readings - from) });
       const elapsed = performance.now() - started;
       // Shared, a reading is made only when the latest is older than the interval (one per interval,
       // plus one in flight at the start); twenty sessions reading alone would make twenty per interval.
@@ -150,7 +143,7 @@ group("sessions sharing a board", () => {
       // The backstop still works through shared readings: a turn runs and closes in every session.
       sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
       for (const [i, log] of logs.entries()) {
-        await until(() => log.some((e) => e.type === "user_message") && log.some(isTurnEnd), `session ${i}'s turn to close`, () => log.map((e) => e.type).join(" "));
+        await until(() => log.some((e) => e.type === "user_message") && log.some(isTurnEnd), `session ${i}'s turn to close`, { ms: 20_000, everyMs: 10, seen: () => log.map((e) => e.type).join(" ") });
       }
     } finally {
       await Promise.all(sessions.map((s) => s.close()));

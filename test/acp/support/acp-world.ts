@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, type AnyMessage, type ClientConnection, type CreateElicitationRequest, type CreateElicitationResponse, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type Stream } from "@agentclientprotocol/sdk";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
+import { until as pollUntil } from "../../support/until.js";
 
 export const ROOT = resolve(import.meta.dirname, "../../..");
 export const BIN = resolve(ROOT, "src/cli/bin.ts");
@@ -141,13 +142,7 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
           .join("");
       },
       async until(predicate, what, timeoutMs = 30_000) {
-        const deadline = Date.now() + timeoutMs;
-        while (Date.now() < deadline) {
-          if (predicate()) return;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        const kinds = updates.map((n) => n.update.sessionUpdate).join(", ");
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; updates so far: [${kinds}]; stderr: ${stderr}`);
+        await pollUntil(predicate, what, { ms: timeoutMs, everyMs: 50, seen: () => `updates so far: [${updates.map((n) => n.update.sessionUpdate).join(", ")}]; stderr: ${stderr}` });
       },
       async auditLog() {
         const text = await readFile(join(dir, "audit.jsonl"), "utf8").catch(() => "");

@@ -23,21 +23,6 @@ export interface SimPane {
 
 export const PANE = { columns: 100, rows: 32 };
 
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${last === undefined ? "" : ` (last error: ${String(last)})`}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Starts `agy-bridge sim …flags` in session `name`; waits for its idle screen and URLs. */
 export async function startSimPane(tmux: PrivateTmux, name: string, flags: readonly string[], options: { token?: string; env?: Record<string, string> } = {}): Promise<SimPane> {
   await tmux.newSession(name, [process.execPath, "--import", "tsx", BIN, "sim", ...flags], { cwd: ROOT, ...PANE, ...(options.env === undefined ? {} : { env: options.env }) });

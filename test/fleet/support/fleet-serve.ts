@@ -10,7 +10,7 @@ import { buildOpenApiDocument } from "../../../src/server/openapi.js";
 import { createSessionHub, type SessionHub } from "../../../src/server/session-hub.js";
 import { openSse, type SseClient } from "../../server/support/sse-client.js";
 import type { RelayWorld } from "./relay-world.js";
-import { until } from "./until.js";
+import { until } from "../../support/until.js";
 
 export const FLEET_SERVE_TOKEN = "fleet-serve-token-0123456789abcdef";
 
@@ -52,7 +52,7 @@ export async function serveOverFleet(
     hub,
     log,
     async read(n) {
-      await until(() => (log().lastId >= n ? true : undefined), `serve to read ${n} entries`, 15_000, () => `it read ${log().lastId}`);
+      await until(() => (log().lastId >= n ? true : undefined), `serve to read ${n} entries`, { ms: 15_000, seen: () => `it read ${log().lastId}` });
     },
     async open(lastEventId) {
       const sse = await openSse(eventsUrl, { authorization, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });

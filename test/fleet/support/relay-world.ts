@@ -9,7 +9,7 @@ import { AgySession, type AgySessionApi } from "../../../src/session/index.js";
 import { createRelay, type Relay, type RelayOptions } from "../../../src/fleet/index.js";
 import { eventsStream, resultsStream } from "../../../src/fleet/index.js";
 import { startRedis, type RedisProcess, type RedisTls } from "./redis-process.js";
-import { until } from "./until.js";
+import { until } from "../../support/until.js";
 
 export interface StreamEntry {
   id: string;
@@ -57,7 +57,7 @@ export async function completedTurn(w: RelayWorld, text = "Say hello in one shor
   await until(async () => {
     seen = await w.events();
     return ends(seen) > before ? true : undefined;
-  }, "the end of the turn in the stream", 20_000, () => summary(seen));
+  }, "the end of the turn in the stream", { ms: 20_000, seen: () => summary(seen) });
   return seen;
 }
 
@@ -110,8 +110,7 @@ export async function startRelayWorld(options: { host?: string; appendonly?: boo
           return seen.find((entry) => match(JSON.parse(entry.fields["event"] ?? "{}") as Record<string, unknown>, entry));
         },
         what,
-        15_000,
-        () => summary(seen),
+        { ms: 15_000, seen: () => summary(seen) },
       );
     },
     async waitForResult(requestId) {
@@ -122,8 +121,7 @@ export async function startRelayWorld(options: { host?: string; appendonly?: boo
           return seen.find((e) => e.fields["requestId"] === requestId);
         },
         `the result of ${requestId}`,
-        15_000,
-        () => seen.map((e) => `${e.fields["requestId"]}=${e.fields["result"]}`).join(", "),
+        { ms: 15_000, seen: () => seen.map((e) => `${e.fields["requestId"]}=${e.fields["result"]}`).join(", ") },
       );
       return { entry, result: JSON.parse(entry.fields["result"]!) as Record<string, unknown> };
     },

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
+import { until } from "../../support/until.js";
 import { BIN, ROOT, startServeProcess, type ServeProcess } from "./serve-process.js";
 
 export interface ServeWorld {
@@ -22,21 +23,6 @@ export interface ServeWorld {
   /** Stops `serve` and starts it again (same token, a new run): `url` changes. */
   restartServe(args?: string[]): Promise<void>;
   close(): Promise<void>;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? "" : ` (last error: ${(last as Error).message})`}`);
 }
 
 async function parentOf(pid: number): Promise<number | undefined> {
@@ -80,7 +66,7 @@ export async function startServeWorld(options: { serveArgs?: (tmux: PrivateTmux)
           return undefined;
         },
         "serve to list the simulator in our pane",
-        30_000,
+        { ms: 30_000, everyMs: 100, seen: () => `serve's stderr: ${serve?.stderr().slice(-2000) ?? "(no serve)"}` },
       );
     const conversationId = await ours();
     const world: ServeWorld = {
@@ -112,5 +98,3 @@ export async function startServeWorld(options: { serveArgs?: (tmux: PrivateTmux)
     throw error;
   }
 }
-
-export { until };
