@@ -17,6 +17,10 @@ export interface CaptureTarget {
   conversationId?: string;
   /** agy's version as discovery read it (`ANTIGRAVITY_LS_VERSION`, the log), or null. */
   agyVersion: string | null;
+  /** Where discovery read it (`process`), null when unknown. */
+  agyVersionSource?: "process" | "server" | "screen" | null;
+  /** The process is agy-bridge's simulator. */
+  simulator?: boolean;
   /** Every listener of the process, with the role it answered in; just the URL's when discovery was skipped. */
   listeners: CaptureListener[];
   /** The pane given, else the one discovery found holding this agy (on the default tmux server). */
@@ -43,7 +47,9 @@ export async function resolveCaptureTarget(query: ServerQuery, options: Discover
     server === undefined
       ? [{ role: "rpc", transport: url.protocol === "https:" ? "tls" : "plain", port: Number(url.port) }]
       : server.listeners.map((l) => ({ role: l.heartbeatOk ? "rpc" : "silent", transport: l.transport, port: l.port }));
-  const target: CaptureTarget = { url: binding.url, agyVersion: server?.version ?? null, listeners, how: binding.how };
+  const target: CaptureTarget = { url: binding.url, agyVersion: server?.agyVersion ?? server?.version ?? null, listeners, how: binding.how };
+  if (server?.agyVersion !== undefined) target.agyVersionSource = server.agyVersionSource ?? "process";
+  if (server?.simulator === true) target.simulator = true;
   if (binding.csrfToken !== undefined) target.csrfToken = binding.csrfToken;
   if (binding.conversationId !== undefined) target.conversationId = binding.conversationId;
   if (query.pane !== undefined) target.pane = query.pane;

@@ -9,6 +9,7 @@
  * else not checked (an older agy is not expected to show it).
  */
 import type { Observations, Probe } from "./compat-probes.js";
+import { isNewerThanProbed, NEWEST_PROBED_AGY } from "../discovery/agy-version.js";
 
 export type FactStatus = "confirmed" | "contradicted" | "not_checked";
 
@@ -262,9 +263,109 @@ export const FACTS: readonly Fact[] = [
   },
 ];
 
+/** How the report names the pane in a command a person runs. */
+function paneOf(obs: Observations): string {
+  return obs.paneLabel ?? "TARGET";
+}
+
+/** The prompt kinds that are one of agy's permission or question dialogs. */
+const DIALOGS = new Set(["command", "file", "question", "amend"]);
+
+/**
+ * The facts of spike-notes §14 (agy versions and the 1.2.x keys): each read
+ * passively where the screen, the process or RPC shows it; a fact that only
+ * a key press could show is `not_checked` with the one thing a person can do
+ * to check it. Nothing here presses a key.
+ */
+const VERSION_FACTS: readonly Fact[] = [
+  {
+    id: "14#2",
+    statement: "agy's version can be read without starting agy: its children's environment names it (ANTIGRAVITY_LS_VERSION), else the banner in its pane.",
+    check(obs) {
+      const sim = obs.simulator === true ? "; this is agy-bridge's simulator, not a real agy" : "";
+      if (obs.agyVersion !== null) return confirmed(`agy ${obs.agyVersion}, from its ${obs.agyVersionSource === "screen" ? "banner on screen" : obs.agyVersionSource === "server" ? "language server" : "process"}${sim}`);
+      return notChecked(`the version is unknown${sim}: run \`agy-bridge doctor\` to see what discovery read from the process, or pass --pane ${paneOf(obs)} so the banner can be read`);
+    },
+  },
+  {
+    id: "14#4",
+    statement: `This agy is no newer than the newest agy agy-bridge's facts describe (${NEWEST_PROBED_AGY}).`,
+    check(obs) {
+      if (obs.agyVersion === null) return notChecked("the version is unknown (see 14#2)");
+      if (isNewerThanProbed(obs.agyVersion)) {
+        return contradicted(`agy ${obs.agyVersion} is newer than probed: the facts describe agy up to ${NEWEST_PROBED_AGY}, so agy-bridge presses only the keys that are safe on every version`);
+      }
+      return confirmed(`agy ${obs.agyVersion}`);
+    },
+  },
+  {
+    id: "14#6",
+    since: "1.2",
+    statement: "A typed digit answers a numbered agy menu at once, without Enter (agy 1.2.x).",
+    check: (obs) =>
+      notChecked(`only a key press shows it, and this report presses none: in a throwaway conversation, with a command approval open, press 4 alone in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — the dialog gone without Enter confirms it`),
+  },
+  {
+    id: "14#7",
+    since: "1.2",
+    statement: "Escape at a command approval cancels the tool call and ends the turn; in Pending edit it does nothing (agy 1.2.x).",
+    check: (obs) =>
+      notChecked(`only a key press shows it, and this report presses none: in a throwaway conversation, at a command approval press Esc in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — "Interrupted · What should Antigravity CLI do instead?" above the composer confirms it`),
+  },
+  {
+    id: "14#8",
+    statement: "After an answer over RPC agy leaves its own dialog on screen (seen on 1.0.10; unknown on 1.2.x).",
+    check(obs) {
+      // With --url and no --pane, approve knows no pane, so it presses no key after its RPC answer.
+      const again = `answer the prompt over RPC alone with \`agy-bridge approve --conversation ID --url URL\` (with --url and no --pane agy-bridge presses no key), then run \`agy-bridge doctor --report --conversation ID --pane ${paneOf(obs)}\` at once`;
+      if (obs.screen === undefined) return notChecked(`no tmux pane known; pass --pane TARGET, then ${again}`);
+      if (!obs.screen.ok) return notChecked(`the pane could not be read: ${obs.screen.message}`);
+      const prompt = obs.screen.value.prompt;
+      if (prompt === null || !DIALOGS.has(prompt.kind)) return notChecked(`no dialog on screen now: ${again}`);
+      if (obs.steps === undefined || !obs.steps.ok) return notChecked(`a ${prompt.kind} dialog is on screen, but the conversation's steps were not read (pass --conversation ID)`);
+      const waiting = obs.steps.value.filter((s) => String(obj(s)?.["status"] ?? "").endsWith("WAITING")).length;
+      if (waiting > 0) return notChecked(`a ${prompt.kind} dialog is on screen and ${waiting} step${waiting === 1 ? "" : "s"} still wait${waiting === 1 ? "s" : ""} for it: ${again}`);
+      return confirmed(`a ${prompt.kind} dialog is on screen while no step of the conversation waits: it stayed after its step settled`);
+    },
+  },
+  {
+    id: "14#9",
+    since: "1.1",
+    statement: "LF (Ctrl-J) inserts a line break in agy's composer and does not submit; only CR submits.",
+    check: (obs) =>
+      notChecked(`only a key press shows it, and this report presses none: type a word into agy's empty composer, press Ctrl-J, then run \`agy-bridge screen --pane ${paneOf(obs)} --json\` — "composer": "draft" (no new turn) confirms it`),
+  },
+  {
+    id: "14#10",
+    since: "1.2",
+    statement: "tmux reports agy's pane's command (#{pane_current_command}) as agy.",
+    check(obs) {
+      if (obs.paneCommand === undefined) return notChecked("no tmux pane known; pass --pane TARGET");
+      if (!obs.paneCommand.ok) return notChecked(`tmux could not say: ${obs.paneCommand.message}`);
+      const command = obs.paneCommand.value.trim();
+      if (command === "agy") return confirmed("agy");
+      return contradicted(`tmux reports ${JSON.stringify(command)}${obs.simulator === true ? " (this is agy-bridge's simulator)" : ""}`);
+    },
+  },
+  {
+    id: "14#11",
+    statement: "`N task(s) · /tasks` on agy's status row counts background tasks and does not mean busy.",
+    check(obs) {
+      if (obs.screen === undefined) return notChecked("no tmux pane known; pass --pane TARGET");
+      if (!obs.screen.ok) return notChecked(`the pane could not be read: ${obs.screen.message}`);
+      const m = obs.screen.value;
+      if (m.backgroundTasks === undefined) {
+        return notChecked(`no background task on the status row now: run \`agy-bridge doctor --report --pane ${paneOf(obs)}\` again while one runs ("· 1 task(s) · /tasks")`);
+      }
+      if (m.state === "busy") return notChecked(`${m.backgroundTasks} task(s) shown while agy also generates: run this again once the turn is over`);
+      return confirmed(`${m.backgroundTasks} task(s) on the status row, screen ${m.state}`);
+    },
+  },
+];
+
 /** Judges every fact against `obs`. */
 export function checkFacts(obs: Observations): FactResult[] {
-  return FACTS.map((fact) => {
+  return [...FACTS, ...VERSION_FACTS].map((fact) => {
     let verdict = fact.check(obs);
     if (verdict.status === "contradicted" && fact.since !== undefined && !atLeast(obs.agyVersion, fact.since)) {
       verdict = notChecked(`${verdict.seen ?? ""}; recorded only for agy ${fact.since} and later, and this agy's version is ${obs.agyVersion === null ? "unknown" : `${obs.agyVersion}`}`);

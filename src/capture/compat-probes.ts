@@ -15,6 +15,14 @@ export type Probe<T> = { ok: true; value: T; ms: number } | { ok: false; status?
 
 export interface Observations {
   agyVersion: string | null;
+  /** Where the version came from (`process`, `screen`), null when unknown. */
+  agyVersionSource?: "process" | "server" | "screen" | null;
+  /** The agy is agy-bridge's simulator. */
+  simulator?: boolean;
+  /** How a person names the pane in a command (`%3 -L work`), when one is known. */
+  paneLabel?: string;
+  /** tmux's `#{pane_current_command}` for the pane (a read), when one is known. */
+  paneCommand?: Probe<string>;
   listeners: CaptureListener[];
   /** Whether the URL probed is plain or TLS. */
   transport: "tls" | "plain";
@@ -41,9 +49,14 @@ export interface ProbeOptions {
   clientWithoutToken?: AgyRpcClient | undefined;
   url: string;
   agyVersion: string | null;
+  agyVersionSource?: Observations["agyVersionSource"];
+  simulator?: boolean;
+  paneLabel?: string | undefined;
   listeners: CaptureListener[];
   conversationId?: string | undefined;
   readScreen?: (() => Promise<ScreenModel>) | undefined;
+  /** tmux's `display-message -p '#{pane_current_command}'`: a read, never a key. */
+  readPaneCommand?: (() => Promise<string>) | undefined;
   /** Bound on waiting for the stream's first frame; default 3000 ms. */
   firstFrameMs?: number;
   now?: () => number;
@@ -64,6 +77,9 @@ export async function probeAgy(options: ProbeOptions): Promise<Observations> {
   const id = options.conversationId;
   const obs: Observations = {
     agyVersion: options.agyVersion,
+    ...(options.agyVersionSource === undefined ? {} : { agyVersionSource: options.agyVersionSource }),
+    ...(options.simulator === undefined ? {} : { simulator: options.simulator }),
+    ...(options.paneLabel === undefined ? {} : { paneLabel: options.paneLabel }),
     listeners: options.listeners,
     transport: new URL(options.url).protocol === "https:" ? "tls" : "plain",
     conversationId: id ?? null,
@@ -88,6 +104,7 @@ export async function probeAgy(options: ProbeOptions): Promise<Observations> {
     obs.firstFrame = await call(() => firstFrame(client, id, options.firstFrameMs ?? 3_000));
   }
   if (options.readScreen !== undefined) obs.screen = await call(options.readScreen);
+  if (options.readPaneCommand !== undefined) obs.paneCommand = await call(options.readPaneCommand);
   return obs;
 }
 

@@ -11,10 +11,13 @@ watch\` shows them) and/or free text; the question's own text is sent back
 verbatim. The step is re-read first: the question that asked if it still
 waits, else agy's retry of it after a timeout. Without --interaction, the
 single pending question. The answer is for the first question of the step.
-agy's own dialog is then closed with Escape in --pane, or in the pane
-discovery finds. With --via tui the dialog is answered there instead: one
---option, no write-in (text typed into a dialog confirms it), the pointer
-moved to that option one key at a time and Enter pressed only on it.
+If agy keeps its own dialog drawn in --pane (or the pane discovery finds),
+it is closed only with a key safe for an answered step on agy's version
+(docs/tmux.md): Escape on agy 1.0.x, the chosen option's digit on 1.2.x;
+otherwise it is left and the result says so. With --via tui the dialog is
+answered there instead: one --option, no write-in (text typed into a dialog
+confirms it), with the option's digit alone where a digit answers at once
+(agy 1.2.x), else the pointer moved one key at a time and Enter only on it.
 
 Options:
   --interaction ID    the question to answer (from \`agy-bridge watch\`)

@@ -44,9 +44,9 @@ export function answerVia(command: string, value: string | undefined): { via?: A
 const NON_EMPTY = ["interaction"] as const;
 
 /** The help that follows a command's own option lines. */
-const HELP_TAIL = `  --via rpc|tui       rpc (default): answer over RPC, then close agy's own dialog with
-                      Escape; tui: answer in agy's dialog by moving its pointer
-                      (one key at a time, Enter only on the intended row)
+const HELP_TAIL = `  --via rpc|tui       rpc (default): answer over RPC, then close agy's own dialog
+                      only with a key safe on agy's version; tui: answer in
+                      agy's dialog with the keys the key table gives that version
   --json              print the result as one JSON line: {"interactionId","result","stepIndex"?}
                       ({"result":"none_pending"|"several_pending","pending":[…]} when none was chosen)
 ${CONNECTION_HELP}
@@ -119,6 +119,8 @@ function describeResult(result: AnswerResult, interactionId: string): string {
       return `interaction ${interactionId} timed out in agy (step ${result.stepIndex}) and no retry is waiting; nothing was sent`;
     case "not_found":
       return `no interaction ${interactionId} in this conversation; run \`agy-bridge watch\` to see the open ones`;
+    case "decided_by_policy":
+      return `interaction ${interactionId} is the policy's to answer: ${result.reason}; nothing was sent`;
   }
 }
 

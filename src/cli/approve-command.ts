@@ -22,10 +22,14 @@ Allows a pending permission (a command agy wants to run) over RPC, re-reading
 the step first: the step that asked if it still waits, else agy's retry of it
 after a timeout, never another prompt. Without --interaction, the single
 pending permission of the conversation; when several wait, they are listed.
-agy's own dialog in the TUI is then closed with Escape (never digits or
-Enter) in --pane, or in the pane discovery finds for the agy that owns the
-conversation. With --via tui the dialog is answered there instead: the
-pointer is moved to "Yes" one key at a time and Enter pressed only on it.
+If agy keeps its own dialog drawn in --pane (or the pane discovery finds for
+the agy that owns the conversation), it is closed only with a key safe for
+an answered step on agy's version (docs/tmux.md): Escape on agy 1.0.x, the
+"Yes" row's digit on 1.2.x — never Escape there, which would cancel the
+command just approved; otherwise it is left and the result says so. With
+--via tui the dialog is answered there instead: "Yes" (the plain row 1) by
+its digit alone where a digit answers at once (agy 1.2.x), else the pointer
+moved one key at a time and Enter pressed only on it.
 
 Options:
   --interaction ID    the interaction to approve (from \`agy-bridge watch\`)

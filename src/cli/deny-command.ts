@@ -8,11 +8,15 @@ const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--p
 Refuses a pending permission over RPC (or declines a question), re-reading
 the step first: the step that asked if it still waits, else agy's retry of it
 after a timeout, never another prompt. Without --interaction, the single
-pending interaction; when several wait, they are listed. agy's own dialog
-in the TUI is then closed with Escape in --pane, or in the pane discovery
-finds for the agy that owns the conversation. With --via tui the dialog is
-declined there with Escape instead (no instruction then). A deny never
-presses Enter or a digit: in agy's arrow menus those can approve.
+pending interaction; when several wait, they are listed. If agy keeps its
+own dialog drawn in --pane (or the pane discovery finds), it is closed only
+with a key safe for an answered step on agy's version (docs/tmux.md), else
+left and the result says so. With --via tui the dialog is declined there
+instead (no instruction then): its "No" row is found by its label (it is 4,
+2 or 3 depending on the dialog) and chosen with its digit alone where a
+digit answers at once (agy 1.2.x), else with the pointer moved onto it one
+key at a time and Enter only once the screen shows it there; a question is
+skipped with Escape where that declines it. Never a positional guess.
 
 Options:
   --interaction ID    the interaction to deny (from \`agy-bridge watch\`)

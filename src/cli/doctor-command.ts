@@ -16,9 +16,10 @@ const HELP = `Usage: agy-bridge doctor [--json] [-L NAME | -S PATH]
        agy-bridge doctor --report [--json] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T]
 
 Checks how agy-bridge finds agy's language server on this machine, step by
-step: processes, listeners, CSRF token, each listener's transport and
-Heartbeat, conversations, tmux panes. Every failure comes with a one-line
-hint. The CSRF token is never printed.
+step: processes, which agy each is (its version, read without starting agy,
+and whether it is agy-bridge's simulator), listeners, CSRF token, each
+listener's transport and Heartbeat, conversations, tmux panes. Every failure
+comes with a one-line hint. The CSRF token is never printed.
 
 Options:
   --json      print one JSON object: ok, node, tmux, steps (step, status,
@@ -27,8 +28,10 @@ Options:
   -S PATH     the same, by the server's socket path (tmux -S)
   --report    check agy-bridge's recorded facts (docs/spike-notes.md) against
               the agy the session commands would choose, with calls that change
-              nothing, and print a compatibility report (Markdown; with --json
-              {agyVersion, generatedAt, facts:[{id, statement, status, seen}]});
+              nothing and no key pressed, and print a compatibility report
+              (Markdown; with --json {agyVersion, agyVersionSource,
+              newerThanProbed, simulator, generatedAt, facts:[{id, statement,
+              status, seen}]});
               takes --conversation, --pane, --url and --csrf-token as they do.
               Exit 0 when a report was produced, 1 when no agy was found
   -h, --help  show this help

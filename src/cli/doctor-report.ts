@@ -10,6 +10,9 @@ import { buildReport, reportMarkdown } from "../capture/compat-report.js";
 import { resolveCaptureTarget, type CaptureTarget } from "../capture/capture-target.js";
 import { createAgyRpcClient } from "../rpc/client.js";
 import { createTmuxDriver } from "../tmux/tmux-driver.js";
+import { paneTarget } from "../tmux/target.js";
+import { paneBannerVersion } from "../discovery/version-lookup.js";
+import { paneText } from "./sessions-command.js";
 import type { CliIo } from "./command.js";
 import { failureText, sessionTarget, type SessionValues } from "./session-connect.js";
 
@@ -32,14 +35,25 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
   const pane = target.pane;
   const tmux = pane === undefined ? undefined : createTmuxDriver({ socket: pane.socketPath !== undefined ? { path: pane.socketPath } : pane.socketName !== undefined ? { name: pane.socketName } : undefined });
   try {
+    // Not named by the process: the last banner in the pane may say (a read of the scrollback, no key).
+    let agyVersion = target.agyVersion;
+    let agyVersionSource = target.agyVersion === null ? null : (target.agyVersionSource ?? "process");
+    if (agyVersion === null && pane !== undefined) {
+      const banner = await paneBannerVersion(pane, { signal: io.signal });
+      if (banner !== undefined) [agyVersion, agyVersionSource] = [banner, "screen"];
+    }
     const obs = await probeAgy({
       client,
       clientWithoutToken: bare,
       url: target.url,
-      agyVersion: target.agyVersion,
+      agyVersion,
+      agyVersionSource,
+      simulator: target.simulator === true,
+      paneLabel: pane === undefined ? undefined : paneText(pane.target, pane),
       listeners: target.listeners,
       conversationId: target.conversationId,
       readScreen: tmux === undefined || pane === undefined ? undefined : () => tmux.readPane(pane.target),
+      readPaneCommand: tmux === undefined || pane === undefined ? undefined : () => tmux.run(["display-message", "-p", "-t", paneTarget(pane.target), "#{pane_current_command}"]),
     });
     if (!obs.heartbeat.ok && obs.heartbeat.status === undefined) {
       io.stderr.write(`agy-bridge doctor: no agy answers at ${target.url} (${obs.heartbeat.message}); run \`agy-bridge doctor\` to see what discovery finds\n`);
@@ -54,3 +68,4 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
     await Promise.all([client.close(), bare?.close()]);
   }
 }
+

@@ -113,6 +113,8 @@ function plain(event: MapperEvent): [keyof typeof STYLE, string] | undefined {
       return ["status", `  [rotated] now ${clip(event.conversationId, 80)}`];
     case "diagnostic":
       return ["failure", `  [diagnostic ${event.code}] ${clip(event.message, 500)}`];
+    case "agy_version_changed":
+      return ["status", `  [agy] version ${clip(event.from ?? "unknown", 40)} → ${clip(event.to ?? "unknown", 40)}${event.pid === undefined ? "" : ` (pid ${event.pid})`}`];
     case "message_delta":
     case "reasoning_delta":
       return undefined;

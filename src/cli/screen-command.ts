@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { AgyBridgeError } from "../errors.js";
-import { createTmuxDriver, isPaneTarget, readScreen, type ScreenModel } from "../tmux/index.js";
+import { createTmuxDriver, isPaneTarget, readScreen, type ScreenModel, type ScreenPrompt } from "../tmux/index.js";
 import { UsageError } from "./args.js";
 import { defineCommand } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -18,8 +18,9 @@ const HELP = `Usage: agy-bridge screen --pane TARGET [-L NAME | -S PATH] [--json
 
 Reads agy's TUI — the pane now, or a saved \`tmux capture-pane -p\` text —
 and says what is on it: ready (a composer waits for a turn), busy (agy is
-generating), prompt (a dialog, picker, menu, survey or the slash popup holds
-the keyboard) or unknown (nothing it recognises; never a guess).
+generating), prompt (a dialog, picker, menu, survey, the slash popup, a
+slider, an overlay, the artifact review panel, or a first-run setup screen
+holds the keyboard) or unknown (nothing it recognises; never a guess).
 
 Options:
   --pane TARGET       the pane: a pane id like %3, or an exact session =main
@@ -107,9 +108,13 @@ function summary(model: ScreenModel): string {
   const composer = model.composer === "draft" ? `draft: ${JSON.stringify(model.draft ?? "")}` : model.composer;
   lines.push(`composer: ${composer}`);
   lines.push(`mode: ${model.mode ?? "unknown"}   model: ${model.model ?? "unknown"}`);
+  if (model.backgroundTasks !== undefined) lines.push(`background tasks: ${model.backgroundTasks} (not busy)`);
+  if (model.statusLine === "custom") lines.push("status line: a user-defined one, not agy's (its words are not read)");
   const prompt = model.prompt;
   if (prompt !== null) {
-    lines.push(`prompt: ${prompt.kind}, keys ${prompt.keys}${prompt.question === null ? "" : ` — ${prompt.question}`}`);
+    lines.push(`prompt: ${promptKind(prompt)}, keys ${prompt.keys}${prompt.question === null ? "" : ` — ${prompt.question}`}`);
+    const warning = HANDS_OFF[prompt.kind];
+    if (warning !== undefined) lines.push(warning);
     prompt.options.forEach((option, i) => {
       const mark = prompt.pointer === i + 1 ? ">" : " ";
       lines.push(`  ${mark} ${option.number === null ? "" : `${option.number}. `}${option.label}`);
@@ -117,3 +122,16 @@ function summary(model: ScreenModel): string {
   }
   return `${lines.map((line) => terminalText(line)).join("\n")}\n`;
 }
+
+/** `file (edit)`, `question 2/3, ← Back`, `setup (sign_in)`: the kind with its detail. */
+function promptKind(prompt: ScreenPrompt): string {
+  if (prompt.fileAction !== undefined) return `${prompt.kind} (${prompt.fileAction})`;
+  if (prompt.setup !== undefined) return `${prompt.kind} (${prompt.setup})`;
+  if (prompt.form !== undefined) return `${prompt.kind} ${prompt.form.index}/${prompt.form.total}${prompt.form.back ? ", ← Back" : ""}`;
+  return prompt.kind;
+}
+
+const HANDS_OFF: Partial<Record<ScreenPrompt["kind"], string>> = {
+  setup: "setup required: finish agy's first-run screen in the pane yourself; no key should be sent to it",
+  amend: "a person is typing into the amend field; no key should be sent to it",
+};

@@ -3,12 +3,15 @@
  * says honestly whether it started. With `--conversation` (its server given
  * by `--url` or found by discovery) the turn is confirmed over RPC (a new
  * USER_INPUT step) and refused while a step is WAITING, and a dialog agy
- * left open for a step RPC shows settled is closed with Escape first;
- * without it, the draft leaving the composer confirms it. Nothing is typed
- * while a prompt holds the keyboard, and a turn starting with `/` needs
- * `--slash` (spike-notes §13).
+ * left open for a step RPC shows settled is closed first only with a key
+ * the key table marks safe on agy's version (the one discovery read) —
+ * else the send refuses with the reason, and `--close-stale` is the
+ * person's explicit choice to close it with Escape. Without it, the draft
+ * leaving the composer confirms the turn. Nothing is typed while a prompt
+ * holds the keyboard, and a turn starting with `/` needs `--slash`
+ * (spike-notes §13, K1).
  */
-import { findServer } from "../discovery/index.js";
+import { findServer, lookUpAgyVersion } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";
 import { STEP_STATUS, STEP_TYPE } from "../protocol/wire-names.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../rpc/index.js";
@@ -27,18 +30,28 @@ removed; text with a NUL byte or over 1 MiB is refused.
 
 It types only when agy is ready with an empty composer (a mode placeholder
 counts as empty): never while a dialog, picker, menu or the slash popup holds
-the keyboard (text and Enter in a dialog approve it). With --conversation, a
-dialog agy left open for a step RPC shows answered is closed with Escape
-first. A TEXT starting with "/" is a slash command and needs --slash.
+the keyboard (text and Enter in a dialog approve it; on agy 1.2.x a leading
+digit answers a menu at once). Every key is chosen from the key table for
+agy's version (docs/tmux.md); an unknown or newer version gets the
+conservative row. With --conversation, a dialog agy left open for a step RPC
+shows answered is closed first only with a key that is safe for it on this
+version (Escape on agy 1.0.x); where there is none (agy 1.1, 1.2.x, unknown:
+Escape there can end the turn the answer resumed) nothing is typed and the
+reason says so, unless --close-stale. A TEXT starting with "/" is a slash
+command and needs --slash.
 
 Options:
   --pane TARGET       the pane: a pane id like %3, or an exact session =main
   -L NAME             the tmux server's socket name (tmux -L)
   -S PATH             the tmux server's socket path (tmux -S)
-${CONNECTION_HELP}
-                      with --conversation: confirm the turn by a new USER_INPUT
-                      step, and refuse while a step is WAITING (the server is
-                      --url, else the one discovery finds for it or the pane)
+${CONNECTION_HELP.replace(/^(  --conversation ID .*)$/m, `$1
+                      and with it: confirm the turn by a new USER_INPUT step,
+                      and refuse while a step is WAITING (the server is --url,
+                      else the one discovery finds for it or the pane)`)}
+  --close-stale       with --conversation: close a dialog agy left open for an
+                      answered step with Escape even where no key is known to
+                      be safe for it (on agy 1.2.x that can cancel the command
+                      the answer approved and end agy's turn)
   --force             type even while RPC shows a step WAITING (never into a prompt on screen)
   --slash             TEXT is a slash command: submitted only when agy's popup
                       highlights exactly that command, else Escape and failed
@@ -57,6 +70,7 @@ const OPTIONS = {
   "socket-path": { type: "string", short: "S" },
   ...CONNECTION_OPTIONS,
   force: { type: "boolean" },
+  "close-stale": { type: "boolean" },
   slash: { type: "boolean" },
   "clear-draft": { type: "boolean" },
   "allow-unverified": { type: "boolean" },
@@ -93,21 +107,36 @@ export const sendCommand = defineCommand({
       io.stderr.write("agy-bridge send: --url needs --conversation ID (the conversation the pane shows); run `agy-bridge send --help`\n");
       return 2;
     }
+    if (values["close-stale"] === true && connection.conversationId === undefined) {
+      io.stderr.write("agy-bridge send: --close-stale needs --conversation ID (only RPC can tell a leftover dialog from a live one); run `agy-bridge send --help`\n");
+      return 2;
+    }
 
     let client: AgyRpcClient | undefined;
     try {
       const text = positionals.length === 1 && positionals[0] === "-" ? await readStdin(io.stdin) : positionals.join(" ");
-      const options: DeliverTurnOptions = { force: values.force === true, clearDraft: values["clear-draft"] === true, slash: values.slash === true, signal: io.signal };
+      const options: DeliverTurnOptions = {
+        force: values.force === true,
+        clearDraft: values["clear-draft"] === true,
+        slash: values.slash === true,
+        closeStale: values["close-stale"] === true,
+        agyVersion: null,
+        signal: io.signal,
+      };
       if (connection.conversationId !== undefined) {
         // Without --url, discovery finds the server that owns the conversation (or the agy in the pane).
         const binding = await findServer({
           conversationId: connection.conversationId,
-          pane: { target: paneTarget(target), ...(socket === undefined ? {} : "name" in socket ? { socketName: socket.name } : { socketPath: socket.path }) },
+          pane: paneRef(target, socket),
           ...(connection.url === undefined ? {} : { url: connection.url }),
           ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
           signal: io.signal,
         });
         client = createAgyRpcClient({ baseUrl: binding.url, ...(binding.csrfToken === undefined ? {} : { csrfToken: binding.csrfToken }) });
+        // The keys are chosen for the agy discovery found: its process, else its pane's banner (never by starting agy).
+        options.agyVersion =
+          binding.agyVersion ??
+          (await lookUpAgyVersion({ url: binding.url, ...(binding.pid === undefined ? {} : { pid: binding.pid }), pane: paneRef(target, socket) }, { signal: io.signal })).agyVersion;
         Object.assign(options, await rpcChecks(client, connection.conversationId, io.signal));
       }
       const driver = createTmuxDriver({ socket });
@@ -123,6 +152,11 @@ export const sendCommand = defineCommand({
     }
   },
 });
+
+/** The pane as discovery names it. */
+function paneRef(target: string, socket: TmuxSocket): { target: string; socketName?: string; socketPath?: string } {
+  return { target: paneTarget(target), ...(socket === undefined ? {} : "name" in socket ? { socketName: socket.name } : { socketPath: socket.path }) };
+}
 
 /** The WAITING guard and the USER_INPUT check, bound to one conversation. */
 async function rpcChecks(

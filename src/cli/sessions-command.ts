@@ -17,7 +17,10 @@ each hosts.
 
 Options:
   --json      print one JSON array, one entry per server (\`[]\` when none runs):
-              pid, executable, version, url, listeners (port, transport,
+              pid, executable, version, agyVersion (agy's version, null when
+              unknown; agy is never started to learn it), agyVersionSource
+              (process, screen or server; null), simulator (true for
+              agy-bridge's own simulator), url, listeners (port, transport,
               heartbeatOk), csrfTokenPresent, conversations (conversationId,
               status, stepCount, lastUserInputTime, waitingSteps), tmuxPane
               (status is agy's run status as sent, e.g. CASCADE_RUN_STATUS_IDLE)
@@ -38,6 +41,11 @@ export interface SessionEntry {
   pid: number;
   executable: string;
   version?: string;
+  /** agy's version (`1.2.10`), null when unknown. */
+  agyVersion: string | null;
+  agyVersionSource: "process" | "server" | "screen" | null;
+  /** agy-bridge's simulator (`sim --as-agy`), not a real agy. */
+  simulator: boolean;
   url?: string;
   listeners: Array<{ port: number; transport: string; heartbeatOk: boolean }>;
   csrfTokenPresent: boolean;
@@ -50,6 +58,9 @@ export function toSessionEntry(server: DiscoveredServer): SessionEntry {
   const entry: SessionEntry = {
     pid: server.pid,
     executable: server.executable,
+    agyVersion: server.agyVersion ?? null,
+    agyVersionSource: server.agyVersionSource ?? null,
+    simulator: server.simulator === true,
     listeners: server.listeners.map((l) => ({ port: l.port, transport: l.transport, heartbeatOk: l.heartbeatOk })),
     csrfTokenPresent: server.csrfTokenPresent,
     conversations: server.conversations.map((c) => {
@@ -109,7 +120,8 @@ export function paneText(pane: string, server: TmuxServerRef | undefined): strin
 function sessionsTable(entries: readonly SessionEntry[], now: number, tmux: TmuxServerRef | undefined): string {
   const rows = [["PID", "VERSION", "URL", "TOKEN", "PANE", "CONVERSATION", "STATUS", "STEPS", "WAITING", "LAST INPUT"]];
   for (const e of entries) {
-    const server = [String(e.pid), e.version ?? "-", e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane === undefined ? "-" : paneText(e.tmuxPane, tmux)];
+    const version = `${e.agyVersion ?? e.version ?? "-"}${e.simulator ? " (simulator)" : ""}`;
+    const server = [String(e.pid), version, e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane === undefined ? "-" : paneText(e.tmuxPane, tmux)];
     if (e.conversations.length === 0) rows.push([...server, "-", "-", "-", "-", "-"]);
     for (const c of e.conversations) {
       rows.push([

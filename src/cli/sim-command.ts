@@ -13,10 +13,11 @@ import { Stream } from "node:stream";
 import { AgyBridgeError } from "../errors.js";
 import { buildAgyLauncher } from "../sim/launcher/build-agy-launcher.js";
 import { loadScenarios } from "../sim/engine/scenarios.js";
-import { AGY_VERSIONS, isAgyVersion, type AgyVersion } from "../sim/engine/persona.js";
+import { AGY_VERSIONS, DEFAULT_AGY_VERSION, isAgyVersion, type AgyVersion } from "../sim/engine/persona.js";
 import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server/server.js";
 import { createFakeTui } from "../sim/tui/fake-tui.js";
-import { TUI_DIGITS, TUI_VERSIONS, type TuiDigits, type TuiVersion } from "../sim/tui/tui-options.js";
+import { AGY_TRANSCRIPT_NAMES, writeAgyFiles, type AgyTranscriptName } from "../sim/engine/agy-files.js";
+import { resolveTuiVersion, TUI_DIGITS, TUI_STALE_DIALOGS, TUI_VERSIONS, type TuiCommandOptions, type TuiDigits, type TuiStaleDialog, type TuiVersion } from "../sim/tui/tui-options.js";
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 import { runReplay } from "./sim-replay.js";
@@ -47,12 +48,13 @@ Options:
   --no-csrf                        with --as-agy: no token and no header check, like
                                    agy 1.0.x
   --headless                       no TUI; print {"conversationId","tlsUrl","plainUrl","pid",
-                                   "csrfTokenPresent"} as one JSON line and run until
-                                   SIGINT/SIGTERM
+                                   "csrfTokenPresent","agyVersion"} (plus "agyPid" under
+                                   --as-agy) as one JSON line and run until SIGINT/SIGTERM
   --as-agy                         run under a compiled launcher named …/bin/agy that owns
                                    the listeners and takes the token as its first argument,
                                    with a child process carrying the ANTIGRAVITY_*
-                                   environment, so discovery finds it like agy (needs cc)
+                                   environment, so discovery finds it like agy, and that
+                                   tmux reports as the pane's command "agy" (needs cc)
   --agy-version V                  the agy whose wire to speak: 1.0.10 (default), 1.1 or
                                    1.2; each sends only the fields that version is
                                    recorded to send (docs/simulator.md, "Personas")
@@ -60,10 +62,28 @@ Options:
   --interaction-timeout MS         an unanswered prompt times out after MS (default 300000)
   --speed X                        multiply scenario delays by X (0 = no delays; default 1)
   --listen-fds TLS,PLAIN           serve on inherited listening fds (used by --as-agy)
-  --tui-version V                  whose screen the TUI draws: 1.0, 1.1 (default) or 1.2.1
-                                   (1.2.1 drops "? for shortcuts" after a tool turn)
-  --tui-digits accept|ignore       whether the TUI's arrow menus take typed digits
-                                   (default ignore, as current agy; accept = agy 1.0.10)
+  --tui-version V                  whose screen and keys the TUI plays: 1.0, 1.1 (default),
+                                   1.2.1 (drops "? for shortcuts" after a tool turn) or
+                                   1.2 (agy 1.2.x as captured on 1.2.1-1.2.17: "Run this
+                                   command?" … "4. No, cancel", digits answer at once, Esc
+                                   at an approval interrupts the turn, LF inserts a
+                                   newline); a full version such as 1.2.10 or 1.1.27 plays
+                                   its line (1.2.10 → 1.2) and shows in the banner
+  --tui-digits accept|ignore       before 1.2: whether arrow menus take typed digits
+                                   (default ignore; accept = agy 1.0.10)
+  --tui-stale-dialog close|stay    after an answer over RPC, the TUI's dialog closes by
+                                   itself (close) or stays drawn until keys close it
+                                   (stay, the default, as on agy 1.0.10)
+  --tui-command-options 4|2        1.2 command dialogs: four options (default) or the
+                                   two-option "Yes, run command" / "No, cancel"
+  --tui-tasks N                    show "· N task(s) · /tasks" on the status row
+  --home DIR                       write agy's files as a turn plays (brain/<id>/.system_
+                                   generated/logs/transcript.jsonl, cache/last_
+                                   conversations.json) under DIR/.gemini/antigravity-cli
+  --agy-files                      the same under $HOME (never by default: a real agy's
+                                   files there would be changed)
+  --agy-transcript NAME            the transcript's file name: transcript.jsonl (default)
+                                   or transcript_full.jsonl (sources disagree)
   --trust-prompt                   start on agy's folder-trust screen
   --populate N,M                   also host N conversations of M settled steps each
                                    (for scale benchmarks; docs/scale.md)
@@ -75,7 +95,9 @@ Options:
 
 In the TUI: Enter submits, Esc cancels a running turn, / opens the command
 popup (/clear, /model, …), shift+tab cycles modes; in a dialog Up/Down move
-the pointer, Enter confirms the pointed option, Esc declines. C-c on an
+the pointer, Enter confirms the pointed option, Esc declines (1.2: a digit
+answers at once, Esc at an approval interrupts the turn, Esc does nothing in
+"Pending edit" and skips a question, Tab opens the amend field). C-c on an
 empty draft quits.
 The CSRF token is never printed.
 `;
@@ -94,6 +116,12 @@ const SIM_OPTIONS = {
   "listen-fds": { type: "string" },
   "tui-version": { type: "string" },
   "tui-digits": { type: "string" },
+  "tui-stale-dialog": { type: "string" },
+  "tui-command-options": { type: "string" },
+  "tui-tasks": { type: "string" },
+  home: { type: "string" },
+  "agy-files": { type: "boolean" },
+  "agy-transcript": { type: "string" },
   "trust-prompt": { type: "boolean" },
   populate: { type: "string" },
   replay: { type: "string" },
@@ -143,6 +171,16 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
   if (args.speed !== undefined) options.speed = args.speed;
   if (args.populate !== undefined) options.populate = args.populate;
   const server = await startSimServer(options);
+  const home = args.home ?? (args.agyFiles === true ? io.env.HOME : undefined);
+  const files =
+    home === undefined || home === ""
+      ? undefined
+      : writeAgyFiles(server.engine, {
+          home,
+          cwd: process.cwd(),
+          ...(args.agyTranscript !== undefined ? { transcriptName: args.agyTranscript } : {}),
+          onError: (error) => io.stderr.write(`agy-bridge sim: ${error.message}\n`),
+        });
   try {
     if (args.headless) {
       io.stdout.write(`${JSON.stringify(headlessInfo(io, args, server, self))}\n`);
@@ -153,9 +191,16 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
       port: server.engine.tuiPort(),
       input: io.stdin,
       output: io.stdout,
-      banner: [`agy (simulated by agy-bridge) · RPC ${server.tlsUrl} (TLS) · ${server.plainUrl} (plain)`],
+      banner: [
+        // Real agy names its version in the banner (`Antigravity CLI 1.2.1`); the simulator does when given a full one.
+        ...(args.tuiFullVersion !== undefined ? [`Antigravity CLI ${args.tuiFullVersion}`] : []),
+        `agy (simulated by agy-bridge) · RPC ${server.tlsUrl} (TLS) · ${server.plainUrl} (plain)`,
+      ],
       ...(args.tuiVersion !== undefined ? { version: args.tuiVersion } : {}),
       ...(args.tuiDigits !== undefined ? { digits: args.tuiDigits } : {}),
+      ...(args.tuiStaleDialog !== undefined ? { staleDialog: args.tuiStaleDialog } : {}),
+      ...(args.tuiCommandOptions !== undefined ? { commandOptions: args.tuiCommandOptions } : {}),
+      ...(args.tuiTasks !== undefined ? { tasks: args.tuiTasks } : {}),
       ...(args.trustPrompt ? { trustPath: workspaceLabel(io.env.HOME) } : {}),
     });
     tui.start();
@@ -163,6 +208,7 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
     tui.stop();
     return 0;
   } finally {
+    files?.close();
     await server.close();
   }
 }
@@ -192,6 +238,13 @@ async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf, mintToken: () =
     ...io.env,
     AGY_SIM_NODE: self.node,
     AGY_SIM_ARGV: [...self.args, "sim", "--listen-fds", "3,4"].join("\n"),
+    // What discovery reads without starting agy: the version agy gives its children, and that this is our simulator.
+    // The TUI's version wins when one is given: the bridge picks its keys by this version, and a 1.2 screen
+    // keyed as 1.0 would get an Escape that cancels the approved command (spike-notes §15).
+    ANTIGRAVITY_LS_VERSION: `cli-${args.tuiFullVersion ?? args.tuiVersion ?? args.agyVersion ?? DEFAULT_AGY_VERSION}`,
+    AGY_BRIDGE_SIMULATOR: "1",
+    // On a terminal the launcher leads the foreground process group, so tmux names the pane `agy` (spike-notes §14 #10).
+    ...((io.stdin as { isTTY?: boolean }).isTTY === true ? { AGY_SIM_FOREGROUND: "1" } : {}),
   };
   // The launcher shares this terminal: the TUI it runs reads keys from it directly.
   const stdio = [io.stdin, io.stdout, io.stderr].map((stream) => (stream instanceof Stream ? stream : "inherit" as const));
@@ -222,8 +275,14 @@ function forwardedArgs(args: SimArgs): string[] {
   if (args.agyVersion !== undefined) out.push("--agy-version", args.agyVersion);
   if (args.interactionTimeoutMs !== undefined) out.push("--interaction-timeout", String(args.interactionTimeoutMs));
   if (args.speed !== undefined) out.push("--speed", String(args.speed));
-  if (args.tuiVersion !== undefined) out.push("--tui-version", args.tuiVersion);
+  if (args.tuiVersion !== undefined) out.push("--tui-version", args.tuiFullVersion ?? args.tuiVersion);
   if (args.tuiDigits !== undefined) out.push("--tui-digits", args.tuiDigits);
+  if (args.tuiStaleDialog !== undefined) out.push("--tui-stale-dialog", args.tuiStaleDialog);
+  if (args.tuiCommandOptions !== undefined) out.push("--tui-command-options", String(args.tuiCommandOptions));
+  if (args.tuiTasks !== undefined) out.push("--tui-tasks", String(args.tuiTasks));
+  if (args.home !== undefined) out.push("--home", args.home);
+  if (args.agyFiles === true) out.push("--agy-files");
+  if (args.agyTranscript !== undefined) out.push("--agy-transcript", args.agyTranscript);
   if (args.trustPrompt) out.push("--trust-prompt");
   if (args.populate !== undefined) out.push("--populate", `${args.populate.conversations},${args.populate.steps}`);
   return out;
@@ -260,8 +319,22 @@ export interface SimArgs {
   speed?: number;
   /** `--tui-version`: whose screen the TUI draws. */
   tuiVersion?: TuiVersion;
+  /** `--tui-version` given as a full agy version (`1.2.10`): shown in the banner. */
+  tuiFullVersion?: string;
   /** `--tui-digits`: whether the TUI's arrow menus take digits. */
   tuiDigits?: TuiDigits;
+  /** `--tui-stale-dialog`: whether a dialog answered over RPC closes by itself. */
+  tuiStaleDialog?: TuiStaleDialog;
+  /** `--tui-command-options`: 4 or 2 options in a 1.2 command dialog. */
+  tuiCommandOptions?: TuiCommandOptions;
+  /** `--tui-tasks N`: the status row's task strip. */
+  tuiTasks?: number;
+  /** `--home DIR`: write agy's files there. */
+  home?: string;
+  /** `--agy-files`: write agy's files under $HOME. Neither: none are written. */
+  agyFiles?: boolean;
+  /** `--agy-transcript`: the transcript's file name. */
+  agyTranscript?: AgyTranscriptName;
   /** `--trust-prompt`: start on the folder-trust screen. */
   trustPrompt?: boolean;
   /** `--populate N,M`: N more conversations of M settled steps each. */
@@ -296,9 +369,38 @@ function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
   if (values.speed !== undefined) args.speed = parseNumber("--speed", "a number >= 0", values.speed, (n) => n >= 0);
   const tuiVersion = values["tui-version"];
   if (tuiVersion !== undefined) {
-    const known = TUI_VERSIONS.find((v) => v === tuiVersion);
-    if (known === undefined) throw new UsageError(`--tui-version wants one of ${TUI_VERSIONS.join(", ")}`);
-    args.tuiVersion = known;
+    const known = resolveTuiVersion(tuiVersion);
+    if (known === undefined) throw new UsageError(`--tui-version wants one of ${TUI_VERSIONS.join(", ")}, or a full agy version from 1.0.0 to 1.2.9999 (such as 1.2.10)`);
+    args.tuiVersion = known.version;
+    if (known.full !== undefined) args.tuiFullVersion = known.full;
+  }
+  const stale = values["tui-stale-dialog"];
+  if (stale !== undefined) {
+    const known = TUI_STALE_DIALOGS.find((v) => v === stale);
+    if (known === undefined) throw new UsageError(`--tui-stale-dialog wants one of ${TUI_STALE_DIALOGS.join(", ")}`);
+    args.tuiStaleDialog = known;
+  }
+  const commandOptions = values["tui-command-options"];
+  if (commandOptions !== undefined) {
+    if (commandOptions !== "2" && commandOptions !== "4") throw new UsageError("--tui-command-options wants 4 or 2");
+    args.tuiCommandOptions = commandOptions === "2" ? 2 : 4;
+  }
+  if (values["tui-tasks"] !== undefined) {
+    args.tuiTasks = parseNumber("--tui-tasks", "a whole number of tasks from 0 to 99", values["tui-tasks"], (n) => Number.isInteger(n) && n >= 0 && n <= 99);
+  }
+  if (values.home !== undefined) {
+    if (values.home === "" || !values.home.startsWith("/")) throw new UsageError("--home wants an absolute directory path");
+    args.home = values.home;
+  }
+  if (values["agy-files"] === true) {
+    if (args.home !== undefined) throw new UsageError("give agy's files one place: --home DIR or --agy-files ($HOME)");
+    args.agyFiles = true;
+  }
+  const transcript = values["agy-transcript"];
+  if (transcript !== undefined) {
+    const known = AGY_TRANSCRIPT_NAMES.find((name) => name === transcript);
+    if (known === undefined) throw new UsageError(`--agy-transcript wants one of ${AGY_TRANSCRIPT_NAMES.join(", ")}`);
+    args.agyTranscript = known;
   }
   const tuiDigits = values["tui-digits"];
   if (tuiDigits !== undefined) {

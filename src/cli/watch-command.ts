@@ -9,10 +9,10 @@ import { formatEvent } from "./event-text.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { LINE_REDRAW, TERMINAL_STYLE, terminalText } from "./terminal-text.js";
 import { auditLogFor, auditorFor, decisionLine, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
-import { PolicyError } from "../policy/index.js";
 import type { SessionAuditor } from "../audit/index.js";
+import { DESKTOP_HELP, DESKTOP_OPTIONS, prepareDesktop, startWatchDesktop, type WatchDesktop } from "./desktop-alerts.js";
 
-const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll] [--policy FILE]
+const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll] [--policy FILE] [--notify-desktop]
 
 Follows an agy conversation and prints what happens: turns, the assistant's
 answers, tool calls and their output, approvals and questions waiting on you
@@ -28,6 +28,7 @@ Options:
   --from-start        print the conversation so far first, also with --until-idle
                       (a turn that ended in it does not count); the default without it
   --mode MODE         stream (default: the stream, with snapshots and probes) or poll
+${DESKTOP_HELP}
 ${POLICY_HELP}
 ${CONNECTION_HELP}
 ${PANE_HELP}
@@ -105,7 +106,7 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
       if (event.type === "history_end") {
         live = true;
         // The conversation has been read: anything after this line is live.
-        spinner.line(terminalText(`agy-bridge watch: following ${session.conversationId} (${session.how}); Ctrl-C to stop`));
+        spinner.line(terminalText(`agy-bridge watch: following ${session.conversationId} (${session.how}); agy ${session.agyVersion ?? "version unknown"}${session.simulator === true ? " (agy-bridge's simulator)" : ""}; Ctrl-C to stop`));
         continue;
       }
       if (event.type === "status" && event.reason === "server_gone") {
@@ -144,6 +145,7 @@ function workingAfter(event: MapperEvent): boolean | undefined {
     case "usage":
     case "model_changed":
     case "history_end":
+    case "agy_version_changed":
       return undefined;
     default:
       return true;
@@ -162,6 +164,7 @@ export const watchCommand = defineCommand({
     "from-start": { type: "boolean" },
     mode: { type: "string" },
     ...POLICY_OPTIONS,
+    ...DESKTOP_OPTIONS,
   },
   async run(io, { values }) {
     const target = sessionTarget("watch", values, io.env);
@@ -177,12 +180,28 @@ export const watchCommand = defineCommand({
     }
     let session: AgySessionApi | undefined;
     let auditor: SessionAuditor | undefined;
+    let desktop: WatchDesktop | undefined;
     try {
+      if (values["notify-desktop"] === true) {
+        // Checked before attaching: a person who asked for alerts hears at once when there can be none.
+        let plan;
+        try {
+          plan = await prepareDesktop(io, "watch");
+        } catch (error) {
+          io.stderr.write(`${terminalText(`agy-bridge watch: ${(error as Error).message}`)}\n`);
+          return 1;
+        }
+        if (typeof plan === "string") {
+          io.stderr.write(`${terminalText(`agy-bridge watch: ${plan}`)}\n`);
+          return 2;
+        }
+        desktop = await startWatchDesktop(io, plan);
+      }
       let policy;
       try {
         policy = await readPolicyOption(values);
       } catch (error) {
-        if (!(error instanceof PolicyError)) throw error;
+        if (!(error instanceof (await import("../policy/index.js")).PolicyError)) throw error;
         // Refused before anything is attached: the line and column say what to fix.
         io.stderr.write(`${terminalText(`agy-bridge watch: ${error.message}`)}\n`);
         return 1;
@@ -196,12 +215,14 @@ export const watchCommand = defineCommand({
         }));
       }
       session = await attachFromArgs(io, target, extra);
+      desktop?.follow(session);
       return await follow(io, session, { json: values.json === true, untilIdle, history: !untilIdle || values["from-start"] === true, auditor });
     } catch (error) {
       if (io.signal.aborted) return 0;
       io.stderr.write(`${failureText("watch", error)}\n`);
       return 1;
     } finally {
+      await desktop?.close();
       await session?.close();
       await auditor?.flush().catch(() => undefined);
     }

@@ -11,6 +11,7 @@
 import { platform as osPlatform } from "node:os";
 import { join } from "node:path";
 import { createAgyRpcClient, type AgyRpcClient, type AgyRpcClientOptions } from "../rpc/client.js";
+import { versionOfProcess, isNewerThanProbed, NEWEST_PROBED_AGY, type AgyVersionInfo } from "./agy-version.js";
 import { childEnvironment, decideToken, tokenFromArgv, type TokenSighting } from "./credentials.js";
 import { attributeListeners, hostWideListeners, listenerOwners, lsofListeners, MAX_FALLBACK_LISTENERS, type Attribution, type CandidateListener } from "./listener-scan.js";
 import { parseLogPorts } from "./log-text.js";
@@ -67,6 +68,8 @@ interface Gathered {
   candidates: CandidateListener[];
   sightings: TokenSighting[];
   version?: string;
+  /** What the process says of its version (agy-version.ts) and whether it is agy-bridge's simulator. */
+  agyVersion: AgyVersionInfo & { simulator: boolean };
   steps: DiscoveryStep[];
 }
 
@@ -133,6 +136,9 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
       conversations: probe.conversations,
     };
     if (g.version !== undefined) server.version = g.version;
+    if (g.agyVersion.agyVersion !== null) server.agyVersion = g.agyVersion.agyVersion;
+    if (g.agyVersion.agyVersionSource !== null) server.agyVersionSource = g.agyVersion.agyVersionSource;
+    if (g.agyVersion.simulator) server.simulator = true;
     if (probe.url !== undefined) server.url = probe.url;
     // The binding carries the token only to a listener that was proven to be agy's and took it.
     if (decision.token !== undefined && probe.urlTokenSent === true) server.csrfToken = decision.token;
@@ -142,6 +148,23 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
     return server;
   });
   return { servers, steps, parents: scan.parents };
+}
+
+/** What `doctor` says of a process's version, and of a simulator. Never started agy to learn it. */
+function versionStep(pid: number, found: AgyVersionInfo & { simulator: boolean }): DiscoveryStep {
+  const sim = found.simulator ? `; it is agy-bridge's simulator (agy-bridge sim --as-agy), not a real agy` : "";
+  if (found.agyVersion === null) {
+    return { step: "version", status: "info", pid, detail: `pid ${pid}: agy's version is unknown (its children's environment names none, and agy is never started to ask it)${sim}` };
+  }
+  const detail = `pid ${pid}: agy ${found.agyVersion} (from ${found.agyVersionDetail ?? "its process"})${sim}`;
+  if (!isNewerThanProbed(found.agyVersion)) return { step: "version", status: "info", pid, detail };
+  return {
+    step: "version",
+    status: "warn",
+    pid,
+    detail: `${detail}, newer than probed: agy-bridge's facts describe agy up to ${NEWEST_PROBED_AGY}`,
+    hint: "Run `agy-bridge doctor --report --pane TARGET` and attach it to a bug report; until agy-bridge knows this version it presses only the keys that are safe on every version.",
+  };
 }
 
 function processSteps(scan: ProcessScan, root: string, platform: NodeJS.Platform): DiscoveryStep[] {
@@ -178,9 +201,12 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
   let envPort: number | undefined;
   const children = descendants(scan.parents, pid, 4, MAX_CHILDREN_READ);
   const environs = platform === "darwin" ? [] : await Promise.all(children.map(async (child) => ({ child, env: await proc.read(`${child}/environ`, 256 * 1024) })));
+  const childEnvs: Array<{ pid: number; env: Map<string, string> }> = [];
   for (const { child, env } of environs) {
     if (!env.ok) continue;
-    const found = childEnvironment(parseEnviron(env.value));
+    const parsed = parseEnviron(env.value);
+    childEnvs.push({ pid: child, env: parsed });
+    const found = childEnvironment(parsed);
     if (found.token !== undefined) sightings.push({ where: `the environment of its child pid ${child}`, token: found.token });
     version ??= found.version;
     envPort ??= found.lsPort;
@@ -226,7 +252,10 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
       candidates.push(lead);
     }
   }
-  const gathered: Gathered = { process: p, attribution, candidates, sightings, steps };
+  const own = platform === "darwin" ? undefined : await proc.read(`${pid}/environ`, 256 * 1024);
+  const agyVersion = versionOfProcess({ ...(own?.ok === true ? { ownEnv: parseEnviron(own.value) } : {}), childEnvs, executable: p.executable });
+  steps.push(versionStep(pid, agyVersion));
+  const gathered: Gathered = { process: p, attribution, candidates, sightings, agyVersion, steps };
   if (uid !== undefined) gathered.uid = uid;
   if (version !== undefined) gathered.version = version;
   return gathered;

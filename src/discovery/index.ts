@@ -6,6 +6,16 @@
 export { discoverServers, type DiscoverOptions, type DiscoveryResult } from "./discover.js";
 export { createDiscoveryWatch, type DiscoveryWatch, type DiscoveryWatchOptions } from "./discovery-watch.js";
 export { findServer } from "./find-server.js";
+export {
+  asAgyVersion,
+  compareAgyVersions,
+  isNewerThanProbed,
+  NEWEST_PROBED_AGY,
+  versionFromBanner,
+  type AgyVersionInfo,
+  type AgyVersionSource,
+} from "./agy-version.js";
+export { lookUpAgyVersion, paneBannerVersion, type VersionLookup, type VersionLookupOptions, type VersionQuery } from "./version-lookup.js";
 export { DiscoveryError, type DiscoveryCandidate, type DiscoveryFailure } from "./discovery-error.js";
 export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";
 export { createProcSource, type ProcSource, type ProcRead } from "./proc-source.js";

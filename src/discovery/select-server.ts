@@ -86,5 +86,8 @@ function bind(server: DiscoveredServer, conversationId: string | undefined, why:
   const binding: ServerBinding = { url: server.url as string, pid: server.pid, how: `pid ${server.pid}: ${why.join(", ")}` };
   if (server.csrfToken !== undefined) binding.csrfToken = server.csrfToken;
   if (conversationId !== undefined) binding.conversationId = conversationId;
+  if (server.agyVersion !== undefined) binding.agyVersion = server.agyVersion;
+  if (server.agyVersionSource !== undefined) binding.agyVersionSource = server.agyVersionSource;
+  if (server.simulator === true) binding.simulator = true;
   return binding;
 }

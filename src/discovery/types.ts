@@ -3,6 +3,8 @@
  * the contract between discovery, the session runner and the CLI.
  */
 
+import type { AgyVersionSource } from "./agy-version.js";
+
 /** How a listener speaks: identified by a real handshake, never by port order. */
 export type ListenerTransport = "tls" | "plain" | "unknown";
 
@@ -59,7 +61,14 @@ export interface DiscoveredServer {
   pid: number;
   /** Absolute path of the executable (`/proc/<pid>/exe` or argv[0]). */
   executable: string;
+  /** `ANTIGRAVITY_LS_VERSION` as agy's children carry it (`cli-` dropped), whatever it says (`sim`). */
   version?: string;
+  /** agy's version (`1.2.10`), learned without starting agy (docs/discovery.md, "Which agy"); absent when unknown. */
+  agyVersion?: string;
+  /** Where {@link agyVersion} came from. */
+  agyVersionSource?: AgyVersionSource;
+  /** The process is agy-bridge's simulator (`agy-bridge sim --as-agy`), not a real agy. */
+  simulator?: boolean;
   /** The preferred listener's URL (TLS first), when one answered. */
   url?: string;
   listeners: DiscoveredListener[];
@@ -84,6 +93,11 @@ export interface ServerBinding {
   conversationId?: string;
   /** How it was found, for `doctor`-style explanations ("only agy process", "owns conversation X"). */
   how: string;
+  /** agy's version as discovery read it; absent when unknown (or discovery was skipped). */
+  agyVersion?: string;
+  agyVersionSource?: AgyVersionSource;
+  /** The server is agy-bridge's simulator. */
+  simulator?: boolean;
 }
 
 /** A tmux pane given by the caller: target (`%N` or `=session`) and socket. */

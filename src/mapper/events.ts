@@ -172,6 +172,13 @@ export const InteractionRequestedEventSchema = z.object({
   /** The function_call id the step will have once it settles. */
   callId: z.string(),
   request: InteractionRequestSchema,
+  /**
+   * Set by a session that applies a policy (docs/policy.md): the policy's
+   * verdict, decided before the event was published. `approve` and `deny`
+   * are the policy's to deliver: nobody else may answer the request, and it
+   * is not pending for a person. Absent without a policy (the mapper never sets it).
+   */
+  policy: z.object({ decision: z.enum(["approve", "deny", "ask"]), rule: z.string().nullable() }).optional(),
 });
 
 /**
@@ -263,6 +270,27 @@ export const ConversationRotatedEventSchema = z.object({
 export const HistoryEndEventSchema = z.object({
   type: z.literal("history_end"),
   ...base,
+  /** agy's version as the session knows it then (`1.2.10`); absent when unknown (null is accepted and means the same). */
+  agyVersion: z.string().nullable().optional(),
+});
+
+/** Where a session learned agy's version: its process, its language server, or the banner on its screen. */
+export const AgyVersionSourceSchema = z.enum(["process", "server", "screen"]);
+
+/**
+ * Session layer: the agy behind the session is another version than before
+ * (a self-update restarted it), read again after a reconnect. Once per
+ * change; `from`/`to` null when unknown.
+ */
+export const AgyVersionChangedEventSchema = z.object({
+  type: z.literal("agy_version_changed"),
+  ...base,
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  /** Where `to` was read (null when it is unknown). */
+  source: AgyVersionSourceSchema.nullable(),
+  /** The agy process read, when known (a restart gives a new one). */
+  pid: z.number().int().positive().optional(),
 });
 
 export const DiagnosticCodeSchema = z.enum([
@@ -284,6 +312,14 @@ export const DiagnosticCodeSchema = z.enum([
   "events_dropped",
   /** Session layer: the stream or a read failed; the session keeps trying. */
   "connection_lost",
+  /**
+   * Session layer: agy kept its dialog drawn after an answer over RPC and no
+   * key is known to close it safely on this agy version; it was left for a
+   * person, and `sendTurn` refuses until it is gone (docs/tmux.md).
+   */
+  "stale_dialog",
+  /** Fleet: an entry of agy:events:<host>:<conversationId> that is not a valid event; it was skipped, the entries after it are read (docs/fleet.md). */
+  "invalid_entry",
 ]);
 export type DiagnosticCode = z.infer<typeof DiagnosticCodeSchema>;
 
@@ -313,6 +349,7 @@ export const MapperEventSchema = z.discriminatedUnion("type", [
   ConversationRotatedEventSchema,
   HistoryEndEventSchema,
   DiagnosticEventSchema,
+  AgyVersionChangedEventSchema,
 ]);
 
 export type MapperEvent = z.infer<typeof MapperEventSchema>;

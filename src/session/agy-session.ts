@@ -7,24 +7,28 @@ import { AgyBridgeError } from "../errors.js";
 import { asObject, asString } from "../protocol/json.js";
 import { RUN_STATUS } from "../protocol/wire-names.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
-import type { MapperEvent } from "../mapper/index.js";
+import type { EventOf, MapperEvent } from "../mapper/index.js";
 import type { PaneRef, ServerBinding } from "../discovery/types.js";
-import type { TurnDeliveryResult } from "../tmux/types.js";
+import type { ClosePromptResult, TurnDeliveryResult } from "../tmux/types.js";
+import type { SettledAnswer } from "../tmux/key-plans.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
 import { createConversationReader, type ConversationReader, type RelocateOutcome } from "./conversation-reader.js";
 import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
+import { gateIdentity } from "./gate-identity.js";
 import { activityOf, isChildConversation } from "./rotation.js";
 import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
 import { answerInTui } from "./tui-answer.js";
-import { runPolicy } from "./policy-runner.js";
+import { loadPolicyJudge, type PolicyJudge } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
 import { ResolutionAttribution } from "./resolution-attribution.js";
+import { defaultLocateVersion, VersionWatch } from "./version-watch.js";
 import type {
   AgySession as AgySessionApi,
   AnswerOptions,
   AnswerResult,
   AnswerVia,
   ApproveOptions,
+  AgyVersionState,
   AttachOptions,
   ClientFactory,
   DenyOptions,
@@ -63,20 +67,19 @@ export const AgySession = {
     const session = new Session(options);
     try {
       await session.bind();
+      if (options.policy !== undefined) {
+        const policy = "policy" in options.policy ? options.policy : { policy: options.policy };
+        // Without a workspace given, agy's own (GetConversationMetadata) is `{workspace}`.
+        let workspace = policy.context?.workspace;
+        if (workspace === undefined) workspace = await session.workspace().catch(() => undefined);
+        const context = { ...policy.context, ...(workspace === undefined ? {} : { workspace }) };
+        // Before the first read: every request is decided before it is published (docs/policy.md).
+        session.usePolicy(await loadPolicyJudge({ ...policy, context }));
+      }
       if (options.follow !== false) await session.follow();
     } catch (error) {
       await session.close();
       throw error;
-    }
-    if (options.policy !== undefined) {
-      const policy = "policy" in options.policy ? options.policy : { policy: options.policy };
-      // Without a workspace given, agy's own (GetConversationMetadata) is `{workspace}`.
-      let workspace = policy.context?.workspace;
-      if (workspace === undefined) workspace = await session.workspace().catch(() => undefined);
-      const context = { ...policy.context, ...(workspace === undefined ? {} : { workspace }) };
-      const run = runPolicy(session, { ...policy, context, ...(options.signal === undefined ? {} : { signal: options.signal }) });
-      // Its events end with the session's; a failure to read shows to every consumer, not here.
-      void run.done.catch(() => undefined);
     }
     return session;
   },
@@ -104,6 +107,12 @@ class Session implements AgySessionApi {
   readonly #inFlight = new Map<string, Promise<AnswerResult>>();
   /** Who decided each interaction this session delivered an answer to (`decidedBy` on its resolution). */
   readonly #attribution: ResolutionAttribution;
+  /** The policy attached, if any: it decides each request before the request is published. */
+  #judge: PolicyJudge | undefined;
+  /** The policy's verdict on each request it decided (`interaction_requested.policy`). */
+  readonly #verdicts = new Map<string, NonNullable<EventOf<"interaction_requested">["policy"]>>();
+  /** Which agy this is, read at attach and after every reconnect (version-watch.ts). */
+  readonly #version: VersionWatch;
 
   constructor(options: AttachOptions) {
     this.#o = options;
@@ -115,6 +124,17 @@ class Session implements AgySessionApi {
       capacity: options.consumerBuffer ?? DEFAULTS.consumerBuffer,
       conversationId: () => this.conversationId,
       pending: () => this.#reader?.tracker.pendingInteractions() ?? [],
+      agyVersion: () => this.#version.state.agyVersion,
+    });
+    this.#version = new VersionWatch({
+      where: async () => {
+        const pane = await this.#paneRef().catch(() => undefined);
+        return { url: this.#binding.url, ...(this.#binding.pid === undefined ? {} : { pid: this.#binding.pid }), ...(pane === undefined ? {} : { pane }) };
+      },
+      locate: options.locateVersion ?? defaultLocateVersion,
+      conversationId: () => this.conversationId,
+      publish: (events) => this.#events.publish(events),
+      signal: this.#closed.signal,
     });
     this.#attribution = new ResolutionAttribution((events) => this.#events.publish(events));
     if (options.signal !== undefined) {
@@ -138,6 +158,22 @@ class Session implements AgySessionApi {
     return this.#binding.how;
   }
 
+  get agyVersion(): string | null {
+    return this.#version.state.agyVersion;
+  }
+
+  get agyVersionSource(): AgyVersionState["agyVersionSource"] {
+    return this.#version.state.agyVersionSource;
+  }
+
+  get simulator(): boolean {
+    return this.#version.state.simulator;
+  }
+
+  onVersion(listener: (state: AgyVersionState) => void): () => void {
+    return this.#version.onChange(listener);
+  }
+
   get #rpc(): AgyRpcClient {
     if (this.#client === undefined) throw new AgyBridgeError("internal", "The session is not bound to a server yet.");
     return this.#client;
@@ -156,6 +192,10 @@ class Session implements AgySessionApi {
           });
     this.#client = this.#makeClient(this.#binding);
     this.#conversationId = o.conversationId ?? this.#binding.conversationId ?? (await this.#onlyConversation());
+    const known = versionOfBinding(this.#binding, o.agyVersion);
+    this.#version.seed(known);
+    // Discovery's binding has read the process already; else (a URL given) it is read now, bounded by tmux's own deadline.
+    if (known.agyVersion === null) await this.#version.refresh(true);
   }
 
   #makeClient(binding: ServerBinding): AgyRpcClient {
@@ -187,6 +227,8 @@ class Session implements AgySessionApi {
       this.#binding = binding;
       this.#client = this.#makeClient(binding);
       void old?.close();
+      // Discovery's binding carries the version it read; the reconnect that follows reads it again anyway.
+      if (binding.agyVersion !== undefined || binding.pid !== undefined) this.#version.offer(versionOfBinding(binding, undefined));
       return "moved";
     } catch {
       return this.#closed.signal.aborted ? "same" : "missing";
@@ -219,9 +261,13 @@ class Session implements AgySessionApi {
       client: () => this.#rpc,
       relocate: () => this.#relocate(),
       serverGone: () => this.#serverGone(),
+      reconnected: () => void this.#version.refresh(),
       goneAfterFailures: o.goneAfterFailures ?? DEFAULTS.goneAfterFailures,
       publish: (events) => {
-        for (const event of events) this.#remember(event);
+        for (const event of events) {
+          if (event.type === "interaction_requested") this.#decide(event);
+          this.#remember(event);
+        }
         this.#attribution.offer(events);
       },
       mode: o.mode ?? "stream",
@@ -235,10 +281,70 @@ class Session implements AgySessionApi {
     });
     this.#reader = reader;
     this.#readerStart = reader.start().then((history) => {
+      // Only what is still open at the end of the history is the policy's to decide.
+      const open = new Map<string, EventOf<"interaction_requested">>();
+      for (const event of history) {
+        if (event.type === "interaction_requested") open.set(event.interactionId, event);
+        else if (event.type === "interaction_resolved") open.delete(event.interactionId);
+      }
+      for (const event of open.values()) this.#decide(event);
       for (const event of history) this.#remember(event);
       this.#history = history;
     });
     return this.#readerStart;
+  }
+
+  usePolicy(judge: PolicyJudge): void {
+    this.#judge = judge;
+  }
+
+  /**
+   * With a policy: decides `event` (once per interaction) and writes the
+   * verdict on it, before anyone sees it; an approve or deny is then
+   * delivered by the session itself, and refused to everyone else.
+   */
+  #decide(event: EventOf<"interaction_requested">): void {
+    const judge = this.#judge;
+    if (judge === undefined) return;
+    const known = this.#verdicts.get(event.interactionId);
+    if (known !== undefined) {
+      event.policy = known;
+      return;
+    }
+    let verdict: ReturnType<PolicyJudge["decide"]>;
+    try {
+      verdict = judge.decide(event);
+    } catch {
+      // A policy that cannot decide decides nothing: the request goes to a person.
+      this.#verdicts.set(event.interactionId, { decision: "ask", rule: null });
+      event.policy = { decision: "ask", rule: null };
+      return;
+    }
+    // A question is never approved by a policy: it waits for a person like an ask.
+    const decision = verdict.decision.decision === "approve" && event.request.kind === "question" ? "ask" : verdict.decision.decision;
+    const mark = { decision, rule: verdict.decision.rule };
+    this.#verdicts.set(event.interactionId, mark);
+    event.policy = mark;
+    const own = {
+      approve: (id: string, options: ApproveOptions) => this.#approve(id, options),
+      deny: (id: string, options: DenyOptions) => this.#deny(id, options),
+    };
+    // After the event is published: the delivery reads agy afresh, and the outcome goes to the audit log.
+    queueMicrotask(() => void judge.deliver(event, verdict, own).catch(() => undefined));
+  }
+
+  /** The refusal for an answer to a request the policy decided; undefined when it may be answered. */
+  #refusal(interactionId: string): AnswerResult | undefined {
+    if (this.#judge === undefined) return undefined;
+    const verdict = this.#verdicts.get(interactionId);
+    if (verdict === undefined || verdict.decision === "ask") return undefined;
+    const rule = verdict.rule === null ? "its default" : `rule ${verdict.rule}`;
+    return {
+      result: "decided_by_policy",
+      decision: verdict.decision,
+      rule: verdict.rule,
+      reason: `the policy (${rule}) decided this request (${verdict.decision}) and delivers its answer itself; nobody else may answer it`,
+    };
   }
 
   #remember(event: MapperEvent): void {
@@ -250,6 +356,7 @@ class Session implements AgySessionApi {
       stepIndex: event.stepIndex,
       kind: event.request.kind,
       variant: variantOf(event.request),
+      identity: gateIdentity(event.request),
     });
   }
 
@@ -265,18 +372,48 @@ class Session implements AgySessionApi {
       this.#history = undefined;
       return history;
     };
-    return this.#events.subscribe(options, signal, this.#ensureReader(), takeHistory);
+    const source = this.#events.subscribe(options, signal, this.#ensureReader(), takeHistory);
+    if (this.#judge === undefined) return source;
+    // The open interactions a consumer starts with are rebuilt from the tracker: they get their verdict here.
+    const verdicts = this.#verdicts;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const event of source) {
+          const verdict = event.type === "interaction_requested" && event.policy === undefined ? verdicts.get(event.interactionId) : undefined;
+          yield verdict === undefined ? event : { ...event, policy: verdict };
+        }
+      },
+    };
   }
 
-  /** With a pane, an RPC answer is followed by closing agy's own dialog with Escape (spike-notes §5.4). */
+  /**
+   * With a pane, an RPC answer is followed by closing agy's own dialog if it
+   * stays, only with a key the key table marks safe for a settled step on
+   * this agy version (spike-notes §5.4, K7); a dialog left open is a
+   * `stale_dialog` diagnostic.
+   */
   #delivery(pane?: PaneRef, decidedBy?: string): DeliveryContext {
     const attribution = this.#attribution;
     return {
       client: () => this.#rpc,
       signal: this.#closed.signal,
-      ...(pane === undefined ? {} : { closePrompt: async () => (await this.#driver()).closePrompt(pane, { signal: this.#closed.signal }) }),
+      agyVersion: this.agyVersion,
+      ...(pane === undefined ? {} : { closePrompt: (answer: SettledAnswer | undefined) => this.#closeLeftover(pane, answer) }),
       ...(decidedBy === undefined ? {} : { sending: (id: string) => attribution.sending(id, decidedBy), sent: (id: string, took: boolean) => attribution.sent(id, took) }),
     };
+  }
+
+  async #closeLeftover(pane: PaneRef, answer: SettledAnswer | undefined): Promise<ClosePromptResult> {
+    const result = await (await this.#driver()).closePrompt(pane, {
+      signal: this.#closed.signal,
+      agyVersion: this.agyVersion,
+      ...(answer === undefined ? {} : { answer }),
+      hasWaitingStep: async () => (await this.pending()).length > 0,
+    });
+    if (result.result === "left_open" || result.result === "still_open") {
+      this.#events.publish([{ type: "diagnostic", conversationId: this.conversationId, code: "stale_dialog", message: result.reason }]);
+    }
+    return result;
   }
 
   /** The pane given at attach, else the one holding the bound agy (discovery's pid → pane), else undefined. */
@@ -295,10 +432,22 @@ class Session implements AgySessionApi {
   }
 
   approve(interactionId: string, options: ApproveOptions = {}): Promise<AnswerResult> {
+    const refused = this.#refusal(interactionId);
+    if (refused !== undefined) return Promise.resolve(refused);
+    return this.#approve(interactionId, options);
+  }
+
+  #approve(interactionId: string, options: ApproveOptions): Promise<AnswerResult> {
     return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) }, options.via, options.decidedBy);
   }
 
-  async deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
+  deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
+    const refused = this.#refusal(interactionId);
+    if (refused !== undefined) return Promise.resolve(refused);
+    return this.#deny(interactionId, options);
+  }
+
+  async #deny(interactionId: string, options: DenyOptions): Promise<AnswerResult> {
     const captured = await this.#capturedFor(interactionId);
     if (captured === undefined) return { result: "not_found" };
     const verdict: Verdict =
@@ -309,6 +458,8 @@ class Session implements AgySessionApi {
   }
 
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
+    const refused = this.#refusal(interactionId);
+    if (refused !== undefined) return Promise.resolve(refused);
     return this.#answer(interactionId, {
       kind: "question",
       optionIds: [...options.optionIds],
@@ -379,7 +530,10 @@ class Session implements AgySessionApi {
   pending(): Promise<PendingSummary[]> {
     const reader = this.#reader;
     const from = reader !== undefined && reader.conversationId === this.conversationId ? reader.frontier : 0;
-    return readPending(this.#delivery(), this.conversationId, from);
+    const read = readPending(this.#delivery(), this.conversationId, from);
+    if (this.#judge === undefined) return read;
+    // With a policy, pending is what the policy left to a person: a request it has not decided yet is not shown either.
+    return read.then((all) => all.filter((p) => this.#verdicts.get(p.interactionId)?.decision === "ask"));
   }
 
   async interrupt(): Promise<InterruptResult> {
@@ -408,7 +562,7 @@ class Session implements AgySessionApi {
     return driver.readScreen(pane, { signal: anySignal(options.signal, this.#closed.signal) });
   }
 
-  async sendTurn(text: string, options: { signal?: AbortSignal; slash?: boolean } = {}): Promise<TurnDeliveryResult> {
+  async sendTurn(text: string, options: { signal?: AbortSignal; slash?: boolean; closeStale?: boolean } = {}): Promise<TurnDeliveryResult> {
     const pane = await this.#paneRef();
     if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to type turns.");
     const driver = await this.#driver();
@@ -418,6 +572,8 @@ class Session implements AgySessionApi {
     return driver.deliverTurn(pane, text, {
       signal: anySignal(options.signal, this.#closed.signal),
       ...(options.slash === undefined ? {} : { slash: options.slash }),
+      ...(options.closeStale === true ? { closeStale: true } : {}),
+      agyVersion: this.agyVersion,
       hasWaitingStep: async () => (await this.pending()).length > 0,
       verifyStarted: async (signal) => {
         const deadline = Date.now() + VERIFY_TURN_MS;
@@ -445,6 +601,17 @@ class Session implements AgySessionApi {
     this.#events.close();
     await this.#client?.close();
   }
+}
+
+/** What a binding (or the caller's hint, with a URL) says of agy's version. */
+function versionOfBinding(binding: ServerBinding, hint: string | null | undefined): AgyVersionState {
+  const state: AgyVersionState = {
+    agyVersion: binding.agyVersion ?? hint ?? null,
+    agyVersionSource: binding.agyVersion !== undefined ? (binding.agyVersionSource ?? "process") : null,
+    simulator: binding.simulator === true,
+  };
+  if (binding.pid !== undefined) state.pid = binding.pid;
+  return state;
 }
 
 function alreadyResolved(result: AnswerResult): AnswerResult {

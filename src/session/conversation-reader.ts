@@ -51,6 +51,8 @@ export interface ReaderOptions {
   publish(events: MapperEvent[]): void;
   /** The server is gone (server-health.ts); said once per outage. */
   serverGone?(): void;
+  /** The stream connected again after it had been up (or the server moved): what agy is may have changed. */
+  reconnected?(): void;
   /** Transport failures in a row after which the server counts as gone; default 10. */
   goneAfterFailures?: number;
   mode: ReadMode;
@@ -121,6 +123,8 @@ class Reader implements ConversationReader {
   #catalog: ModelCatalog | undefined;
   readonly #rotation: RotationWatch;
   #confirming = false;
+  /** The stream has connected once: every later `connected` is a reconnect. */
+  #connectedBefore = false;
 
   constructor(options: ReaderOptions) {
     this.#o = options;
@@ -132,6 +136,7 @@ class Reader implements ConversationReader {
       relocate: options.relocate,
       // A new server: a new stream on it, and a reconcile (it may have moved on meanwhile).
       moved: () => {
+        options.reconnected?.();
         this.#connection.abort();
         this.#tracker.markReconnected();
         void this.reconcile().catch(() => undefined);
@@ -296,6 +301,8 @@ class Reader implements ConversationReader {
         })) {
           if (id !== this.#conversationId) break;
           if (event.type === "connected") {
+            if (this.#connectedBefore) this.#o.reconnected?.();
+            this.#connectedBefore = true;
             this.#streamUp = true;
             this.#pace();
             this.#health.reached();

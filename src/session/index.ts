@@ -5,6 +5,8 @@
 export { AgySession } from "./agy-session.js";
 export type {
   AgySession as AgySessionApi,
+  AgyVersionState,
+  LocateVersion,
   AnswerOptions,
   AnswerResult,
   AnswerVia,

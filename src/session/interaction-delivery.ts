@@ -1,12 +1,13 @@
 /**
  * Delivers an answer to the step it belongs to, re-read at delivery time
  * (spike-notes §5.2, §5.3): the captured step if it is still WAITING; if agy
- * timed it out, its retry (the newest WAITING step of the same kind and
- * variant at a higher index); never a step of another kind or variant (a
- * `filePermission` verdict never lands on a `runCommand` gate), never a step
- * that is not WAITING. "input not registered" re-reads and retargets a
- * strictly higher index, or reports `timed_out`. One delivery per interaction, also under
- * concurrent calls.
+ * timed it out, its retry — a WAITING step at a higher index that is provably
+ * the same request (gate-identity.ts: the same variant, the same command line,
+ * file or questions, and the same tool call when both steps name one, §5.9);
+ * never another gate, even of the same kind and variant (the `git log` gate
+ * after a timed-out `git status`), never a step that is not WAITING. "input
+ * not registered" re-reads and retargets a strictly higher retry, or reports
+ * `timed_out`. One delivery per interaction, also under concurrent calls.
  */
 import { AgyBridgeError, RpcError } from "../errors.js";
 import { asObject, asString, isObject } from "../protocol/json.js";
@@ -17,7 +18,9 @@ import type { FilePermissionAnswer, HandleInteractionInput, PermissionAnswer, Qu
 import { interactionAnswer, interactionIdFor, type InteractionDecision } from "../mapper/index.js";
 import { interactionRequest } from "../mapper/interaction-spec.js";
 import type { InteractionRequest } from "../mapper/index.js";
+import type { SettledAnswer } from "../tmux/key-plans.js";
 import type { ClosePromptResult } from "../tmux/types.js";
+import { gateIdentity, sameRequest, variantOf, type GateIdentity } from "./gate-identity.js";
 import { ownIndex, pageStart } from "./step-frontier.js";
 import type { AnswerResult, PendingSummary } from "./types.js";
 
@@ -32,6 +35,13 @@ export interface CapturedInteraction {
   kind: InteractionKind;
   /** The `requestedInteraction` variant (see `variantOf`); absent, any variant of `kind` matches. */
   variant?: string;
+  /**
+   * What the gate asked when first seen. Which step may take the answer after
+   * a timeout is decided by the captured step as re-read (which also names
+   * agy's tool call); this stands in when the re-read step no longer says what
+   * it asked. Absent with neither, no other step may take the answer.
+   */
+  identity?: GateIdentity;
 }
 
 /** The answer, independent of which step receives it. */
@@ -43,10 +53,14 @@ export type Verdict =
 export interface DeliveryContext {
   client(): AgyRpcClient;
   /**
-   * Called after a delivery: closes the dialog agy keeps open after an RPC
-   * answer, with Escape only (spike-notes §5.4). Absent when no pane is known.
+   * Called after a delivery with what the answer chose: closes the dialog agy
+   * may keep open after an RPC answer, only with a key the key table marks
+   * safe for a settled step on the session's agy version (spike-notes §5.4,
+   * K7), else leaves it (`left_open`). Absent when no pane is known.
    */
-  closePrompt?(): Promise<ClosePromptResult>;
+  closePrompt?(answer: SettledAnswer | undefined): Promise<ClosePromptResult>;
+  /** The agy version keys are chosen for in the TUI (the key table); null or absent: unknown. */
+  agyVersion?: string | null;
   signal?: AbortSignal;
   /** Told just before an answer for `interactionId` (the target step's) is sent, and when its call settled: `took` unless agy refused it. */
   sending?(interactionId: string): void;
@@ -66,11 +80,7 @@ export function kindOf(step: unknown): InteractionKind | undefined {
   return requestOf(step)?.kind;
 }
 
-/** The wire variant a request is answered in: `permission`, `runCommand`, `filePermission`, `askQuestion`, or the other gate's name. */
-export function variantOf(request: InteractionRequest): string {
-  if (request.kind === "permission") return request.variant ?? "permission";
-  return request.kind === "question" ? "askQuestion" : request.variant;
-}
+export { variantOf };
 
 /** True when `step` asks for the same kind and variant of answer as `captured`. */
 function sameGate(step: unknown, captured: CapturedInteraction): boolean {
@@ -81,6 +91,20 @@ function sameGate(step: unknown, captured: CapturedInteraction): boolean {
 
 export function trajectoryOf(step: unknown): string | undefined {
   return asString(asObject(asObject(asObject(step)?.["metadata"])?.["sourceTrajectoryStepInfo"])?.["trajectoryId"]) || undefined;
+}
+
+/** What the captured gate asked: its step as re-read (with agy's tool call), else what it asked when first seen. */
+function askedBy(own: Step | undefined, captured: CapturedInteraction): GateIdentity | undefined {
+  const request = own === undefined ? undefined : requestOf(own);
+  if (request === undefined) return captured.identity;
+  // A step that now asks for another kind or variant of answer is not the gate captured: nothing is its retry.
+  return sameGate(own, captured) ? gateIdentity(request, own) : undefined;
+}
+
+/** True when `step` is agy asking the request `asked` again: provably the same request (gate-identity.ts). */
+function asksAgain(step: unknown, asked: GateIdentity): boolean {
+  const request = requestOf(step);
+  return request !== undefined && sameRequest(gateIdentity(request, step), asked);
 }
 
 /** A gate step that left WAITING by an answer: it went on (running, done), rather than timing out (ERROR) or being stopped. */
@@ -126,7 +150,15 @@ export async function findInteraction(
 
 type Target = { stepIndex: number; trajectoryId: string; step: Step } | { none: AnswerResult };
 
-/** The captured step if WAITING; if it timed out, the newest same-kind, same-variant WAITING step above `floor`. */
+/**
+ * The captured step if WAITING. If it timed out, agy's retry chain is
+ * followed upwards through the steps that ask the same request again: one
+ * that timed out too hands on to the next; the first one WAITING (at or above
+ * `floor`) takes the answer; one that went on by an answer means the request
+ * was answered (`already_resolved`); one stopped ends the chain (`timed_out`).
+ * Steps that ask anything else — another command, file or question — are
+ * passed over, whatever their kind.
+ */
 function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, floor: number): Target {
   const own = steps.get(captured.stepIndex);
   if (own !== undefined && isWaiting(own) && floor <= captured.stepIndex && sameGate(own, captured)) {
@@ -135,14 +167,24 @@ function chooseTarget(captured: CapturedInteraction, steps: Map<number, Step>, f
   if (own === undefined) return { none: { result: "not_found" } };
   // Left WAITING by an answer (here, in the TUI, or another caller): the verdict belongs to nobody else.
   if (own["status"] !== STEP_STATUS.ERROR) return { none: { result: "already_resolved", stepIndex: captured.stepIndex } };
-  let best: { stepIndex: number; step: Step } | undefined;
-  for (const [index, step] of steps) {
-    if (index <= captured.stepIndex || index < floor) continue;
-    if (!isWaiting(step) || !sameGate(step, captured)) continue;
-    if (best === undefined || index > best.stepIndex) best = { stepIndex: index, step };
+  const timedOut: Target = { none: { result: "timed_out", stepIndex: captured.stepIndex } };
+  const asked = askedBy(own, captured);
+  if (asked === undefined) return timedOut;
+  const above = [...steps.keys()].filter((index) => index > captured.stepIndex).sort((a, b) => a - b);
+  for (const index of above) {
+    const step = steps.get(index)!;
+    if (!asksAgain(step, asked)) continue;
+    // Timed out too (agy asks once more), or not yet waiting: the chain goes on above it.
+    if (step["status"] === STEP_STATUS.ERROR || step["status"] === STEP_STATUS.PENDING) continue;
+    if (isWaiting(step)) {
+      // Below the floor: the retry agy just refused ("input not registered"), read before it settled.
+      if (index < floor) continue;
+      return { stepIndex: index, trajectoryId: trajectoryOf(step) ?? captured.trajectoryId, step };
+    }
+    if (movedOnByAnswer(step)) return { none: { result: "already_resolved", stepIndex: index } };
+    return timedOut;
   }
-  if (best === undefined) return { none: { result: "timed_out", stepIndex: captured.stepIndex } };
-  return { stepIndex: best.stepIndex, trajectoryId: trajectoryOf(best.step) ?? captured.trajectoryId, step: best.step };
+  return timedOut;
 }
 
 /**
@@ -279,17 +321,26 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
         const now = again.get(target.stepIndex);
         // Answered meanwhile (in the TUI, by another caller), not timed out or stopped: nothing to retarget.
         if (movedOnByAnswer(now)) return { result: "already_resolved", stepIndex: target.stepIndex };
-        const retry = [...again].some(([i, s]) => i >= floor && isWaiting(s) && sameGate(s, captured));
+        const asked = askedBy(again.get(captured.stepIndex), captured);
+        const retry = asked !== undefined && [...again].some(([i, s]) => i >= floor && isWaiting(s) && asksAgain(s, asked));
         if (!retry) return { result: "timed_out", stepIndex: target.stepIndex };
         continue;
       }
       throw error;
     }
     if (ctx.closePrompt === undefined) return { result: "delivered", stepIndex: target.stepIndex };
-    const closed = await ctx.closePrompt().catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
+    const closed = await ctx.closePrompt(settledAnswer(requestOf(target.step), verdict)).catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
     return { result: "delivered", stepIndex: target.stepIndex, prompt: { result: closed.result, reason: closed.reason } };
   }
   return { result: "timed_out", stepIndex: captured.stepIndex };
+}
+
+/** What `verdict` chose on the dialog of `request`: the row a leftover dialog is closed with on agy 1.2.x (spike-notes K7). */
+export function settledAnswer(request: InteractionRequest | undefined, verdict: Verdict): SettledAnswer | undefined {
+  if (verdict.kind === "permission") return { kind: "permission", allow: verdict.allow };
+  if (verdict.decline === true || request?.kind !== "question" || verdict.optionIds.length !== 1 || verdict.writeIn !== undefined) return undefined;
+  const label = request.questions[0]?.options.find((o) => o.id === verdict.optionIds[0])?.text;
+  return label === undefined ? undefined : { kind: "question", optionLabel: label };
 }
 
 /**

@@ -1,23 +1,32 @@
 /**
- * Applies a policy (docs/policy.md) to a session: every request agy makes —
- * the ones open at the start and each new one as it appears — is decided
- * by the pure policy and, for `approve` and `deny`, delivered through the
- * session's own answer path (re-read at delivery, retargeted only to the
- * same kind, one delivery per interaction). `ask` leaves it for a person.
- * The resulting `interaction_resolved` carries `decidedBy: "policy:<id>"`.
+ * Applies a policy (docs/policy.md) to a session. A session attached with a
+ * policy decides each request agy makes BEFORE it publishes the request
+ * (`interaction_requested` carries `policy: { decision, rule }`): what the
+ * policy approves or denies is delivered through the session's own answer
+ * path (re-read at delivery, retargeted only to the same kind, one delivery
+ * per interaction) and nobody else may answer it (`decided_by_policy`);
+ * `ask` leaves it for a person. The resulting `interaction_resolved` carries
+ * `decidedBy: "policy:<id>"`.
+ *
+ * File paths are resolved through symlinks here, in the session layer
+ * ({@link resolveRealPath}), because the policy itself is pure.
  */
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import type { EventOf } from "../mapper/index.js";
 
 type InteractionRequestedEvent = EventOf<"interaction_requested">;
 import type { Policy, PolicyContext, PolicyDecision } from "../policy/index.js";
-import type { AgySession, AnswerResult } from "./types.js";
+import type { AgySession, AnswerResult, ApproveOptions, DenyOptions } from "./types.js";
 
 /** A permission scope for an approve rule's `scope: conversation` (spike-notes §10.6, newer builds). */
 const CONVERSATION_SCOPE = "PERMISSION_SCOPE_CONVERSATION";
 
 export interface PolicyRunOptions {
   policy: Policy;
-  /** Where the requests come from: workspace, home, pane (the conversation is filled in per request). */
+  /**
+   * Where the requests come from: workspace, home, pane (the conversation is
+   * filled in per request). `resolvePath` defaults to {@link resolveRealPath}.
+   */
   context?: PolicyContext;
   /** The clock for `hours` limits; default `() => new Date()`. */
   now?: () => Date;
@@ -33,7 +42,7 @@ export interface PolicyOutcome {
   decidedBy: string;
   /** The answer path's result; undefined for `ask`. */
   result?: AnswerResult;
-  /** Delivery threw: the sentence (the interaction stays pending for a person). */
+  /** Delivery threw: the sentence (the verdict stands: a person can still answer in agy's own TUI). */
   error?: string;
 }
 
@@ -42,53 +51,141 @@ export interface PolicyRun {
   readonly done: Promise<void>;
 }
 
-/** Starts applying `options.policy` to `session`'s requests, from its open interactions on. */
-export function runPolicy(session: AgySession, options: PolicyRunOptions): PolicyRun {
+/** Symlinks followed in one resolution before it counts as a loop (Linux's own limit is 40). */
+const MAX_LINKS = 40;
+
+/**
+ * The real path the kernel would open for an absolute `path` (`.` and `..`
+ * kept as written): each component is resolved in turn — an existing prefix
+ * by `realpath`, so a symlink anywhere in it is followed, and `..` applied to
+ * the resolved prefix, as the kernel does; a dangling symlink is followed to
+ * where its target would be created; the part that does not exist yet is
+ * appended as written. Undefined when it cannot be resolved: a symlink loop,
+ * a component that is not a directory, no permission, a name too long.
+ * Synchronous: a handful of `lstat`/`realpath` calls per request.
+ */
+export function resolveRealPath(path: string): string | undefined {
+  if (!path.startsWith("/")) return undefined;
+  const parts = path.split("/").reverse();
+  let current = "/";
+  let exists = true;
+  let links = 0;
+  while (parts.length > 0) {
+    const part = parts.pop()!;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      current = current === "/" ? "/" : current.slice(0, current.lastIndexOf("/")) || "/";
+      continue;
+    }
+    const next = current === "/" ? `/${part}` : `${current}/${part}`;
+    if (!exists) {
+      current = next;
+      continue;
+    }
+    try {
+      current = realpathSync.native(next);
+      continue;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+    }
+    let target: string;
+    try {
+      // Missing, or a dangling symlink: a write through one creates its target.
+      target = readlinkSync(next);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "EINVAL") return undefined;
+      if (code === "EINVAL" || lstatExists(next)) return undefined;
+      exists = false;
+      current = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) return undefined;
+    // The target's components come next, from the root or from the link's directory.
+    parts.push(...target.split("/").reverse());
+    if (target.startsWith("/")) current = "/";
+  }
+  return current;
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a session asks of a policy: its verdict on a request now, and the delivery of an approve or deny. */
+export interface PolicyJudge {
+  /** Decides `event`'s request (synchronous: the session publishes the verdict with the request). */
+  decide(event: InteractionRequestedEvent): { decision: PolicyDecision; decidedBy: string };
+  /** Delivers an approve or deny through `answer` (the session's own path), then reports the outcome. */
+  deliver(event: InteractionRequestedEvent, verdict: { decision: PolicyDecision; decidedBy: string }, answer: PolicyAnswerer): Promise<void>;
+}
+
+export interface PolicyAnswerer {
+  approve(interactionId: string, options: ApproveOptions): Promise<AnswerResult>;
+  deny(interactionId: string, options: DenyOptions): Promise<AnswerResult>;
+}
+
+/** Loads the policy layer (the shell parser is for programs that apply a policy) and returns the judge for `options`. */
+export async function loadPolicyJudge(options: PolicyRunOptions): Promise<PolicyJudge> {
+  const { decide, policyRequestOf } = await import("../policy/index.js");
   const now = options.now ?? (() => new Date());
+  return {
+    decide(event) {
+      const at = now();
+      const context: PolicyContext = {
+        resolvePath: resolveRealPath,
+        ...options.context,
+        conversationId: event.conversationId,
+        minuteOfDay: at.getHours() * 60 + at.getMinutes(),
+      };
+      const decision = decide(options.policy, policyRequestOf(event.request, event.stepType), context);
+      return { decision, decidedBy: `policy:${decision.rule ?? "default"}` };
+    },
+    async deliver(event, { decision, decidedBy }, answer) {
+      const outcome: PolicyOutcome = { request: event, decision, decidedBy };
+      try {
+        if (decision.decision === "approve" && event.request.kind !== "question") {
+          outcome.result = await answer.approve(event.interactionId, {
+            decidedBy,
+            ...(decision.scope === "conversation" && event.request.kind === "permission" ? { scope: CONVERSATION_SCOPE } : {}),
+          });
+        } else if (decision.decision === "deny") {
+          outcome.result = await answer.deny(event.interactionId, {
+            decidedBy,
+            ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+          });
+        }
+      } catch (error) {
+        outcome.error = error instanceof Error ? error.message : String(error);
+      }
+      options.onDecision?.(outcome);
+    },
+  };
+}
+
+/**
+ * Applies `options.policy` to a session that was attached WITHOUT one, from
+ * its open interactions on, by following its events. Such a session
+ * publishes each request before this decides it, so another consumer may
+ * see it pending (and answer it) first: attach with `policy` instead
+ * (`AgySession.attach({ policy })`), which decides before publishing.
+ */
+export function runPolicy(session: AgySession, options: PolicyRunOptions): PolicyRun {
   const decided = new Set<string>();
   const done = (async () => {
-    // Loaded here, not at import: the shell parser is for programs that apply a policy.
-    const policy = await import("../policy/index.js");
+    const judge = await loadPolicyJudge(options);
     const events = session.events({ history: false, background: true, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     for await (const event of events) {
       if (event.type !== "interaction_requested" || decided.has(event.interactionId)) continue;
       decided.add(event.interactionId);
       // Not awaited: a slow delivery must not hold up the next gate's decision.
-      void apply(policy, session, event, options, now());
+      void judge.deliver(event, judge.decide(event), session);
     }
   })();
   return { done };
-}
-
-async function apply(
-  { decide, policyRequestOf }: typeof import("../policy/index.js"),
-  session: AgySession,
-  event: InteractionRequestedEvent,
-  options: PolicyRunOptions,
-  at: Date,
-): Promise<void> {
-  const context: PolicyContext = {
-    ...options.context,
-    conversationId: event.conversationId,
-    minuteOfDay: at.getHours() * 60 + at.getMinutes(),
-  };
-  const decision = decide(options.policy, policyRequestOf(event.request, event.stepType), context);
-  const decidedBy = `policy:${decision.rule ?? "default"}`;
-  const outcome: PolicyOutcome = { request: event, decision, decidedBy };
-  try {
-    if (decision.decision === "approve" && event.request.kind !== "question") {
-      outcome.result = await session.approve(event.interactionId, {
-        decidedBy,
-        ...(decision.scope === "conversation" && event.request.kind === "permission" ? { scope: CONVERSATION_SCOPE } : {}),
-      });
-    } else if (decision.decision === "deny") {
-      outcome.result = await session.deny(event.interactionId, {
-        decidedBy,
-        ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
-      });
-    }
-  } catch (error) {
-    outcome.error = error instanceof Error ? error.message : String(error);
-  }
-  options.onDecision?.(outcome);
 }

@@ -16,6 +16,8 @@ export interface SessionEventsOptions {
   conversationId(): string;
   /** The interactions open now (the tracker's). */
   pending(): PendingInteraction[];
+  /** agy's version now, carried on each consumer's `history_end` when known. */
+  agyVersion?(): string | null;
 }
 
 export class SessionEvents {
@@ -104,7 +106,9 @@ export class SessionEvents {
   }
 
   #historyEnd(): MapperEvent {
-    return { type: "history_end", conversationId: this.#o.conversationId() };
+    // Only when known: a history_end without it reads as before (unknown).
+    const agyVersion = this.#o.agyVersion?.() ?? null;
+    return { type: "history_end", conversationId: this.#o.conversationId(), ...(agyVersion === null ? {} : { agyVersion }) };
   }
 
   #lost(message: string): MapperEvent {

@@ -1,10 +1,12 @@
 /**
  * Answering a gate in agy's TUI instead of over RPC: for gates RPC cannot
  * answer (kind `other`) and for `via: "tui"`. The step is re-read first (it
- * must still wait); the choice is made on the dialog itself by the driver —
- * the pointer moved one key at a time, Enter only on the intended row,
- * Escape to decline (spike-notes §13). A failed answer throws a
- * `TuiAnswerError` carrying the screen that stopped it.
+ * must still wait); the choice is made on the dialog itself by the driver
+ * with the keys the key table gives the session's agy version — the
+ * option's digit alone where a digit answers at once (spike-notes K1), else
+ * the pointer moved one key at a time and Enter only on the intended row; a
+ * deny is the dialog's "No" row found by its label (K2, K3, K8). A failed
+ * answer throws a `TuiAnswerError` carrying the screen that stopped it.
  */
 import { AgyBridgeError } from "../errors.js";
 import type { PaneRef } from "../discovery/types.js";
@@ -30,7 +32,11 @@ export async function answerInTui(
   const target = await currentTarget(ctx, captured);
   if ("none" in target) return target.none;
   const choice = choiceFor(target.request, verdict, id);
-  const result = await driver.answerPrompt(pane, choice, { kinds: kindsFor(target.request), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
+  const result = await driver.answerPrompt(pane, choice, {
+    kinds: kindsFor(target.request),
+    agyVersion: ctx.agyVersion ?? null,
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+  });
   if (result.result !== "answered") throw new TuiAnswerError(result, `Interaction ${id} (step ${target.stepIndex}) was not answered in the TUI`);
   return { result: "delivered", stepIndex: target.stepIndex, via: "tui" };
 }

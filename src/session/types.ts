@@ -4,7 +4,7 @@
  */
 import type { SummariesBoard } from "./summaries-board.js";
 import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
-import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
+import type { ClosePromptOptions, ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
@@ -17,13 +17,30 @@ export type Locate = (query: ServerQuery) => Promise<ServerBinding>;
 /** Types turns into agy's TUI and acts on its dialogs (the tmux driver). */
 export interface TurnDriver {
   deliverTurn(target: PaneRef, text: string, options: DeliverTurnOptions): Promise<TurnDeliveryResult>;
-  /** Closes the dialog agy keeps open after an RPC answer: Escape only (spike-notes §5.4). */
-  closePrompt(target: PaneRef, options?: PromptActionOptions): Promise<ClosePromptResult>;
-  /** Answers the dialog on screen by moving the pointer, Enter on the intended row, Escape to decline (spike-notes §13). */
+  /** Closes the dialog agy may keep open after an RPC answer, only with a key the key table marks safe for a settled step (spike-notes §5.4, K7). */
+  closePrompt(target: PaneRef, options?: ClosePromptOptions): Promise<ClosePromptResult>;
+  /** Answers the dialog on screen with the keys the key table gives the agy version: a digit alone, or pointer moves and Enter; "No" by its label. */
   answerPrompt(target: PaneRef, choice: TuiChoice, options?: PromptActionOptions): Promise<TuiAnswerResult>;
   /** Reads the pane as the screen model (`readScreen`, spike-notes §13); optional so older fakes still fit. */
   readScreen?(target: PaneRef, options?: { signal?: AbortSignal }): Promise<ScreenModel>;
 }
+
+/** Which agy a session talks to: its version (null when unknown), where that came from, the pid read. */
+export interface AgyVersionState {
+  agyVersion: string | null;
+  agyVersionSource: "process" | "server" | "screen" | null;
+  /** The agy process the version was read from, when known. */
+  pid?: number;
+  /** The process is agy-bridge's simulator. */
+  simulator: boolean;
+}
+
+/**
+ * Reads agy's version for a session without starting agy (discovery's
+ * `lookUpAgyVersion`): by the bound pid, else the URL's listener, else the
+ * pane's banner. Never throws for "unknown".
+ */
+export type LocateVersion = (query: { pid?: number; url: string; pane?: PaneRef }, signal: AbortSignal) => Promise<AgyVersionState>;
 
 /** The tmux pane that runs the agy with this pid, or undefined when none does (discovery's `findAgyPane`). */
 export type LocatePane = (pid: number, signal?: AbortSignal) => Promise<PaneRef | undefined>;
@@ -56,6 +73,14 @@ export interface AttachOptions {
   csrfToken?: string;
   /** Default `findServer` from discovery. */
   locate?: Locate;
+  /**
+   * Reads agy's version at attach and after every reconnect (a self-update
+   * restarts agy); default discovery's `lookUpAgyVersion`; `false` never
+   * reads it (the version stays what `agyVersion` or discovery's binding said).
+   */
+  locateVersion?: LocateVersion | false;
+  /** agy's version as the caller's own discovery found it (with `url`, which skips discovery). */
+  agyVersion?: string | null;
   /** Default the tmux driver. */
   turnDriver?: TurnDriver;
   /** Default `createAgyRpcClient`. */
@@ -132,7 +157,12 @@ export type AnswerResult =
   /** agy timed the prompt out and no retry of it is waiting; nothing was delivered. */
   | { result: "timed_out"; stepIndex: number }
   /** No interaction with that id exists in this conversation. */
-  | { result: "not_found" };
+  | { result: "not_found" }
+  /**
+   * The session's policy decided this request (`interaction_requested.policy`)
+   * and delivers that answer itself: nobody else may answer it; nothing was sent.
+   */
+  | { result: "decided_by_policy"; decision: "approve" | "deny"; rule: string | null; reason: string };
 
 /** The outcome of `interrupt()`. */
 export type InterruptResult =
@@ -210,6 +240,22 @@ export interface AgySession {
   /** How discovery bound it, in a few words. */
   readonly how: string;
   /**
+   * agy's version (`1.2.10`), learned without starting agy: from its process,
+   * else its pane's banner; null when unknown. Read again after every
+   * reconnect; a change is an `agy_version_changed` event (docs/events.md).
+   */
+  readonly agyVersion?: string | null;
+  /** Where {@link agyVersion} came from, null when it is unknown. */
+  readonly agyVersionSource?: AgyVersionState["agyVersionSource"];
+  /** The agy is agy-bridge's simulator, not a real agy. */
+  readonly simulator?: boolean;
+  /**
+   * Told each time the version changes (after `agy_version_changed` is
+   * published); returns an unsubscribe. Optional on the interface so test
+   * fakes need not implement it; `AgySession.attach` always does.
+   */
+  onVersion?(listener: (state: AgyVersionState) => void): () => void;
+  /**
    * Mapper events: each transition once, across stream, reconnects, probes and
    * polls. Several consumers may iterate at once; a slow one gets a
    * `diagnostic` and a resync instead of blocking the others.
@@ -219,7 +265,12 @@ export interface AgySession {
    * Types a turn into the pane; refused while a step is WAITING or a prompt
    * holds the keyboard, and for a turn starting with `/` unless `slash`.
    */
-  sendTurn(text: string, options?: { signal?: AbortSignal; slash?: boolean }): Promise<TurnDeliveryResult>;
+  /**
+   * `closeStale`: the person's explicit choice to close a dialog agy left
+   * open for an answered step with Escape, where the key table knows no safe
+   * key for it on this agy version (docs/tmux.md).
+   */
+  sendTurn(text: string, options?: { signal?: AbortSignal; slash?: boolean; closeStale?: boolean }): Promise<TurnDeliveryResult>;
   approve(interactionId: string, options?: ApproveOptions): Promise<AnswerResult>;
   deny(interactionId: string, options?: DenyOptions): Promise<AnswerResult>;
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult>;

@@ -12,7 +12,19 @@ export type { SimFaults } from "./server/faults.js";
 export { systemClock, type SimClock, type SimTimer } from "./engine/sim-clock.js";
 export type { ConversationListener, SimConversation, SubagentLineage } from "./engine/conversation.js";
 export type { SimTuiPort, TuiView, TuiPending, TuiAnswer, TuiQuestion, TuiTranscriptEntry, TuiPermissionAction } from "./tui/tui-port.js";
-export { TUI_DIGITS, TUI_VERSIONS, type TuiDigits, type TuiMode, type TuiVersion } from "./tui/tui-options.js";
+export {
+  TUI_DIGITS,
+  TUI_STALE_DIALOGS,
+  TUI_VERSIONS,
+  isTui12,
+  resolveTuiVersion,
+  type TuiCommandOptions,
+  type TuiDigits,
+  type TuiMode,
+  type TuiStaleDialog,
+  type TuiVersion,
+} from "./tui/tui-options.js";
+export { AGY_TRANSCRIPT_NAMES, writeAgyFiles, transcriptRecord, type AgyFiles, type AgyFilesOptions, type AgyTranscriptName } from "./engine/agy-files.js";
 export { createSelfSignedCertificate, type SelfSignedCertificate } from "./server/certificate.js";
 export { createFakeTui, type FakeTui, type FakeTuiOptions } from "./tui/fake-tui.js";
 export { buildAgyLauncher, AGY_LAUNCHER_SOURCE, type BuildAgyLauncherOptions } from "./launcher/build-agy-launcher.js";

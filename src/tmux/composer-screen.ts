@@ -89,6 +89,9 @@ export function parseScreen(captured: string, markers: ScreenMarkers = AGY_MARKE
   lines.forEach((line, i) => {
     if (isSeparatorLine(line)) rules.push(i);
   });
+  // agy 1.3.3 closes its task strip under the composer with a rule of its own
+  // (spike-notes §13 #27): those two rules hold tasks, not the composer.
+  if (rules.length >= 3 && isTaskStrip(lines.slice((rules[rules.length - 2] ?? 0) + 1, rules[rules.length - 1]))) rules.pop();
   const top = rules[rules.length - 2];
   const bottom = rules[rules.length - 1];
   if (top !== undefined && bottom !== undefined) {
@@ -103,6 +106,15 @@ export function parseScreen(captured: string, markers: ScreenMarkers = AGY_MARKE
     return { region, clipped: true, draft: clippedDraftOf(region), footer, prompt: undefined };
   }
   return { region: undefined, clipped: false, draft: undefined, footer, prompt: undefined };
+}
+
+const TASK_ROW = /^ {1,4}● \[[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\] \S/u;
+const TASK_MORE = /^ {1,4}[↑↓] [0-9]+ more$/u;
+
+/** Rows that are agy's task strip: task rows (at least one) and `↓ N more`, blank rows between. */
+function isTaskStrip(region: readonly string[]): boolean {
+  const filled = region.filter((line) => line.trim() !== "");
+  return filled.some((line) => TASK_ROW.test(line)) && filled.every((line) => TASK_ROW.test(line) || TASK_MORE.test(line));
 }
 
 /** The visible tail of a clipped composer's draft: its rows without the continuation indent. */

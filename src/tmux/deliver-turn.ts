@@ -8,14 +8,20 @@
  * It types only when the screen model says agy is `ready` with an empty
  * composer (a mode placeholder counts as empty; `? for shortcuts` is not
  * required, agy 1.2.1 stops drawing it) and RPC shows no WAITING step: text
- * plus Enter in an open dialog approves it (spike-notes §13), so nothing is
- * typed, and no clearing key is sent, while a prompt holds the keyboard. A
- * leftover dialog of a step RPC shows settled is closed with Escape first.
- * A turn starting with `/` is a slash command: refused unless asked for, and
- * then submitted only when the popup highlights the typed command.
+ * plus Enter in an open dialog approves it (spike-notes §13), and on agy
+ * 1.2.x a turn starting with a digit answers a menu at once (K1), so nothing
+ * is typed, and no clearing key is sent, while a prompt holds the keyboard.
+ * A leftover dialog of a step RPC shows settled is closed first only with a
+ * key the key table marks safe for a settled step on this agy version;
+ * where there is none the turn is refused with the reason (`closeStale` is
+ * the person's explicit choice to close it with Escape). A multi-line turn
+ * is one bracketed paste and one CR (K15). A turn starting with `/` is a
+ * slash command: refused unless asked for, and then submitted only when the
+ * popup highlights the typed command. Every key comes from the key table.
  */
 import { AgyBridgeError } from "../errors.js";
 import { draftNeedle, draftTailNeedle, parseScreen, pastePlaceholders, squeeze, type ComposerScreen } from "./composer-screen.js";
+import { chooseKey, KeyRefusal, keyTableFor, situationOf, versionWords, type ChosenKey, type KeySituation, type KeyTable } from "./key-table.js";
 import { described } from "./prompt-keys.js";
 import { readScreen } from "./screen-model.js";
 import type { ScreenModel } from "./screen-types.js";
@@ -29,8 +35,8 @@ export interface TurnPane {
   capture(signal?: AbortSignal): Promise<string>;
   /** Throws a `TmuxError` when the pane is gone or dead. */
   assertAlive(signal?: AbortSignal): Promise<void>;
-  /** One `send-keys` call with tmux key names. */
-  sendKeys(keys: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** One `send-keys` call with the keys the key table chose. */
+  sendKeys(keys: readonly ChosenKey[], signal?: AbortSignal): Promise<void>;
   /** `load-buffer` + `paste-buffer -p -r -d` of exactly `text`. */
   paste(text: string, signal?: AbortSignal): Promise<void>;
 }
@@ -49,6 +55,8 @@ const DEFAULTS = {
 };
 /** Clearing rounds at most (a draft taller than the screen hides how many lines it holds). */
 const MAX_CLEAR_ROUNDS = 500;
+/** BSpace presses per clearing round at most, where BSpace is the only clearing key (agy 1.2.x). */
+const BSPACE_ROUND = 1_000;
 /** Without a composer on screen there is nothing to watch; give the paste this long. */
 const BLIND_SETTLE_MS = 200;
 
@@ -88,6 +96,7 @@ class Delivery {
   readonly #signal: AbortSignal;
   /** The slash command typed (`/model`), when the turn is one. */
   readonly #command: string | undefined;
+  readonly #table: KeyTable;
   #placeholders: string[] = [];
   #last: ScreenModel | undefined;
 
@@ -100,6 +109,7 @@ class Delivery {
     this.#tailNeedle = draftTailNeedle(text);
     this.#signal = options.signal ?? new AbortController().signal;
     this.#command = slashCommandOf(text);
+    this.#table = keyTableFor(options.agyVersion);
   }
 
   async run(): Promise<TurnDeliveryResult> {
@@ -122,7 +132,16 @@ class Delivery {
       const refused = await this.#clearDraft();
       if (refused !== undefined) return refused;
     }
-    const baseline = await this.#composer();
+    // Right before the paste: a prompt that took the keyboard since (a digit-leading turn would answer it, K1) stops it.
+    const capture = await this.#pane.capture(this.#signal);
+    const now = this.#read(capture);
+    if (now.state !== "ready" || now.composer !== "empty") {
+      return this.#failed(`Just before the paste ${screenSummary(now)}, so nothing was typed.`, now);
+    }
+    if (o.force !== true && o.hasWaitingStep !== undefined && (await o.hasWaitingStep())) {
+      return this.#failed("A step started WAITING for an answer just before the paste, so nothing was typed; answer it first.", now);
+    }
+    const baseline = parseScreen(capture);
     await this.#pane.paste(pastePayload(this.#text), this.#signal);
     const shown = await this.#waitPasteShown(baseline);
     if (shown === "not_shown") {
@@ -147,7 +166,10 @@ class Delivery {
       await this.#pane.assertAlive(this.#signal);
       const blocked = await this.#blockedBeforeEnter(attempt);
       if (blocked !== undefined) return this.#failed(`${blocked}; the text is left in the composer, unsubmitted.`, this.#last);
-      await this.#pane.sendKeys(["Enter"], this.#signal);
+      // CR submits; the paste's newlines stayed data (K15).
+      const enter = this.#choose(this.#command !== undefined && this.#last?.prompt?.kind === "slash" ? "slash" : "composer", "Enter", "submits");
+      if (enter instanceof KeyRefusal) return this.#failed(`${enter.reason}; the text is left in the composer, unsubmitted.`, this.#last);
+      await this.#pane.sendKeys([enter], this.#signal);
       if (verify !== undefined) {
         if (await this.#poll(bound, () => verify(this.#signal))) {
           return { result: "delivered", reason: "The turn started: a new USER_INPUT step appeared after Enter." };
@@ -210,9 +232,19 @@ class Delivery {
         const check = this.#options.hasWaitingStep;
         if (dialog !== undefined && !closedStale && check !== undefined && !(await check())) {
           closedStale = true;
-          const closed = await closeAnsweredPrompt(this.#promptPane(), { signal: this.#signal }, this.#clock);
+          const closed = await closeAnsweredPrompt(
+            this.#promptPane(),
+            {
+              signal: this.#signal,
+              agyVersion: this.#table.version,
+              hasWaitingStep: check,
+              closeWaitMs: 0,
+              ...(this.#options.closeStale === true ? { closeStale: true } : {}),
+            },
+            this.#clock,
+          );
           if (closed.result === "closed") continue;
-          return { refused: this.#failed(`agy's leftover ${dialog.kind} dialog of an answered step did not close (${closed.reason}); nothing was typed.`, closed.screen ?? screen) };
+          return { refused: this.#failed(`agy's leftover ${dialog.kind} dialog of an answered step is still open, so nothing was typed: ${closed.reason}`, closed.screen ?? screen) };
         }
         return { refused: this.#failed(`${capitalised(screenSummary(screen))}, which holds the keyboard: a typed turn would go into it, so nothing was typed. Answer or close it first.`, screen) };
       }
@@ -225,10 +257,12 @@ class Delivery {
   }
 
   /**
-   * Clears the draft with C-a C-k BSpace rounds (spike-notes §6.2 step 3),
-   * re-reading before each round: a prompt that took the keyboard stops it
-   * (clearing keys must never reach a dialog). Undefined when the composer
-   * shows empty; else the refusal.
+   * Clears the draft with the clearing keys the key table gives the
+   * composer on this version — C-a C-k BSpace on 1.0/1.1 (spike-notes §6.2
+   * step 3), BSpace alone on 1.2.x and unknown versions (ctrl+k approves a
+   * subagent on 1.2.x, K16) — re-reading before each round: a
+   * prompt that took the keyboard stops it (clearing keys must never reach a
+   * dialog). Undefined when the composer shows empty; else the refusal.
    */
   async #clearDraft(): Promise<TurnDeliveryResult | undefined> {
     for (let round = 0; round < MAX_CLEAR_ROUNDS; round++) {
@@ -238,7 +272,11 @@ class Delivery {
       if (screen.state !== "ready" || screen.composer !== "draft") {
         return this.#failed(`While clearing the draft, ${screenSummary(screen)}, so no more clearing keys were sent and nothing was pasted.`, screen);
       }
-      await this.#pane.sendKeys(["C-a", "C-k", "BSpace"], this.#signal);
+      const keys = this.#clearingKeys(screen);
+      if (keys instanceof KeyRefusal) {
+        return this.#failed(`The composer holds a draft and no key is known to clear it safely on ${versionWords(this.#table)} (${keys.reason}); clear it by hand and send again.`, screen);
+      }
+      await this.#pane.sendKeys(keys, this.#signal);
       const changed = await this.#poll(1_000, async () => (await this.#pane.capture(this.#signal)) !== before);
       if (!changed) break;
     }
@@ -260,11 +298,34 @@ class Delivery {
     }
     const highlighted = highlightedCommand(screen);
     if (highlighted === this.#command) return undefined;
-    await this.#pane.sendKeys(["Escape"], this.#signal);
+    const escape = this.#choose("slash", "Escape", "dismisses");
+    if (escape instanceof KeyRefusal) {
+      return this.#failed(
+        `The slash popup highlights ${highlighted ?? "no entry"}, not the typed ${this.#command ?? ""}, so Enter was not pressed; ${escape.reason}, so the popup is left open with the text in the composer — close it in the agy TUI.`,
+        screen,
+      );
+    }
+    await this.#pane.sendKeys([escape], this.#signal);
     return this.#failed(
       `The slash popup highlights ${highlighted ?? "no entry"}, not the typed ${this.#command ?? ""}, so Enter was not pressed; Escape closed the popup and the text is left in the composer.`,
       screen,
     );
+  }
+
+  #choose(situation: KeySituation, key: string, wanted: Parameters<typeof chooseKey>[3]): ChosenKey | KeyRefusal {
+    return chooseKey(this.#table, situation, key, wanted);
+  }
+
+  /** One clearing round for the draft on `screen`: C-a C-k BSpace where they edit the draft, else BSpace per character. */
+  #clearingKeys(screen: ScreenModel): ChosenKey[] | KeyRefusal {
+    const situation = situationOf(screen);
+    const classic = ["C-a", "C-k", "BSpace"].map((k) => this.#choose(situation, k, "edits_draft"));
+    const chosen = classic.filter((k): k is ChosenKey => !(k instanceof KeyRefusal));
+    if (chosen.length === classic.length) return chosen;
+    const back = this.#choose(situation, "BSpace", "edits_draft");
+    if (back instanceof KeyRefusal) return back;
+    const count = Math.min(BSPACE_ROUND, Array.from(screen.draft ?? "").length + 2);
+    return Array.from({ length: Math.max(1, count) }, () => back);
   }
 
   #promptPane(): PromptPane {

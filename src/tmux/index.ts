@@ -12,6 +12,22 @@ export { deliverTurnToPane, pastePayload } from "./deliver-turn.js";
 export type { TurnClock, TurnPane } from "./deliver-turn.js";
 export { sanitizeTurnText, MAX_TURN_BYTES } from "./sanitize-text.js";
 export { DIALOG_KINDS, targetOption } from "./prompt-keys.js";
+export {
+  chooseKey,
+  effectOf,
+  KEY_SITUATIONS,
+  KeyRefusal,
+  keyTableFor,
+  NEWEST_KNOWN_VERSION,
+  parseVersion,
+  promptSituation,
+  situationOf,
+  STEP_DIALOGS,
+  TABLE_KEYS,
+} from "./key-table.js";
+export type { ChosenKey, KeyContext, KeyEffect, KeyFact, KeyLine, KeyRow, KeySituation, KeyTable, StepDialog, TableKey } from "./key-table.js";
+export { choosePlan, closePlan, declinePlan, noOption, yesOption } from "./key-plans.js";
+export type { ChoosePlan, ClosePlan, DeclinePlan, SettledAnswer } from "./key-plans.js";
 export { answerOnScreen, closeAnsweredPrompt, dialogOn, screenSummary } from "./tui-prompt.js";
 export type { PromptClock, PromptPane } from "./tui-prompt.js";
 export { TuiAnswerError } from "./tui-answer-error.js";
@@ -26,8 +42,9 @@ export {
 } from "./composer-screen.js";
 export type { ComposerScreen, FooterState, PromptOption, ScreenMarkers, VisiblePrompt } from "./composer-screen.js";
 export { readScreen } from "./screen-model.js";
-export type { ComposerState, PermissionMode, ScreenModel, ScreenOption, ScreenPrompt, ScreenPromptKind, ScreenState } from "./screen-types.js";
+export type { ComposerState, FileAction, PermissionMode, QuestionForm, ScreenModel, ScreenOption, ScreenPrompt, ScreenPromptKind, ScreenState, SetupScreen } from "./screen-types.js";
 export type {
+  ClosePromptOptions,
   ClosePromptResult,
   DeliverTurnOptions,
   PromptActionOptions,

@@ -1,10 +1,13 @@
 /**
- * Which row of a dialog a choice means, read from the dialog itself
- * (spike-notes §13): a command dialog numbers "Yes" 1 and "No" 4 (also in
- * its six-option form after a denial), a file dialog "No" 2, a question its
- * options by label. Pure; the keys that move the pointer there are pressed
- * by `tui-prompt.ts`, one at a time.
+ * Which row of a dialog a choice means, read from the dialog's labels
+ * (spike-notes §13, K2, K3, K8), never from a position: "Yes" is the plain
+ * `1. Yes` / `1. Yes, run command` / `1. Yes, allow creation` row (never an
+ * "always allow" one), "No" moves — 4 of 4 or 6, 2 of 2, 3 of 3 — and is
+ * found by its label (`noOption` in key-table.ts); a question's options go
+ * by label. Pure; the keys that reach the row are chosen by the key table
+ * and pressed by `tui-prompt.ts`.
  */
+import { yesOption } from "./key-plans.js";
 import type { ScreenPrompt, ScreenPromptKind } from "./screen-types.js";
 import type { TuiChoice } from "./types.js";
 
@@ -15,15 +18,9 @@ export const DIALOG_KINDS: readonly ScreenPromptKind[] = ["command", "file", "qu
 export function targetOption(prompt: ScreenPrompt, choice: Exclude<TuiChoice, { kind: "decline" }>): { position: number } | { failure: string } {
   const rows = prompt.options.map((o, i) => ({ ...o, position: i + 1, key: normal(o.label) }));
   if (choice.kind === "approve") {
-    const yes =
-      prompt.kind === "command"
-        ? rows.filter((r) => r.number === 1 && r.key === "yes")
-        : prompt.kind === "file"
-          ? rows.filter((r) => r.number === 1 && /^yes\b/.test(r.key))
-          : rows.filter((r) => /^yes\b/.test(r.key)).slice(0, 1);
-    const row = yes[0];
-    if (row === undefined) return { failure: `the ${prompt.kind} dialog has no "Yes" row where agy draws it (${described(prompt)})` };
-    return { position: row.position };
+    const position = yesOption(prompt);
+    if (position === undefined) return { failure: `the ${prompt.kind} dialog has no plain "Yes" row numbered 1 (${described(prompt)})` };
+    return { position };
   }
   const wanted = choice.label === undefined ? undefined : normal(choice.label);
   const byLabel = wanted === undefined ? [] : rows.filter((r) => r.key === wanted || stripBox(r.key) === wanted);

@@ -5,7 +5,8 @@
  * that start at column 0 and may hold a blank row. Numbered lists (dialogs,
  * the /feedback menu) and unnumbered ones (trust screen, /model picker,
  * slash popup) are read apart, and so is the survey's one-row
- * `[1] Good  [2] Fine  [3] Bad  [0] Skip`.
+ * `[1] Good  [2] Fine  [3] Bad  [0] Skip`. agy 1.2.x's amend field puts an
+ * input row under option 1 (`    > …█`, §13 #31): noted, never an option.
  */
 import type { ScreenOption } from "./screen-types.js";
 import { collapse, isBlank } from "./screen-lines.js";
@@ -17,10 +18,14 @@ export interface OptionList {
   options: ScreenOption[];
   /** 1-based position of the `>` row in `options`, or null. */
   pointer: number | null;
+  /** An input row (`    > █`, indented under an option) sits in the list: agy 1.2.x's amend field (Tab at a command approval). */
+  amendField: boolean;
 }
 
 const NUMBERED = /^(?:([>❯]) | {2})([0-9]+)\. (.*)$/u;
 const POINTER = /^[>❯] (\S.*)$/u;
+// The amend field's input row under option 1: indented deeper than an option, `>` then the typed text and/or the cursor block.
+const AMEND_INPUT = /^ {3,}[>❯](?: |$)/u;
 const INDENTED = /^ {2}(\S.*)$/u;
 // `↓ 41 more` under a scrolled list is not an option.
 const MORE = /^\s*[↑↓]\s*[0-9]+ more\b/u;
@@ -33,8 +38,8 @@ export function isFooter(row: string): boolean {
   return (
     /(↑\/↓|↑↓).*Navigate/u.test(text) ||
     /^Keyboard:/u.test(text) ||
-    /\besc (Cancel|Go Back)\b/u.test(text) ||
-    /\benter (Confirm|Select|Continue)\b/u.test(text) ||
+    /\besc (Cancel|Go Back|Close|Done|Skip)\b/u.test(text) ||
+    /\benter (Confirm|Select|Continue|Submit|Toggle)\b/u.test(text) ||
     /\b[0-9]+-[0-9]+ Select\b/u.test(text)
   );
 }
@@ -64,8 +69,14 @@ export function numberedList(rows: readonly string[], from: number, to: number):
   let pointer: number | null = null;
   let last = start;
   let afterBlank = false;
+  let amendField = false;
   for (let i = start; i < to; i++) {
     const row = rows[i] ?? "";
+    if (options.length > 0 && !afterBlank && AMEND_INPUT.test(row)) {
+      amendField = true;
+      last = i;
+      continue;
+    }
     const match = NUMBERED.exec(row);
     if (match !== null && Number(match[2]) === options.length + 1) {
       options.push({ label: "", number: Number(match[2]) });
@@ -85,7 +96,7 @@ export function numberedList(rows: readonly string[], from: number, to: number):
     afterBlank = false;
   }
   options.forEach((option, i) => (option.label = collapse((parts[i] ?? []).join(" "))));
-  return { first: start, last, options, pointer };
+  return { first: start, last, options, pointer, amendField };
 }
 
 /**
@@ -112,7 +123,7 @@ export function unnumberedList(rows: readonly string[], from: number, to: number
     const label = POINTER.exec(row)?.[1] ?? INDENTED.exec(row)?.[1] ?? "";
     options.push({ label: collapse(label), number: null });
   }
-  return { first, last, options, pointer: at - first + 1 };
+  return { first, last, options, pointer: at - first + 1, amendField: false };
 }
 
 /** `[1] Good  [2] Fine  [3] Bad  [0] Skip`: the survey's options, or undefined for any other row. */

@@ -7,12 +7,14 @@
  * `Gemini 3.5 Flash (Medium)`). agy 1.2.1 drops the hint after a tool turn,
  * and pickers and the trust screen show the model alone. In plan and
  * accept-edits mode the label starts with the mode (spike-notes §13.1).
+ * agy 1.2.x ends it with `· N task(s) · /tasks` while background tasks run
+ * (§13 #26): removed from the label and counted, never read as busy.
  */
 import type { PermissionMode } from "./screen-types.js";
 import { isRule, width } from "./screen-lines.js";
 
 /** The hint at the start of the status row, as far as the reader tells them apart. */
-export type StatusHint = "shortcuts" | "cancel" | "none" | "other";
+export type StatusHint = "shortcuts" | "cancel" | "queued" | "none" | "other";
 
 export interface StatusRow {
   hint: StatusHint;
@@ -20,11 +22,15 @@ export interface StatusRow {
   model: string | null;
   /** The mode the label names; "default" when a label has no mode prefix; null without a label. */
   mode: PermissionMode | null;
+  /** `· N task(s) · /tasks` at the label's end (agy 1.2.x): N background tasks; absent without the strip. */
+  tasks?: number;
 }
 
 const HINTS: ReadonlyArray<[string, StatusHint]> = [
   ["? for shortcuts", "shortcuts"],
   ["esc to cancel", "cancel"],
+  // A turn typed while agy generates waits in a queue (spike-notes §13 #40): still busy.
+  ["Press up to edit queued messages", "queued"],
 ];
 
 // Words that belong to key-hint footers, never to a model label.
@@ -66,8 +72,19 @@ export function readStatusRow(row: string, paneWidth: number): StatusRow | undef
 // What a model label looks like: `<model> · <effort>` or 1.0.x's `<model> (<Effort>)`, either cut.
 const LABEL_SHAPE = / ·|\((?:min|low|med|hig|xhi|max)/iu;
 
-function withLabel(hint: StatusHint, label: string): StatusRow | undefined {
-  if (FOOTER_WORDS.test(label)) return undefined;
+// `· 1 task(s) · /tasks` after the effort (agy 1.2.x), possibly cut at the pane's edge (`· /tas`).
+const TASKS = / · ([0-9]+) tasks?(?:\(s?\)?)?(?: ·(?: \/[a-z]*)?)?$/u;
+
+function withLabel(hint: StatusHint, whole: string): StatusRow | undefined {
+  if (FOOTER_WORDS.test(whole)) return undefined;
+  const strip = TASKS.exec(whole);
+  const label = strip === null ? whole : whole.slice(0, strip.index);
+  const tasks = strip === null ? {} : { tasks: Number(strip[1]) };
+  const row = modeAndModel(hint, label);
+  return row.model === null ? row : { ...row, ...tasks };
+}
+
+function modeAndModel(hint: StatusHint, label: string): StatusRow {
   let rest = label;
   let mode: PermissionMode | null = "default";
   const prefix = MODE_PREFIX.exec(rest);

@@ -13,12 +13,13 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AgyBridgeError, TmuxError } from "../errors.js";
 import { deliverTurnToPane, type TurnClock, type TurnPane } from "./deliver-turn.js";
+import type { ChosenKey } from "./key-table.js";
 import { readScreen } from "./screen-model.js";
 import type { ScreenModel } from "./screen-types.js";
 import { answerOnScreen, closeAnsweredPrompt, type PromptPane } from "./tui-prompt.js";
 import { spawnTmux, type TmuxExec } from "./spawn-tmux.js";
 import { paneTarget, socketArgs } from "./target.js";
-import type { ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TmuxSocket, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "./types.js";
+import type { ClosePromptOptions, ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TmuxSocket, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "./types.js";
 
 export interface TmuxDriverOptions {
   /** `{ name }` → `-L name`, `{ path }` → `-S path`, undefined → tmux's default server. */
@@ -58,22 +59,31 @@ export interface TmuxDriver {
   capturePane(target: string, options?: CommandOptions): Promise<string>;
   /** `capture-pane` then {@link readScreen}: what the pane shows now, as the screen model. */
   readPane(target: string, options?: CommandOptions): Promise<ScreenModel>;
-  /** One `send-keys` call with tmux key names (no `-l`), after checking the pane is alive. */
+  /**
+   * One `send-keys` call with tmux key names (no `-l`), after checking the
+   * pane is alive. A raw tool for callers of the library: agy-bridge's own
+   * key presses into agy go through `deliverTurn`, `closePrompt` and
+   * `answerPrompt`, which choose every key from the key table.
+   */
   sendKeys(target: string, keys: readonly string[], options?: CommandOptions): Promise<void>;
   /** Pastes exactly `text` as one bracketed paste through a uniquely named buffer. */
   pasteText(target: string, text: string, options?: CommandOptions): Promise<void>;
   /** Types a user turn and reports whether it started (see `deliverTurnToPane`). */
   deliverTurn(target: string, text: string, options?: DeliverTurnOptions): Promise<TurnDeliveryResult>;
   /**
-   * Closes the dialog agy keeps open after an RPC answer (spike-notes §5.4):
-   * Escape only, and only when a dialog is on screen; then reads the screen
-   * until it has left (bounded). Never digits, never Enter.
+   * Closes the dialog agy may keep open after an RPC answer (spike-notes
+   * §5.4, K7): waits (bounded) for agy to close it, then presses only a key
+   * the key table marks safe for a settled step on `options.agyVersion` —
+   * Escape on 1.0.x, the answer's own digit on 1.2.x; else leaves it
+   * (`left_open`) with the reason.
    */
-  closePrompt(target: string, options?: PromptActionOptions): Promise<ClosePromptResult>;
+  closePrompt(target: string, options?: ClosePromptOptions): Promise<ClosePromptResult>;
   /**
-   * Answers the dialog on screen in the TUI itself: the pointer moved one
-   * Up/Down at a time and re-read after each key, Enter only on the intended
-   * row, Escape to decline (spike-notes §13).
+   * Answers the dialog on screen in the TUI itself with the keys the key
+   * table gives `options.agyVersion`: the option's digit alone where a digit
+   * answers at once, else the pointer moved one Up/Down at a time and re-read
+   * after each key, Enter only on the intended row; a decline is the "No"
+   * row found by its label.
    */
   answerPrompt(target: string, choice: TuiChoice, options?: PromptActionOptions): Promise<TuiAnswerResult>;
 }
@@ -164,13 +174,13 @@ class SpawnTmuxDriver implements TmuxDriver {
     const pane: TurnPane = {
       capture: (signal) => this.capturePane(target, { signal }),
       assertAlive: (signal) => this.#assertAlive(target, signal),
-      sendKeys: (keys, signal) => this.run(["send-keys", "-t", paneTarget(target), ...keys], { signal }).then(() => undefined),
+      sendKeys: (keys, signal) => this.run(["send-keys", "-t", paneTarget(target), ...keyNames(keys)], { signal }).then(() => undefined),
       paste: (payload, signal) => this.pasteText(target, payload, { signal }),
     };
     return deliverTurnToPane(pane, text, options, this.#clock);
   }
 
-  async closePrompt(target: string, options: PromptActionOptions = {}): Promise<ClosePromptResult> {
+  async closePrompt(target: string, options: ClosePromptOptions = {}): Promise<ClosePromptResult> {
     return closeAnsweredPrompt(this.#promptPane(target), options, this.#clock);
   }
 
@@ -182,7 +192,7 @@ class SpawnTmuxDriver implements TmuxDriver {
     paneTarget(target);
     return {
       read: (signal) => this.readPane(target, { signal }),
-      sendKeys: (keys, signal) => this.sendKeys(target, keys, { signal }),
+      sendKeys: (keys, signal) => this.sendKeys(target, keyNames(keys), { signal }),
     };
   }
 
@@ -210,6 +220,11 @@ class SpawnTmuxDriver implements TmuxDriver {
     }
     return new TmuxError("failed", `tmux ${args[0] ?? ""} failed: ${said || "no message"}; check the pane and the tmux server.`);
   }
+}
+
+/** The tmux names of keys the key table chose. */
+function keyNames(keys: readonly ChosenKey[]): string[] {
+  return keys.map((k) => k.key);
 }
 
 function noTarget(target: string, where: string): TmuxError {

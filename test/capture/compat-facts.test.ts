@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { atLeast, checkFacts } from "../../src/capture/compat-facts.js";
 import type { Observations } from "../../src/capture/compat-probes.js";
+import type { ScreenModel } from "../../src/tmux/screen-types.js";
 
 function observations(over: Partial<Observations> = {}): Observations {
   return {
@@ -64,5 +65,43 @@ describe("compatibility facts", () => {
   it("names the fields a metadata answer carries beyond the 1.0.10 shape", () => {
     const obs = observations({ metadata: { ok: true, value: { metadata: { rootConversationId: "c-1", workspaceUris: [] }, extra: 1 }, ms: 1 } });
     expect(status(obs, "3.2")).toMatchObject({ status: "contradicted", seen: "also extra, metadata.workspaceUris (newer builds add the workspaces, §10.4)" });
+  });
+
+  it("says where the version came from, and that an agy past 1.2.17 is newer than probed", () => {
+    expect(status(observations({ agyVersion: "1.2.10", agyVersionSource: "screen" }), "14#2")).toMatchObject({ status: "confirmed", seen: "agy 1.2.10, from its banner on screen" });
+    expect(status(observations(), "14#2")?.status).toBe("not_checked");
+    expect(status(observations({ agyVersion: "1.2.17" }), "14#4")?.status).toBe("confirmed");
+    expect(status(observations({ agyVersion: "1.3.2" }), "14#4")).toMatchObject({ status: "contradicted" });
+    expect(status(observations({ agyVersion: "1.3.2" }), "14#4")?.seen).toContain("newer than probed");
+    expect(status(observations(), "14#4")?.status).toBe("not_checked");
+  });
+
+  it("never judges what only a key press shows (digits, Escape, LF), and names the pane in the one thing to do", () => {
+    for (const id of ["14#6", "14#7", "14#9"]) {
+      const fact = status(observations({ agyVersion: "1.2.10", paneLabel: "%7 -L work" }), id);
+      expect(fact?.status, id).toBe("not_checked");
+      expect(fact?.seen, id).toContain("this report presses none");
+      expect(fact?.seen, id).toContain("--pane %7 -L work");
+    }
+  });
+
+  it("reads the pane's command from tmux: agy confirms, anything else contradicts on 1.2.x", () => {
+    expect(status(observations({ agyVersion: "1.2.10", paneCommand: { ok: true, value: "agy\n", ms: 1 } }), "14#10")).toMatchObject({ status: "confirmed", seen: "agy" });
+    expect(status(observations({ agyVersion: "1.2.10", simulator: true, paneCommand: { ok: true, value: "node", ms: 1 } }), "14#10")).toMatchObject({ status: "contradicted", seen: "tmux reports \"node\" (this is agy-bridge's simulator)" });
+    expect(status(observations({ agyVersion: "1.1.27", paneCommand: { ok: true, value: "node", ms: 1 } }), "14#10")?.status).toBe("not_checked");
+    expect(status(observations(), "14#10")).toMatchObject({ status: "not_checked", seen: "no tmux pane known; pass --pane TARGET" });
+  });
+
+  it("confirms a stale dialog only when a dialog is on screen and no step waits, and reads the task strip as not busy", () => {
+    const dialog: ScreenModel = { state: "prompt", composer: "absent", draft: null, mode: null, model: null, prompt: { kind: "command", question: "Run this command?", options: [], pointer: 1, keys: "arrows" } };
+    const screen = { ok: true as const, value: dialog, ms: 1 };
+    expect(status(observations({ screen }), "14#8")).toMatchObject({ status: "confirmed" });
+    const waiting = { ok: true as const, value: [{ type: "T", status: "CORTEX_STEP_STATUS_WAITING" }], ms: 1 };
+    expect(status(observations({ screen, steps: waiting }), "14#8")?.seen).toContain("still waits");
+    expect(status(observations({ screen, steps: waiting }), "14#8")?.status).toBe("not_checked");
+    const idle = { state: "ready", composer: "empty", draft: null, mode: "default", model: "Gemini 3.8 Flash", prompt: null } as const;
+    expect(status(observations({ screen: { ok: true, value: idle, ms: 1 } }), "14#8")?.status).toBe("not_checked");
+    expect(status(observations({ screen: { ok: true, value: { ...idle, backgroundTasks: 2 }, ms: 1 } }), "14#11")).toMatchObject({ status: "confirmed", seen: "2 task(s) on the status row, screen ready" });
+    expect(status(observations({ screen: { ok: true, value: idle, ms: 1 } }), "14#11")?.status).toBe("not_checked");
   });
 });

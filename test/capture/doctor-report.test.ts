@@ -17,6 +17,9 @@ import { startSimServer } from "../../src/sim/index.js";
 
 interface Report {
   agyVersion: string | null;
+  agyVersionSource: string | null;
+  newerThanProbed: boolean;
+  simulator: boolean;
   generatedAt: string;
   facts: Array<{ id: string; statement: string; status: "confirmed" | "contradicted" | "not_checked"; seen: string | null }>;
 }
@@ -52,20 +55,25 @@ async function finishedTurn(sim: SimPane, id: string): Promise<void> {
   }, "the turn to finish", { ms: 20_000, everyMs: 50 });
 }
 
+function status_(report: Report, id: string): Report["facts"][number] | undefined {
+  return report.facts.find((f) => f.id === id);
+}
+
 function statuses(report: Report): Record<string, string> {
   return Object.fromEntries(report.facts.map((f) => [f.id, f.status]));
 }
 
 describe("agy-bridge doctor --report", () => {
-  it("prints exactly {agyVersion, generatedAt, facts} and confirms every 1.0.10 fact on the 1.0.10 persona over TLS without a token", async () => {
+  it("prints exactly {agyVersion, agyVersionSource, newerThanProbed, simulator, generatedAt, facts} and confirms every 1.0.10 fact on the 1.0.10 persona over TLS without a token", async () => {
     const sim = await startSimPane(tmux, session("a"), ["--speed", "0", "--agy-version", "1.0.10"]);
     const id = await sim.conversationId();
     await finishedTurn(sim, id);
     const result = await runMain(["doctor", "--report", "--json", "--url", sim.tlsUrl, "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
-    expect(Object.keys(report)).toEqual(["agyVersion", "generatedAt", "facts"]);
-    expect(report.agyVersion).toBeNull();
+    expect(Object.keys(report)).toEqual(["agyVersion", "agyVersionSource", "newerThanProbed", "simulator", "generatedAt", "facts"]);
+    // --url skips discovery, and the simulator's TUI draws no agy banner: the version is unknown.
+    expect(report).toMatchObject({ agyVersion: null, agyVersionSource: null, newerThanProbed: false, simulator: false });
     expect(new Date(report.generatedAt).toISOString()).toBe(report.generatedAt);
     for (const fact of report.facts) {
       expect(Object.keys(fact)).toEqual(["id", "statement", "status", "seen"]);
@@ -90,9 +98,19 @@ describe("agy-bridge doctor --report", () => {
     const result = await runMain(["doctor", "--report", "--json", "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
-    expect(report.agyVersion).toBe("sim");
-    const contradicted = report.facts.filter((f) => f.status === "contradicted");
+    expect(report).toMatchObject({ agyVersion: "1.2", agyVersionSource: "process", newerThanProbed: false, simulator: true });
+    // tmux names the simulator's pane command as the launcher runs it: `agy` once the simulator runs under that name, else what it is.
+    const paneCommand = report.facts.find((f) => f.id === "14#10");
+    if (paneCommand?.status === "contradicted") expect(paneCommand.seen).toContain("agy-bridge's simulator");
+    else expect(paneCommand).toMatchObject({ status: "confirmed", seen: "agy" });
+    const contradicted = report.facts.filter((f) => f.status === "contradicted" && f.id !== "14#10");
     expect(contradicted.map((f) => f.id).sort()).toEqual(["10.3#2", "3.2", "3.4#2"]);
+    expect(status_(report, "14#2")).toMatchObject({ status: "confirmed", seen: "agy 1.2, from its process; this is agy-bridge's simulator, not a real agy" });
+    // What only a key press could show is left unchecked, with the one thing to do, naming the pane.
+    for (const keyFact of ["14#6", "14#7", "14#9"]) {
+      expect(status_(report, keyFact)?.status, keyFact).toBe("not_checked");
+      expect(status_(report, keyFact)?.seen, keyFact).toContain(`agy-bridge screen --pane =${sim.target} -L ${tmux.socketName}`);
+    }
     const seen = Object.fromEntries(contradicted.map((f) => [f.id, f.seen ?? ""]));
     expect(seen["10.3#2"]).toContain("401");
     expect(seen["3.2"]).toContain("metadata.workspaces");
@@ -102,6 +120,26 @@ describe("agy-bridge doctor --report", () => {
     for (const newer of ["10.2", "10.4#3", "10.4#4", "10.5#3"]) expect(status[newer], newer).toBe("confirmed");
     expect(result.stdout + result.stderr).not.toContain(token);
   }, 120_000);
+
+  it("presses no key and answers no prompt: a command approval open before the report is still open, and its step still waits, after it", async () => {
+    const sim = await startSimPane(tmux, session("c"), ["--speed", "0", "--agy-version", "1.2"]);
+    const id = await sim.conversationId();
+    await sim.typeTurn("Run pwd");
+    const waitingSteps = async () => {
+      const all = await sim.rpc<{ trajectorySummaries?: Record<string, { waitingSteps?: unknown[] }> }>("GetAllCascadeTrajectories", {});
+      return all.trajectorySummaries?.[id]?.waitingSteps?.length ?? 0;
+    };
+    await until(async () => ((await waitingSteps()) === 1 ? true : undefined), "the command approval", { ms: 20_000, everyMs: 50 });
+    const before = await tmux.waitForScreen(sim.target, (s) => s.includes("pwd") && /1\. Yes/.test(s), "agy's dialog");
+    const result = await runMain(["doctor", "--report", "--json", "--url", sim.plainUrl, "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    // The dialog's step still waits, so the report cannot tell a stale dialog from a live one, and says what to do.
+    expect(status_(report, "14#8")).toMatchObject({ status: "not_checked" });
+    expect(status_(report, "14#8")?.seen).toContain("still waits");
+    expect(await waitingSteps()).toBe(1);
+    expect(await tmux.capture(sim.target)).toBe(before);
+  }, 90_000);
 
   it("prints Markdown that says nothing secret is in it and how to attach it, and exits 0 with contradictions", async () => {
     const sim = await startSimServer({ agyVersion: "1.2", csrfToken: "tok-markdown-0123456789" });

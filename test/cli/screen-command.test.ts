@@ -61,6 +61,29 @@ describe("agy-bridge screen --file / -", () => {
     expect(lines).toContain("    1. Yes");
   });
 
+  it("says in the human summary what agy 1.2.x screens add: tasks, the file action, the form, setup", async () => {
+    const run = async (name: string): Promise<string[]> => {
+      const cli = await runMain(["screen", "--file", fixture(name).path]);
+      expect(cli.code).toBe(0);
+      return cli.stdout.split("\n");
+    };
+    expect(await run("dialog-command-run-1.2.10")).toContain("background tasks: 2 (not busy)");
+    expect(await run("dialog-pending-edit-1.2.9")).toContain("prompt: file (edit), keys arrows — Accept this file edit?");
+    expect(await run("question-form-2of3-1.2.1")).toContain("prompt: question 2/3, ← Back, keys arrows — Which port should it listen on?");
+    const setup = await run("setup-sign-in-1.2.1");
+    expect(setup).toContain("prompt: setup (sign_in), keys arrows");
+    expect(setup.some((line) => line.startsWith("setup required:"))).toBe(true);
+    expect((await run("dialog-amend-1.2.1")).some((line) => line.includes("amend field"))).toBe(true);
+    expect(await run("dialog-command-two-options-custom-status-1.2.x")).toContain("status line: a user-defined one, not agy's (its words are not read)");
+  });
+
+  it("prints the new fields in --json only where they apply", async () => {
+    const tasks = JSON.parse((await runMain(["screen", "--file", fixture("idle-task-strip-1.2.x").path, "--json"])).stdout) as Record<string, unknown>;
+    expect(tasks).toMatchObject({ state: "ready", backgroundTasks: 1 });
+    const plain = JSON.parse((await runMain(["screen", "--file", fixture("idle-boot-1.1.27").path, "--json"])).stdout) as Record<string, unknown>;
+    expect(Object.keys(plain).sort()).toEqual(["composer", "draft", "mode", "model", "prompt", "state"]);
+  });
+
   it("shows the draft in the human summary, control characters made visible", async () => {
     const text = ["─".repeat(40), "> rm \u0007bell \u009b2J -rf", "─".repeat(40), "? for shortcuts"].join("\n");
     const cli = await runMain(["screen", "-"], { stdin: Readable.from([Buffer.from(text, "utf8")]) });
@@ -144,6 +167,21 @@ describe("agy-bridge screen --pane", () => {
     const cli = await runMain(["screen", "--pane", "=plan", "-S", server.socketPath, "--json"]);
     expect(cli.code).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual(expected);
+  });
+
+  it("reads agy 1.2.x screens in a real pane: the task strip under the composer, the amend field", async () => {
+    const server = await tmux();
+    for (const [session, name, marker] of [
+      ["tasks", "idle-task-strip-1.2.x", "1 task(s)"],
+      ["amend", "dialog-amend-1.2.1", "enter Submit"],
+    ] as const) {
+      const { path, expected } = fixture(name);
+      await server.newSession(session, ["sh", "-c", 'cat -- "$1"; exec sleep 600', "sh", path], { columns: 120, rows: 50 });
+      await server.waitForScreen(`=${session}:`, (s) => s.includes(marker), `the ${name} capture`);
+      const cli = await runMain(["screen", "--pane", `=${session}`, "-L", server.socketName, "--json"]);
+      expect(cli.code, name).toBe(0);
+      expect(JSON.parse(cli.stdout), name).toEqual(expected);
+    }
   });
 
   it("exits 1 with one sentence when the pane or the server is not there", async () => {

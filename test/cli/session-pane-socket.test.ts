@@ -40,7 +40,8 @@ async function onlyConversation(url: string, token?: string): Promise<string> {
 
 describe("--pane with -L on the session commands", () => {
   it("approves over RPC and closes the TUI's own prompt, so the next send is not refused", async () => {
-    const pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0"], { columns: 110, rows: 40 });
+    // `--tui-version 1.0.10` puts agy's version in the banner, so the commands choose agy 1.0.x's keys (Escape closes a leftover dialog, spike-notes §5.4).
+    const pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.0.10"], { columns: 110, rows: 40 });
     const screen = await world.waitForScreen(pane, (s) => s.includes("? for shortcuts") && URL_ON_SCREEN.test(s), "the sim's idle TUI", 30_000);
     const url = (URL_ON_SCREEN.exec(screen) as RegExpExecArray)[0];
     const id = await onlyConversation(url);

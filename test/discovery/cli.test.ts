@@ -38,12 +38,15 @@ describe("agy-bridge sessions", () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       pid: agy.info.agyPid,
-      version: "sim",
+      version: "1.0.10",
+      agyVersion: "1.0.10",
+      agyVersionSource: "process",
+      simulator: true,
       url: agy.info.tlsUrl,
       csrfTokenPresent: true,
       conversations: [{ conversationId: agy.info.conversationId, status: "CASCADE_RUN_STATUS_IDLE", stepCount: 0, waitingSteps: [] }],
     });
-    expect(Object.keys(entries[0] as object).sort()).toEqual(["conversations", "csrfTokenPresent", "executable", "listeners", "pid", "url", "version"]);
+    expect(Object.keys(entries[0] as object).sort()).toEqual(["agyVersion", "agyVersionSource", "conversations", "csrfTokenPresent", "executable", "listeners", "pid", "simulator", "url", "version"]);
     expect((entries[0]?.listeners as unknown[]).map((l) => Object.keys(l as object).sort())).toEqual([
       ["heartbeatOk", "port", "transport"],
       ["heartbeatOk", "port", "transport"],
@@ -100,9 +103,20 @@ describe("agy-bridge doctor", () => {
     const report = JSON.parse(stdout) as { ok: boolean; node: string; tmux: string | null; steps: Array<{ step: string; status: string }> };
     expect(report.ok).toBe(true);
     expect(report.node).toBe("v20.0.0-test");
-    expect(report.steps.map((s) => s.step)).toEqual(["processes", "listeners", "credentials", "listener", "listener", "conversations"]);
-    expect(report.steps.every((s) => s.status === "ok")).toBe(true);
+    expect(report.steps.map((s) => s.step)).toEqual(["processes", "listeners", "version", "credentials", "listener", "listener", "conversations"]);
+    expect(report.steps.filter((s) => s.step !== "version").every((s) => s.status === "ok")).toBe(true);
+    // Which agy it is, and that it is agy-bridge's simulator, is information, not a failure.
+    expect(report.steps.find((s) => s.step === "version")).toMatchObject({ status: "info" });
+    expect((JSON.parse(stdout) as { servers: unknown[] }).servers).toMatchObject([{ pid: agy.info.agyPid, agyVersion: "1.0.10", agyVersionSource: "process", simulator: true }]);
     expect(stdout + stderr).not.toContain(TOKEN);
+  });
+
+  it("says in its human output which agy version it found and that it is agy-bridge's simulator", async () => {
+    const { code, stdout } = await runCommand(createDoctorCommand({ discover: scoped([agy.info.agyPid]), nodeVersion: "v20.0.0-test" }), []);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      new RegExp(`^\\[info\\] version: pid ${agy.info.agyPid}: agy 1\\.0\\.10 \\(from ANTIGRAVITY_LS_VERSION in the environment of its child pid \\d+\\); it is agy-bridge's simulator \\(agy-bridge sim --as-agy\\), not a real agy$`, "m"),
+    );
   });
 
   it("exits 1 when nothing is usable, with the hint in the report and one sentence on stderr", async () => {

@@ -60,7 +60,8 @@ describe("discovery of real agy processes", () => {
       [Number(new URL(main.info.plainUrl).port)]: ["plain", true, "fd"],
     });
     expect(server.conversations.map((c) => c.conversationId)).toEqual([main.info.conversationId]);
-    expect(server.version).toBe("sim");
+    // `sim --as-agy` gives its children agy's ANTIGRAVITY_LS_VERSION for the persona it plays (1.0.10 by default).
+    expect(server.version).toBe("1.0.10");
   });
 
   it("binds the owner of a conversation when a decoy agy on other ports hosts another one", async () => {

@@ -55,7 +55,8 @@ function follow(s: AgySessionApi) {
 group("typing turns through tmux", () => {
   it("types a turn, verified by its USER_INPUT step, approves the gate and closes the TUI's own prompt", async () => {
     const { tmux: t, url } = await startAgyInTmux();
-    session = await AgySession.attach({ url, csrfToken: TOKEN, pane: { target: "=agy", socketName: t.socketName } });
+    // The simulator plays agy 1.0.10, whose leftover dialog Escape closes harmlessly (the key table, spike-notes §5.4).
+    session = await AgySession.attach({ url, csrfToken: TOKEN, pane: { target: "=agy", socketName: t.socketName }, agyVersion: "1.0.10" });
     const { log, waitFor } = follow(session);
     const delivered = await session.sendTurn("Run pwd");
     expect(delivered.result).toBe("delivered");

@@ -29,15 +29,17 @@ function at(name: string, index: number, status = "CORTEX_STEP_STATUS_WAITING"):
 /** A driver that answers as `outcome` says and records every choice it was given. */
 function recordingDriver(outcome: TuiAnswerResult["result"] = "answered") {
   const choices: Array<{ choice: TuiChoice; kinds: readonly string[] | undefined }> = [];
+  const versions: Array<string | null | undefined> = [];
   const driver = {
     deliverTurn: async () => ({ result: "failed" as const, reason: "not used" }),
     closePrompt: async () => ({ result: "none" as const, reason: "not used", keys: [] }),
     answerPrompt: async (_pane, choice, options) => {
       choices.push({ choice, kinds: options?.kinds });
+      versions.push(options?.agyVersion);
       return { result: outcome, reason: outcome === "answered" ? "done" : "the pointer is on row 3, not 2; nothing more was pressed.", keys: ["Down"] };
     },
   } satisfies TurnDriver;
-  return { driver, choices };
+  return { driver, choices, versions };
 }
 
 async function world(steps: Step[]) {
@@ -103,6 +105,19 @@ describe("answering in the TUI", () => {
         { choice: { kind: "decline" }, kinds: ["file"] },
         { choice: { kind: "approve" }, kinds: ["command"] },
       ]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("hands the driver the session's agy version, so the keys come from that version's row of the key table", async () => {
+    const w = await world([filler(0), at("run_command_interaction_waiting.json", 1)]);
+    try {
+      const { driver, versions } = recordingDriver();
+      await answerInTui({ ...w.ctx, agyVersion: "1.2.10" }, driver, PANE, w.captured(1, "permission", "runCommand"), { kind: "permission", allow: false });
+      await answerInTui(w.ctx, driver, PANE, w.captured(1, "permission", "runCommand"), { kind: "permission", allow: false });
+      // Unknown stays unknown (null): the driver then uses the conservative row.
+      expect(versions).toEqual(["1.2.10", null]);
     } finally {
       await w.close();
     }

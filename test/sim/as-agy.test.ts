@@ -161,7 +161,9 @@ describe("agy-bridge sim --as-agy", () => {
     const env = environ(idle);
     expect(env.get("ANTIGRAVITY_CSRF_TOKEN")).toBe(token);
     expect(env.get("ANTIGRAVITY_LS_ADDRESS")).toBe(`localhost:${plainPort}`);
-    expect(env.get("ANTIGRAVITY_LS_VERSION")).toBe("cli-sim");
+    // The persona's version, as agy names its own (spike-notes §14 #12); the default persona is 1.0.10.
+    expect(env.get("ANTIGRAVITY_LS_VERSION")).toBe("cli-1.0.10");
+    expect(env.get("AGY_BRIDGE_SIMULATOR")).toBe("1");
     expect(ownedLoopbackListeners(idle)).toEqual([]);
 
     // C-c on an empty draft quits the TUI; launcher, idle child and CLI exit with it.

@@ -33,12 +33,15 @@ describe("scenario files", () => {
       "default-echo",
       "error-message-step",
       "file-permission-gate",
+      "file-edit-gate",
+      "file-create-gate",
+      "file-create-outside-gate",
       "subagent-task",
     ]) {
       expect(names).toContain(name);
     }
     const kinds = new Set(scenarios.flatMap((s) => s.steps.map((step) => step.kind)));
-    expect([...kinds].sort()).toEqual(["checkpoint", "command", "error", "errorMessage", "generic", "listDirectory", "planner", "question", "subagent", "viewFile"]);
+    expect([...kinds].sort()).toEqual(["checkpoint", "command", "createFile", "editFile", "error", "errorMessage", "generic", "listDirectory", "planner", "question", "subagent", "viewFile"]);
     const multi = scenarios.find((s) => s.name === "multi-select-question");
     expect(multi?.steps[0]).toMatchObject({ kind: "question", questions: [{ multiSelect: true }] });
     const chained = scenarios.find((s) => s.name === "chained-gates");

@@ -127,6 +127,7 @@ describe("the simulator's screens read like agy's", () => {
         options: [{ label: "Yes, allow creation", number: 1 }, { label: "No, deny creation", number: 2 }],
         pointer: 1,
         keys: "arrows",
+        fileAction: "create",
       },
     });
   });

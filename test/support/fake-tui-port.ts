@@ -8,6 +8,7 @@ export type FakePortCall =
   | { call: "submitTurn"; text: string }
   | { call: "answer"; stepIndex: number; answer: TuiAnswer; delivered: boolean }
   | { call: "cancel" }
+  | { call: "interruptTurn"; stopped: boolean }
   | { call: "clear" }
   | { call: "setModel"; model: string };
 
@@ -59,6 +60,18 @@ export function createFakeTuiPort(initial: Partial<TuiView> = {}): FakeTuiPort {
     },
     cancel() {
       calls.push({ call: "cancel" });
+    },
+    // Like the engine (agy 1.2.x Esc at an approval): the turn ends; a waiting command shows as interrupted.
+    interruptTurn() {
+      const stopped = view.running || view.pending !== undefined;
+      calls.push({ call: "interruptTurn", stopped });
+      const { pending, ...rest } = view;
+      view = { ...rest, running: false };
+      if (pending?.kind === "permission" && (pending.action ?? "command") === "command") {
+        view = { ...view, transcript: [...view.transcript, { role: "tool", text: "Interrupted", call: { name: "Bash", arg: pending.target.split("\n")[0] ?? "" } }] };
+      }
+      notify();
+      return stopped;
     },
     setModel(model: string) {
       calls.push({ call: "setModel", model });

@@ -1,13 +1,15 @@
 /**
  * A private tmux server for tests (`tmux -L agyb-<unique>`), always killed by
  * the test's afterAll, which also removes its socket file (tmux leaves it
- * behind in `$TMUX_TMPDIR/tmux-<uid>/`). Commands are spawned with argv,
- * never through a shell.
+ * behind in `$TMUX_TMPDIR/tmux-<uid>/`) — and registered with the run's
+ * watchdog (run-world.ts), which kills it when the run ends however it ends.
+ * Commands are spawned with argv, never through a shell.
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { registerTmuxSocket } from "./run-world.js";
 
 export interface PrivateTmux {
   readonly socketName: string;
@@ -26,10 +28,21 @@ export interface PrivateTmux {
   kill(): Promise<void>;
 }
 
+/**
+ * A bare session name (`agy`) as a pane target is ambiguous to tmux: without a
+ * colon it is tried as a window name first, and a pane running agy (or our
+ * simulator under `--as-agy`) renames its window `agy` — so `agy` can name
+ * the window of session `agy2`. `agy:` is the session's current pane.
+ */
+function paneTarget(target: string): string {
+  return /[:.%]/.test(target) || target.startsWith("=") ? target : `${target}:`;
+}
+
 export function createPrivateTmux(): PrivateTmux {
   const socketName = `agyb-${randomUUID().slice(0, 8)}`;
   // tmux's own rule: $TMUX_TMPDIR when set and non-empty, else /tmp.
   const socketPath = join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, socketName);
+  registerTmuxSocket(socketPath);
   const env = { ...process.env };
   delete env.TMUX;
   const exec = (args: readonly string[], stdin?: string): Promise<string> =>
@@ -59,24 +72,24 @@ export function createPrivateTmux(): PrivateTmux {
       // with a server on its way out fails with "server exited unexpectedly".
       await exec(["set-option", "-g", "exit-empty", "off"]);
     },
-    capture: (target) => exec(["capture-pane", "-p", "-t", target]),
+    capture: (target) => exec(["capture-pane", "-p", "-t", paneTarget(target)]),
     async waitForScreen(target, predicate, what, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       let screen = "";
       while (Date.now() < deadline) {
-        screen = await exec(["capture-pane", "-p", "-t", target]);
+        screen = await exec(["capture-pane", "-p", "-t", paneTarget(target)]);
         if (predicate(screen)) return screen;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`tmux pane never showed ${what}; last screen:\n${screen}`);
     },
     async sendKeys(target, ...keys) {
-      await exec(["send-keys", "-t", target, ...keys]);
+      await exec(["send-keys", "-t", paneTarget(target), ...keys]);
     },
     async paste(target, text) {
       const buffer = `paste-${randomUUID().slice(0, 8)}`;
       await exec(["load-buffer", "-b", buffer, "-"], text);
-      await exec(["paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", target]);
+      await exec(["paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", paneTarget(target)]);
     },
     async kill() {
       // Fails when no server runs (never started, or already gone): the socket file may still be there.

@@ -4,20 +4,28 @@
  * file named by argv[2]:
  *   POST /view  {TuiView patch}  → sets the view (`"pending": null` removes the prompt)
  *   GET  /calls                 → the port calls the TUI made, as JSON
- * Optional flags after the file: `--version 1.0|1.1|1.2.1`, `--digits accept|ignore`,
- * `--trust PATH` (start on the trust screen).
+ * Optional flags after the file: `--version 1.0|1.1|1.2.1|1.2`, `--digits accept|ignore`,
+ * `--trust PATH` (start on the trust screen), `--stale close|stay`, `--command-options 2|4`,
+ * `--tasks N`.
  */
 import { createServer } from "node:http";
 import { renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createFakeTui, type FakeTuiOptions } from "../../src/sim/tui/fake-tui.js";
-import type { TuiDigits, TuiVersion } from "../../src/sim/tui/tui-options.js";
+import type { TuiDigits, TuiStaleDialog, TuiVersion } from "../../src/sim/tui/tui-options.js";
 import { createFakeTuiPort } from "./fake-tui-port.js";
 
 const { positionals, values } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { version: { type: "string" }, digits: { type: "string" }, trust: { type: "string" } },
+  options: {
+    version: { type: "string" },
+    digits: { type: "string" },
+    trust: { type: "string" },
+    stale: { type: "string" },
+    "command-options": { type: "string" },
+    tasks: { type: "string" },
+  },
 });
 const portFile = positionals[0];
 if (portFile === undefined) throw new Error("usage: tui-fake-entry.ts <port-file> [--version V] [--digits D] [--trust PATH]");
@@ -25,6 +33,9 @@ const settings: Partial<FakeTuiOptions> = {};
 if (values.version !== undefined) settings.version = values.version as TuiVersion;
 if (values.digits !== undefined) settings.digits = values.digits as TuiDigits;
 if (values.trust !== undefined) settings.trustPath = values.trust;
+if (values.stale !== undefined) settings.staleDialog = values.stale as TuiStaleDialog;
+if (values["command-options"] !== undefined) settings.commandOptions = values["command-options"] === "2" ? 2 : 4;
+if (values.tasks !== undefined) settings.tasks = Number(values.tasks);
 
 const port = createFakeTuiPort();
 const control = createServer((req, res) => {

@@ -10,6 +10,29 @@ import { AGY_MARKERS, draftNeedle, isSeparatorLine, parseScreen, pastePlaceholde
 
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, "fixtures", `${name}.txt`), "utf8");
 
+describe("parseScreen with agy's task strip under the composer (spike-notes §13 #27)", () => {
+  const rule = "─".repeat(80);
+  const tasks = ["  ● [09:14:02] make it-auth running", "  ↓ 2 more"];
+
+  it("takes the composer above a strip closed by a rule of its own, not the strip", () => {
+    const screen = parseScreen(["─".repeat(60), "> Start the suites.", "", rule, "> half typed", rule, ...tasks, rule, "? for shortcuts       Gemini 3.9 Pro · medium · 3 task(s) · /tasks"].join("\n"));
+    expect(screen.region).toEqual(["> half typed"]);
+    expect(screen.draft).toBe("half typed");
+    expect(screen.footer).toBe("idle");
+  });
+
+  it("and above a strip with no rule under it", () => {
+    const screen = parseScreen([rule, ">", rule, tasks[0], "? for shortcuts       Gemini 3.9 Pro · medium · 1 task(s) · /tasks"].join("\n"));
+    expect(screen.region).toEqual([">"]);
+    expect(screen.draft).toBe("");
+  });
+
+  it("keeps the last two rules when what they hold is no task strip", () => {
+    const screen = parseScreen([rule, "> old", rule, "  something else", rule, "? for shortcuts"].join("\n"));
+    expect(screen.region).toEqual(["  something else"]);
+  });
+});
+
 describe("parseScreen on captured screens", () => {
   it("reads an empty composer and the idle footer", () => {
     const screen = parseScreen(fixture("fake-tui-idle"));

@@ -123,7 +123,8 @@ describe("guards", () => {
     await world.tmux(["load-buffer", "-b", "d", "-"], "someone's\nhalf written\nidea");
     await world.tmux(["paste-buffer", "-p", "-r", "-d", "-b", "d", "-t", tui.paneId]);
     await world.waitForScreen(tui.paneId, (s) => s.includes("  idea"), "the draft");
-    const result = await driver.deliverTurn(tui.paneId, "my turn", { clearDraft: true });
+    // agy 1.1.x's row: C-a C-k BSpace clear a draft (spike-notes §6.2 step 3).
+    const result = await driver.deliverTurn(tui.paneId, "my turn", { clearDraft: true, agyVersion: "1.1.27" });
     expect(result.result).toBe("delivered");
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "my turn" }]);
   });
@@ -143,22 +144,22 @@ describe("dialogs in the fake TUI", () => {
     questions: [{ question: "Which colour?", multiSelect: false, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
   };
 
-  it("closes a stale dialog after an RPC approval with Escape alone, answering nothing", async () => {
+  it("on agy 1.0.x closes a stale dialog after an RPC approval with Escape alone, answering nothing (§5.4)", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
     await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
     // The step was answered over RPC: the port no longer waits on it, the TUI still shows its dialog.
     await tui.setView({ pending: undefined, running: false });
-    const closed = await driver.closePrompt(tui.paneId);
+    const closed = await driver.closePrompt(tui.paneId, { agyVersion: "1.0.10", closeWaitMs: 0 });
     expect(closed).toMatchObject({ result: "closed", keys: ["Escape"] });
     const calls = await tui.calls();
     expect(calls.every((c) => c.call !== "answer" || (c.delivered === false && !(c.answer.kind === "permission" && c.answer.allow)))).toBe(true);
     expect((await driver.deliverTurn(tui.paneId, "next turn")).result).toBe("delivered");
   });
 
-  it("declines in the TUI with Escape: the port gets a deny", async () => {
+  it("declines in the TUI on its No row, found by label, with the pointer: the port gets a deny", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
     await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
-    expect(await driver.answerPrompt(tui.paneId, { kind: "decline" })).toMatchObject({ result: "answered", keys: ["Escape"] });
+    expect(await driver.answerPrompt(tui.paneId, { kind: "decline" }, { agyVersion: "1.1.27" })).toMatchObject({ result: "answered", keys: ["Down", "Down", "Down", "Enter"] });
     const calls = await tui.calls();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ call: "answer", stepIndex: 4, delivered: true });

@@ -5,7 +5,7 @@
  * clock (spike-notes §6.2 steps 6–7).
  */
 import { describe, expect, it } from "vitest";
-import { deliverTurnToPane, type TurnClock, type TurnPane } from "../../src/tmux/index.js";
+import { deliverTurnToPane, type ChosenKey, type TurnClock, type TurnPane } from "../../src/tmux/index.js";
 
 const RULE = "─".repeat(40);
 
@@ -51,7 +51,8 @@ class ScriptedComposer implements TurnPane {
     return [...spinner, RULE, ...lines, RULE, this.script.running === true ? "esc to cancel" : "? for shortcuts"].join("\n");
   }
   async assertAlive(): Promise<void> {}
-  async sendKeys(keys: readonly string[]): Promise<void> {
+  async sendKeys(chosen: readonly ChosenKey[]): Promise<void> {
+    const keys = chosen.map((k) => k.key);
     this.keys.push([...keys]);
     if (keys[0] !== "Enter") return;
     if (this.#ignored < (this.script.ignoredEnters ?? 0)) {
@@ -86,7 +87,7 @@ describe("deliverTurnToPane", () => {
   it("refuses, pasting nothing, when a draft it was told to clear never shows gone", async () => {
     const pane = new ScriptedComposer({});
     pane.draft = "a draft the clearing keys do not reach";
-    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true }, fakeClock());
+    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true, agyVersion: "1.1.27" }, fakeClock());
     expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("could not be cleared") });
     expect(pane.keys.length).toBeGreaterThan(0);
     expect(pane.pastes).toEqual([]);
@@ -118,10 +119,29 @@ describe("deliverTurnToPane", () => {
   it("stops clearing a draft the moment a dialog takes the keyboard: no clearing key reaches it", async () => {
     const pane = new ScriptedComposer({ dialogAfterKeys: 1 });
     pane.draft = "line one\nline two\nline three";
-    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true }, fakeClock());
+    const result = await deliverTurnToPane(pane, "my turn", { clearDraft: true, agyVersion: "1.1.27" }, fakeClock());
     expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("command prompt"), screen: { prompt: { kind: "command" } } });
     expect(pane.keys).toEqual([["C-a", "C-k", "BSpace"]]);
     expect(pane.pastes).toEqual([]);
+  });
+
+  it("clears a draft on agy 1.2.x with BSpace alone: ctrl+k approves a subagent there (K16)", async () => {
+    const pane = new ScriptedComposer({ dialogAfterKeys: 1 });
+    pane.draft = "half a thought";
+    await deliverTurnToPane(pane, "my turn", { clearDraft: true, agyVersion: "1.2.10" }, fakeClock());
+    expect(pane.keys.length).toBe(1);
+    expect(new Set(pane.keys[0])).toEqual(new Set(["BSpace"]));
+    expect(pane.keys[0]!.length).toBe("half a thought".length + 2);
+  });
+
+  it("sends no C-k where agy's version is unknown or newer than the key facts: BSpace only", async () => {
+    for (const agyVersion of [null, "1.3.2"]) {
+      const pane = new ScriptedComposer({ dialogAfterKeys: 1 });
+      pane.draft = "someone's draft";
+      await deliverTurnToPane(pane, "my turn", { clearDraft: true, agyVersion }, fakeClock());
+      expect(new Set(pane.keys.flat())).toEqual(new Set(["BSpace"]));
+      expect(pane.pastes).toEqual([]);
+    }
   });
 
   it("refuses a turn starting with / unless it is sent as a slash command, touching nothing", async () => {
@@ -151,7 +171,8 @@ describe("deliverTurnToPane", () => {
 
   it("does not press Enter when a step started WAITING while the paste went in", async () => {
     const pane = new ScriptedComposer({});
-    const answers = [false, true];
+    // At the start, right before the paste, right before Enter.
+    const answers = [false, false, true];
     const result = await deliverTurnToPane(pane, "steer the turn", { hasWaitingStep: async () => answers.shift() ?? true }, fakeClock());
     expect(result).toMatchObject({ result: "failed", reason: "A step started WAITING for an answer after the paste, so Enter was not pressed; the text is left in the composer, unsubmitted." });
     expect(pane.pastes).toEqual(["steer the turn"]);

@@ -44,6 +44,8 @@ describe("readScreen: the fixture screens", () => {
   it("has a labelled fixture for every screen fact (§13 #2, #4–13, #16–21) and the composer taller than the pane", () => {
     const covered = new Set(names.flatMap((name) => sidecar(name).facts));
     for (const fact of [2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21]) expect(covered, `fact ${fact}`).toContain(fact);
+    // agy 1.2.x (§13.8): every screen fact has a fixture of its own.
+    for (let fact = 26; fact <= 40; fact++) expect(covered, `fact ${fact}`).toContain(fact);
     expect(names).toContain("draft-taller-than-pane");
     for (const name of names) expect(sidecar(name).provenance, name).toMatch(/^(written|synthesized) by us/);
   });
@@ -147,6 +149,7 @@ describe("readScreen: dialogs (§13.2)", () => {
       ],
       pointer: 1,
       keys: "arrows",
+      fileAction: "create",
     });
   });
 
@@ -278,5 +281,150 @@ describe("readScreen: input forms", () => {
     const plain = screen("dialog-command-1.1.27");
     const coloured = plain.replace("> 1. Yes", "\u001b[1;34m> 1. Yes\u001b[0m").replace(/^esc to cancel/mu, "\u001b[2mesc to cancel\u001b[22m").replace(/\n/g, "\r\n");
     expect(readScreen(coloured)).toEqual(readScreen(plain));
+  });
+});
+
+describe("readScreen: agy 1.2.x screens (§13.8)", () => {
+  it("reads N task(s) on the status row as background tasks, never busy, with the model and mode read right (#26)", () => {
+    expect(read("idle-task-strip-1.2.x")).toMatchObject({ state: "ready", model: "Gemini 3.9 Pro", mode: "default", backgroundTasks: 1 });
+    expect(read("dialog-command-run-1.2.10")).toMatchObject({ state: "prompt", model: "Gemini 3.9 Pro", mode: "default", backgroundTasks: 2 });
+    for (const label of ["plan · Gemini 3.9 Pro · medium · 3 task(s) · /tasks", "plan · Gemini 3.9 Pro · medium · 3 task(s) · /t", "plan · Gemini 3.9 Pro · medium · 3 task(s)"]) {
+      const text = [RULE, ">", RULE, statusRow("? for shortcuts", label, 120)].join("\n");
+      expect(readScreen(text), label).toMatchObject({ state: "ready", model: "Gemini 3.9 Pro", mode: "plan", backgroundTasks: 3 });
+    }
+    // Without the strip there is no such field at all.
+    expect(read("idle-numbered-reply-1.2.10")).not.toHaveProperty("backgroundTasks");
+  });
+
+  it("reads the task strip under the composer as agy's, not as an unknown panel (#27)", () => {
+    expect(read("idle-task-strip-1.2.x")).toMatchObject({ state: "ready", composer: "empty", prompt: null });
+    const two = screen("idle-task-strip-1.2.x").replace("  ● [14:02:11] npm run watch running", "  ● [14:02:11] npm run watch running\n  ● [14:05:40] cargo build running");
+    expect(readScreen(two)).toMatchObject({ state: "ready", prompt: null });
+    // Anything else there is still unknown.
+    const other = screen("idle-task-strip-1.2.x").replace("  ● [14:02:11] npm run watch running", "  ● something we have never seen");
+    expect(readScreen(other).state).toBe("unknown");
+  });
+
+  it("reads a task strip closed by a rule of its own, with more tasks than fit, as agy's (#27)", () => {
+    expect(read("idle-task-panel-1.3.3")).toMatchObject({ state: "ready", composer: "empty", prompt: null, backgroundTasks: 5 });
+    // A rule under the composer that closes anything else still means the composer is not the live one.
+    const other = screen("idle-task-panel-1.3.3").replace("  ● [09:14:02] make it-auth running\n  ● [09:14:03] make it-billing running\n  ↓ 3 more", "Some panel we do not know");
+    expect(readScreen(other).state).toBe("unknown");
+  });
+
+  it("reads a queued turn's hint as busy (#40)", () => {
+    expect(read("generating-queued-1.3.3").state).toBe("busy");
+    const noSpinner = screen("generating-queued-1.3.3").replace("⣷  Generating...\n", "");
+    expect(readScreen(noSpinner).state).toBe("busy");
+  });
+
+  it("reads the Working... spinner as busy (#28)", () => {
+    expect(read("generating-working-1.2.1")).toMatchObject({ state: "busy", mode: "plan" });
+  });
+
+  it("reads the 1.2.x command dialog: Run this command?, No being 4. No, cancel (#29)", () => {
+    const prompt = read("dialog-command-run-1.2.10").prompt;
+    expect(prompt).toMatchObject({ kind: "command", question: "Run this command?", pointer: 1 });
+    expect(prompt?.options.map((o) => [o.number, o.label.split(",")[0]])).toEqual([
+      [1, "Yes"],
+      [2, "Yes"],
+      [3, "Yes"],
+      [4, "No"],
+    ]);
+    expect(prompt?.options[3]?.label).toBe("No, cancel");
+  });
+
+  it("reads a two-option dialog under a user-defined status line, the line's own words ignored (#30)", () => {
+    const model = read("dialog-command-two-options-custom-status-1.2.x");
+    expect(model).toMatchObject({ state: "prompt", composer: "absent", model: null, mode: null, statusLine: "custom" });
+    expect(model.prompt?.options).toEqual([
+      { label: "Yes, run command", number: 1 },
+      { label: "No, cancel", number: 2 },
+    ]);
+    // agy's own status row there: no statusLine field.
+    const own = screen("dialog-command-two-options-custom-status-1.2.x").replace(/^⚑.*$/mu, statusRow("esc to cancel", "Gemini 3.9 Pro · medium"));
+    expect(readScreen(own)).not.toHaveProperty("statusLine");
+    expect(readScreen(own)).toMatchObject({ state: "prompt", model: "Gemini 3.9 Pro" });
+  });
+
+  it("reads the amend field as its own kind, the input row no option (#31)", () => {
+    const prompt = read("dialog-amend-1.2.1").prompt;
+    expect(prompt?.kind).toBe("amend");
+    expect(prompt?.options).toHaveLength(4);
+    expect(prompt?.options[0]?.label).toBe("Yes, and tell Antigravity CLI what to do next");
+    // The footer alone (cursor row not drawn yet) and the row alone (footer cut off) both tell.
+    const noRow = screen("dialog-amend-1.2.1").replace("    > then tag the commit█\n", "");
+    expect(readScreen(noRow).prompt?.kind).toBe("amend");
+    const noFooter = screen("dialog-amend-1.2.1").replace("  enter Submit", "  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command");
+    expect(readScreen(noFooter).prompt?.kind).toBe("amend");
+  });
+
+  it("reads each file dialog with what it asks to allow, and No where it is (#32)", () => {
+    const cases: Array<[string, string, number]> = [
+      ["dialog-create-file-outside-workspace-1.2.1", "create", 3],
+      ["dialog-pending-edit-1.2.9", "edit", 2],
+      ["dialog-file-access-1.2.1", "access", 3],
+      ["dialog-create-file-1.1.27", "create", 2],
+    ];
+    for (const [name, action, no] of cases) {
+      const prompt = read(name).prompt;
+      expect(prompt, name).toMatchObject({ kind: "file", fileAction: action });
+      expect(prompt?.options.findIndex((o) => /^No\b/u.test(o.label)), name).toBe(no - 1);
+    }
+  });
+
+  it("reads the question form's position, the text after Question i/N, and ← Back (#33)", () => {
+    expect(read("question-form-2of3-1.2.1").prompt).toMatchObject({ kind: "question", question: "Which port should it listen on?", form: { index: 2, total: 3, back: true } });
+    const first = screen("question-form-2of3-1.2.1").replace("Question 2/3:", "Question 1/3:").replace(" · ← Back", "");
+    expect(readScreen(first).prompt?.form).toEqual({ index: 1, total: 3, back: false });
+    // A long question wraps onto the next row: it is one question still.
+    const wrapped = screen("question-form-2of3-1.2.1").replace("Question 2/3: Which port should it listen on?", "Question 2/3: Which port should it listen on when it\nruns behind the proxy?");
+    expect(readScreen(wrapped).prompt).toMatchObject({ question: "Which port should it listen on when it runs behind the proxy?", form: { index: 2, total: 3 } });
+    // A question dialog without the form's line has no form.
+    expect(read("dialog-question-synthesized").prompt).not.toHaveProperty("form");
+  });
+
+  it("reads /effort's slider as a slider, not unknown and not a picker (#34)", () => {
+    expect(read("slider-effort-1.2.1")).toMatchObject({ state: "prompt", composer: "empty", prompt: { kind: "slider", options: [], pointer: null } });
+  });
+
+  it("reads the ? overlay as an overlay whose key rows are no options (#35)", () => {
+    expect(read("overlay-shortcuts-1.2.1")).toMatchObject({ state: "prompt", prompt: { kind: "overlay", options: [], pointer: null } });
+  });
+
+  it("reads the artifact review panel: one option per artifact, the › row the pointer (#36)", () => {
+    const prompt = read("artifact-review-1.2.1").prompt;
+    expect(prompt).toMatchObject({ kind: "artifact_review", pointer: 2 });
+    expect(prompt?.options.map((o) => o.label)).toEqual(["new release_plan.md", "new rollback_plan.md"]);
+  });
+
+  it("reads each first-run screen as setup, so no key is sent (#37)", () => {
+    expect(read("setup-sign-in-1.2.1")).toMatchObject({ state: "prompt", composer: "absent", model: null, prompt: { kind: "setup", setup: "sign_in", pointer: 1 } });
+    expect(read("setup-sign-in-1.2.1").prompt?.options.map((o) => o.number)).toEqual([1, 2]);
+    expect(read("setup-oauth-1.2.1")).toMatchObject({ state: "prompt", prompt: { kind: "setup", setup: "oauth", options: [] } });
+    expect(read("setup-terms-1.2.1")).toMatchObject({ state: "prompt", prompt: { kind: "setup", setup: "terms", options: [] } });
+    // Sign-in text left above a later screen does not make that screen setup.
+    const trust = [...screen("setup-sign-in-1.2.1").trimEnd().split("\n"), "", "Accessing workspace:", "", "  /home/dev/project", "", "Do you trust the contents of this project?", "> Yes, I trust this folder", "  No, exit", "", "  ↑/↓ Navigate · enter Confirm"].join("\n");
+    expect(readScreen(trust).prompt?.kind).toBe("trust");
+    // …nor does it when a composer is drawn below it.
+    const signedIn = [...screen("setup-sign-in-1.2.1").trimEnd().split("\n"), "", RULE, ">", RULE, statusRow("? for shortcuts", "Gemini 3.9 Pro · medium")].join("\n");
+    expect(readScreen(signedIn)).toMatchObject({ state: "ready", prompt: null });
+  });
+
+  it("reads a numbered list in agy's reply above an empty composer as no menu (#38)", () => {
+    expect(read("idle-numbered-reply-1.2.10")).toMatchObject({ state: "ready", composer: "empty", prompt: null });
+  });
+
+  it("reads the Interrupted line above the composer as ready (#39)", () => {
+    expect(read("idle-interrupted-1.2.1")).toMatchObject({ state: "ready", composer: "empty", prompt: null });
+  });
+
+  it("takes a row that asks and then instructs for the question (§13.9)", () => {
+    const text = screen("menu-feedback-1.1.27").replace("What is your feedback about?", "What went wrong? Pick the category that fits best:");
+    expect(readScreen(text).prompt?.question).toBe("What went wrong? Pick the category that fits best:");
+  });
+
+  it("keeps an unknown last row under a composer unknown, whatever it says (§13.9)", () => {
+    expect(read("unknown-custom-status-below-composer")).toMatchObject({ state: "unknown", composer: "empty" });
   });
 });

@@ -2,8 +2,9 @@
  * `agy-bridge send` against `agy-bridge sim` (real engine and language
  * server, its TUI in a real tmux pane): the turn confirmed by a new
  * USER_INPUT step over RPC, refused while a step is WAITING, and agy's
- * leftover dialog of an answered step closed with Escape first
- * (spike-notes §5.4, §6.2, §13).
+ * leftover dialog of an answered step closed only with a key the key table
+ * marks safe — here none, so only with --close-stale (spike-notes §5.4,
+ * §6.2, §13).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RUN_STATUS, STEP_STATUS, STEP_TYPE } from "../../src/protocol/wire-names.js";
@@ -80,7 +81,7 @@ describe("send to agy-bridge sim with an RPC client bound", () => {
     expect((await steps(id)).some((s) => s.status === STEP_STATUS.WAITING)).toBe(true);
   });
 
-  it("closes the leftover dialog of a step answered over RPC, then sends the next turn", async () => {
+  it("leaves the leftover dialog of a step answered over RPC where no key is known safe (version unknown), until --close-stale", async () => {
     const { id, trajectoryId } = await conversation();
     expect((await send(id, "--", "Run pwd")).code).toBe(0);
     let stepIndex = -1;
@@ -89,12 +90,47 @@ describe("send to agy-bridge sim with an RPC client bound", () => {
     await rpc("HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
     await expect.poll(async () => (await rpc<{ trajectorySummaries?: Record<string, { status?: string }> }>("GetAllCascadeTrajectories", {})).trajectorySummaries?.[id]?.status, { timeout: 15_000 }).toBe(RUN_STATUS.IDLE);
 
-    // agy's own dialog is still open (spike-notes §5.4); RPC shows its step settled, so send closes it with Escape first.
+    // agy's own dialog is still open (spike-notes §5.4). This simulator names no agy version, so the key table's
+    // conservative row applies: no key is known to close a settled step's dialog safely, and send refuses, typing nothing.
     await world.waitForScreen(pane, (s) => s.includes("4. No"), "the leftover dialog");
-    const next = await send(id, "--", "Thanks");
+    const refused = await send(id, "--", "Thanks");
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ result: "failed", reason: expect.stringContaining("--close-stale") });
+    expect(readScreen(await world.capture(pane))).toMatchObject({ state: "prompt", prompt: { kind: "command" } });
+    expect(await userInputs(id)).toEqual(["Run pwd"]);
+    // The person's explicit choice: Escape closes it, then the turn goes in.
+    const next = await send(id, "--close-stale", "--", "Thanks");
     expect(JSON.parse(next.stdout)).toMatchObject({ result: "delivered" });
     expect(await userInputs(id)).toEqual(["Run pwd", "Thanks"]);
   });
+});
+
+describe("send to agy 1.2.x (the version read from the pane's banner)", () => {
+  it("refuses, pressing nothing, to close a leftover approval with Escape — it would end the resumed turn — until --close-stale", async () => {
+    pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.2.10", "--tui-stale-dialog", "stay"], { columns: 110, rows: 40 });
+    const screen = await world.waitForScreen(pane, (s) => s.includes("Antigravity CLI 1.2.10") && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the sim's 1.2.10 TUI", 30_000);
+    url = (/http:\/\/127\.0\.0\.1:\d+/.exec(screen) as RegExpExecArray)[0];
+    const { id, trajectoryId } = await conversation();
+    expect((await send(id, "--", "Run pwd")).code).toBe(0);
+    let stepIndex = -1;
+    await expect.poll(async () => (stepIndex = (await steps(id)).findIndex((s) => s.status === STEP_STATUS.WAITING))).toBeGreaterThanOrEqual(0);
+    await world.waitForScreen(pane, (s) => s.includes("4. No, cancel"), "the 1.2 command dialog");
+    await rpc("HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
+    await expect.poll(async () => (await steps(id)).some((s) => s.status === STEP_STATUS.WAITING), { timeout: 15_000 }).toBe(false);
+
+    const refused = await send(id, "--", "2 more checks");
+    expect(refused.code).toBe(1);
+    const reason = (JSON.parse(refused.stdout) as { reason: string }).reason;
+    expect(reason).toContain("agy 1.2.10");
+    expect(reason).toContain("Escape would cancel the tool call and end agy's turn");
+    expect(reason).toContain("--close-stale");
+    expect(readScreen(await world.capture(pane))).toMatchObject({ state: "prompt", prompt: { kind: "command" } });
+    expect(await userInputs(id)).toEqual(["Run pwd"]);
+
+    const closed = await send(id, "--close-stale", "--", "2 more checks");
+    expect(JSON.parse(closed.stdout)).toMatchObject({ result: "delivered" });
+    expect(await userInputs(id)).toEqual(["Run pwd", "2 more checks"]);
+  }, 60_000);
 });
 
 describe("send with --conversation and no --url", () => {

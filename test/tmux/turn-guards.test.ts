@@ -61,7 +61,7 @@ describe("a turn is never typed into something that holds the keyboard", () => {
     expect(sim.keysSent()).toEqual([]);
   }, 60_000);
 
-  it("closes a leftover dialog of an answered step with Escape alone before typing", async () => {
+  it("on agy 1.0.x closes a leftover dialog of an answered step with Escape alone before typing (§5.4)", async () => {
     sim = await startSimPane();
     // A session without the pane answers over RPC and leaves agy's dialog open (spike-notes §5.4).
     const blind = await sim.attach({ pane: false });
@@ -71,7 +71,7 @@ describe("a turn is never typed into something that holds the keyboard", () => {
     expect(await blind.session.approve(gate.interactionId)).toEqual({ result: "delivered", stepIndex: gate.stepIndex });
     await blind.waitFor(turnEnded, "the end of the turn");
     expect(dialogOpen(await sim.screen())).toBe(true);
-    const { session, waitFor } = await sim.attach();
+    const { session, waitFor } = await sim.attach({ agyVersion: "1.0.10", locateVersion: false });
     sim.resetRecording();
     const result = await session.sendTurn("Say hello in one short sentence.");
     expect(result.result).toBe("delivered");
@@ -96,7 +96,8 @@ describe("a turn is never typed into something that holds the keyboard", () => {
 
 describe("ready screens of newer agy builds", () => {
   it("types the next turn on agy 1.2.1 after a tool turn, though `? for shortcuts` is gone", async () => {
-    sim = await startSimPane(["--tui-version", "1.2.1"]);
+    // The dialog closes by itself after the RPC answer: this test is about the ready screen, not the leftover dialog.
+    sim = await startSimPane(["--tui-version", "1.2.1", "--tui-stale-dialog", "close"]);
     const { session, waitFor } = await sim.attach();
     expect((await session.sendTurn("Run pwd")).result).toBe("delivered");
     const gate = (await waitFor(isGate, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
@@ -135,7 +136,7 @@ describe("slash commands", () => {
 
   it("presses Enter only when the popup highlights the typed command, else Escape and failed", async () => {
     sim = await startSimPane();
-    const wrong = await sim.driver.deliverTurn(sim.paneId, "/stat", { slash: true });
+    const wrong = await sim.driver.deliverTurn(sim.paneId, "/stat", { slash: true, agyVersion: "1.1.27" });
     expect(wrong.result).toBe("failed");
     expect(wrong.reason).toMatch(/highlights \/status, not the typed \/stat/);
     expect(sim.keysSent()).toEqual([["Escape"]]);
@@ -144,7 +145,7 @@ describe("slash commands", () => {
     await sim.world.tmux(["send-keys", "-t", sim.paneId, "C-a", "C-k"]);
     await sim.waitForScreen((s) => !s.includes("/stat"), "the draft cleared");
     sim.resetRecording();
-    const right = await sim.driver.deliverTurn(sim.paneId, "/usage", { slash: true });
+    const right = await sim.driver.deliverTurn(sim.paneId, "/usage", { slash: true, agyVersion: "1.1.27" });
     expect(right.result).toBe("delivered");
     expect(sim.keysSent()).toEqual([["Enter"]]);
   }, 60_000);

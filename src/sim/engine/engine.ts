@@ -31,6 +31,8 @@ export interface SimEngine {
   rotate(): SimConversation;
   /** The model enum a turn's steps carry when its sender names none. */
   readonly model: string;
+  /** Calls `listener` with every conversation created from now on (/clear, StartCascade, sub-agents); returns the unsubscribe function. */
+  onConversation(listener: (conversation: SimConversation) => void): () => void;
 }
 
 export interface SimEngineOptions {
@@ -61,6 +63,7 @@ class Engine implements SimEngine {
   readonly #stamp: () => string;
   readonly #play: TurnPlayer;
   readonly #tuiListeners = new Set<() => void>();
+  readonly #conversationListeners = new Set<(conversation: SimConversation) => void>();
   readonly #onError: (error: AgyBridgeError) => void;
   #active: SimConversation;
   #unbindActive: () => void = () => undefined;
@@ -105,6 +108,11 @@ class Engine implements SimEngine {
     return this.#active;
   }
 
+  onConversation(listener: (conversation: SimConversation) => void): () => void {
+    this.#conversationListeners.add(listener);
+    return () => this.#conversationListeners.delete(listener);
+  }
+
   close(): void {
     this.#unbindActive();
     for (const conversation of this.#conversations.values()) conversation.close();
@@ -120,6 +128,12 @@ class Engine implements SimEngine {
       submitTurn: (text) => this.#active.submit(text),
       answer: (stepIndex, answer) => this.#answerFromTui(stepIndex, answer),
       cancel: () => this.#active.interrupt(),
+      interruptTurn: () => {
+        // agy 1.2.x Esc at an approval: the tool call is cancelled and the turn ends, parked or not (spike-notes K5).
+        const running = this.#active.running;
+        this.#active.forceStop({ dropQueued: false });
+        return running;
+      },
       clear: () => void this.rotate(),
       setModel: (model) => {
         this.#active.model = model;
@@ -141,6 +155,7 @@ class Engine implements SimEngine {
       onError: this.#onError,
     });
     this.#conversations.set(id, conversation);
+    for (const listener of [...this.#conversationListeners]) listener(conversation);
     return conversation;
   }
 
@@ -178,6 +193,22 @@ class Engine implements SimEngine {
       interaction[variant] = answer.allow ? { allow: true } : {};
     } else if (answer.kind === "question") {
       const questions = (asObject(step.askQuestion)?.questions ?? []) as { question: string }[];
+      if (answer.responses !== undefined) {
+        // agy 1.2.x forms answer each question in turn (spike-notes §13 #33, K9). A skipped question keeps
+        // its place as a bare {question}, so no answer can slide onto the question before it.
+        const given = answer.responses;
+        const responses = questions.map((q, i) => {
+          const r = given[i];
+          return {
+            question: q.question,
+            ...(r !== undefined && r.selectedOptionIds.length > 0 ? { selectedOptionIds: r.selectedOptionIds } : {}),
+            ...(r?.writeIn !== undefined && r.writeIn !== "" ? { writeInResponse: r.writeIn } : {}),
+          };
+        });
+        const answeredAny = responses.some((r) => "selectedOptionIds" in r || "writeInResponse" in r);
+        interaction.askQuestion = answeredAny ? { responses } : {};
+        return conversation.deliver(stepIndex, interaction);
+      }
       // The TUI answers the first question only (agy 1.0.10 TUI, spike-notes §5.6).
       const first = questions[0];
       interaction.askQuestion =

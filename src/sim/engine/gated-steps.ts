@@ -1,16 +1,16 @@
 /**
  * The steps that park a turn on the user: a gated RUN_COMMAND, an
- * ASK_QUESTION and a VIEW_FILE behind a file permission, with agy's
- * timeout-and-retry of unanswered prompts.
+ * ASK_QUESTION, a VIEW_FILE behind a file permission, and file edits and
+ * creations behind one, with agy's timeout-and-retry of unanswered prompts.
  */
 import { approvesCommand, approvesFileRead, echoedResponse } from "./answer-echo.js";
 import { TurnStopped, type SimInteraction } from "./conversation.js";
-import type { CommandScriptStep, QuestionScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
+import type { CommandScriptStep, CreateFileScriptStep, EditFileScriptStep, QuestionScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
 import { moveStep, stepInfo, type JsonObject, type ToolCallSpec, type WireStep } from "./step-factory.js";
-import { fileUri, viewFileBody, viewFileCall } from "./tool-bodies.js";
+import { createFileCall, editFileCall, fileUri, viewFileBody, viewFileCall } from "./tool-bodies.js";
 import type { TurnScope } from "./turn-scope.js";
 import { asIndex, asObject } from "../../protocol/json.js";
-import { STEP_STATUS, STEP_TYPE } from "../../protocol/wire-names.js";
+import { STEP_STATUS, STEP_TYPE, STEP_TYPE_PREFIX } from "../../protocol/wire-names.js";
 
 const S = STEP_STATUS;
 
@@ -214,6 +214,47 @@ export async function playGatedFileRead(scope: TurnScope, script: ViewFileScript
   conv.touched(index);
   await scope.sleep(10);
   Object.assign(step, viewFileBody(script));
+  finishStep(scope, index, { completedInteractions });
+  return true;
+}
+
+/**
+ * The step type of an edit: CODE_ACTION, the type agy 1.0.10's CLI showed
+ * for file edits (spike-notes §4.1); the type of a new file: WRITE_TO_FILE,
+ * from agy's schema (spike-notes §11). Neither body was captured, so the
+ * simulator writes none: the tool call's arguments carry the path and the
+ * lines, and `requestedInteraction.filePermission` the path.
+ */
+export const CODE_ACTION_TYPE = `${STEP_TYPE_PREFIX}CODE_ACTION`;
+export const WRITE_TO_FILE_TYPE = `${STEP_TYPE_PREFIX}WRITE_TO_FILE`;
+
+/**
+ * An edit of an existing file (CODE_ACTION) or a new file (WRITE_TO_FILE)
+ * behind a file-permission gate, asked and answered as the file read's is:
+ * `requestedInteraction.filePermission { absolutePathUri }`, answered with
+ * `interaction.filePermission { allow, scope }` (spike-notes §11). Approved,
+ * the step moves RUNNING then DONE (the write "happens"); denied, it goes
+ * DONE from WAITING without running, the planner says `deniedText` and the
+ * turn ends (returns false).
+ */
+export async function playFileWrite(scope: TurnScope, script: EditFileScriptStep | CreateFileScriptStep): Promise<boolean> {
+  const conv = scope.conv;
+  const edit = script.kind === "editFile";
+  let index = await scope.toolStep(edit ? editFileCall(script) : createFileCall(script), edit ? CODE_ACTION_TYPE : WRITE_TO_FILE_TYPE, {});
+  const request = { filePermission: { absolutePathUri: fileUri(script.path) } };
+  const answered = await awaitGate(scope, index, request);
+  index = answered.index;
+  const completedInteractions = echo(scope, index, request, answered.interaction);
+  if (!approvesFileRead(answered.interaction)) {
+    finishStep(scope, index, { completedInteractions });
+    const declined = edit ? `The edit of ${script.path} was rejected, so I left the file as it was.` : `Creating ${script.path} was denied, so I did not write it.`;
+    await scope.planner({ text: script.deniedText ?? declined });
+    return false;
+  }
+  const step = conv.steps[index] as WireStep;
+  moveStep(step, S.RUNNING, scope.settings.stamp());
+  conv.touched(index);
+  await scope.sleep(10);
   finishStep(scope, index, { completedInteractions });
   return true;
 }

@@ -83,6 +83,36 @@ export const ViewFileScriptStepSchema = z.strictObject({
   deniedText: z.string().optional(),
 });
 
+/**
+ * An edit of an existing file (`replace_file_content`, a CODE_ACTION step)
+ * behind a file-permission gate: agy 1.2.x draws `Pending edit` for it
+ * (spike-notes §13 #32, K8). Approved, the step runs; denied, it is declined
+ * and the turn ends with `deniedText`.
+ */
+export const EditFileScriptStepSchema = z.strictObject({
+  kind: z.literal("editFile"),
+  path: z.string().min(1),
+  /** The lines the edit replaces (`TargetContent`). */
+  removed: z.array(z.string()).min(1),
+  /** The lines that replace them (`ReplacementContent`); empty = a deletion. */
+  added: z.array(z.string()),
+  deniedText: z.string().optional(),
+});
+
+/**
+ * A new file (`write_to_file`, a WRITE_TO_FILE step) behind a
+ * file-permission gate: agy 1.2.x draws `Create file`, with `Reason: outside
+ * workspace` and a third option when the path lies outside the workspace
+ * (spike-notes §13 #32, K8).
+ */
+export const CreateFileScriptStepSchema = z.strictObject({
+  kind: z.literal("createFile"),
+  path: z.string().min(1),
+  /** The file's lines (`CodeContent`). */
+  lines: z.array(z.string()).min(1),
+  deniedText: z.string().optional(),
+});
+
 /** A GENERIC tool step (e.g. `manage_subagents`); the stream keeps its toolCall minus argumentsJson. */
 export const GenericScriptStepSchema = z.strictObject({
   kind: z.literal("generic"),
@@ -136,6 +166,8 @@ const PLAIN_STEP_SCHEMAS = [
   QuestionScriptStepSchema,
   ListDirectoryScriptStepSchema,
   ViewFileScriptStepSchema,
+  EditFileScriptStepSchema,
+  CreateFileScriptStepSchema,
   GenericScriptStepSchema,
   ErrorScriptStepSchema,
   ErrorMessageScriptStepSchema,
@@ -179,6 +211,8 @@ export type CommandScriptStep = z.infer<typeof CommandScriptStepSchema>;
 export type QuestionScriptStep = z.infer<typeof QuestionScriptStepSchema>;
 export type GenericScriptStep = z.infer<typeof GenericScriptStepSchema>;
 export type ViewFileScriptStep = z.infer<typeof ViewFileScriptStepSchema>;
+export type EditFileScriptStep = z.infer<typeof EditFileScriptStepSchema>;
+export type CreateFileScriptStep = z.infer<typeof CreateFileScriptStepSchema>;
 export type ListDirectoryScriptStep = z.infer<typeof ListDirectoryScriptStepSchema>;
 export type ErrorScriptStep = z.infer<typeof ErrorScriptStepSchema>;
 export type ErrorMessageScriptStep = z.infer<typeof ErrorMessageScriptStepSchema>;

@@ -3,7 +3,7 @@
  * VIEW_FILE, GENERIC) as agy 1.0.10 writes them: zero values omitted, int64
  * sizes as strings, paths as `file://` URIs (spike-notes §4.3).
  */
-import type { GenericScriptStep, ListDirectoryScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
+import type { CreateFileScriptStep, EditFileScriptStep, GenericScriptStep, ListDirectoryScriptStep, ViewFileScriptStep } from "./scenario-schema.js";
 import type { JsonObject, ToolCallSpec } from "./step-factory.js";
 
 /** A `file://` URI for a path, as agy reports paths in step bodies. */
@@ -41,6 +41,26 @@ export function viewFileBody(script: ViewFileScriptStep): JsonObject {
       ...(script.numLines > 0 ? { numLines: script.numLines } : {}),
       ...(script.numBytes > 0 ? { numBytes: script.numBytes } : {}),
     },
+  };
+}
+
+/** `replace_file_content`: the file, the lines it replaces and their replacement (argument names as agy's tools use them). */
+export function editFileCall(script: EditFileScriptStep): ToolCallSpec {
+  return {
+    name: "replace_file_content",
+    args: { TargetFile: script.path, TargetContent: script.removed.join("\n"), ReplacementContent: script.added.join("\n") },
+    toolAction: `Editing ${script.path}`,
+    toolSummary: "Edit file",
+  };
+}
+
+/** `write_to_file`: the new file and its content. */
+export function createFileCall(script: CreateFileScriptStep): ToolCallSpec {
+  return {
+    name: "write_to_file",
+    args: { TargetFile: script.path, CodeContent: script.lines.join("\n") },
+    toolAction: `Creating ${script.path}`,
+    toolSummary: "Create file",
   };
 }
 

@@ -1,11 +1,12 @@
 /**
  * Plays one user turn of a simulated conversation from its scenario script:
  * streamed planner text, tool steps, gates that park the turn until answered
- * or timed out, sub-agents, ERROR planners and ERROR_MESSAGE steps.
+ * or timed out (commands, questions, file reads, edits and creations),
+ * sub-agents, ERROR planners and ERROR_MESSAGE steps.
  */
 import { randomUUID } from "node:crypto";
 import { TurnStopped, type QueuedTurn, type SimConversation, type TurnPlayer, type TurnToken } from "./conversation.js";
-import { playCommand, playGatedFileRead, playQuestion } from "./gated-steps.js";
+import { playCommand, playFileWrite, playGatedFileRead, playQuestion } from "./gated-steps.js";
 import type { ErrorMessageScriptStep, ErrorScriptStep, PlannerScriptStep, Scenario, ScriptStep } from "./scenario-schema.js";
 import { matchScenario } from "./scenarios.js";
 import type { SimClock } from "./sim-clock.js";
@@ -151,6 +152,9 @@ class Turn implements TurnScope {
         if (step.askFilePermission === true) return playGatedFileRead(this, step);
         await this.#simpleTool(viewFileCall(step), STEP_TYPE.VIEW_FILE, viewFileBody(step));
         return true;
+      case "editFile":
+      case "createFile":
+        return playFileWrite(this, step);
       case "generic":
         await this.#simpleTool(genericCall(step), STEP_TYPE.GENERIC, genericBody(step));
         return true;

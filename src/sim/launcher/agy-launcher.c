@@ -15,6 +15,12 @@
  * The child's command line comes from the environment, never a shell:
  *   AGY_SIM_NODE  absolute path of node
  *   AGY_SIM_ARGV  newline-separated arguments placed before this launcher's own
+ *   AGY_SIM_FOREGROUND  "1": when stdin is a terminal, become the terminal's
+ *                       foreground process group (and lead it), so tmux
+ *                       reports `agy` as the pane's #{pane_current_command}:
+ *                       tmux names a pane by the argv[0] of the foreground
+ *                       group's leader (spike-notes §14 #10). The
+ *                       simulator child inherits the group and keeps the tty.
  * Signals SIGINT/SIGTERM/SIGHUP are forwarded; the exit status is the child's.
  * The idle child is ended when the simulator ends, and follows the launcher
  * if the launcher itself is killed.
@@ -73,6 +79,29 @@ static void forward(int sig) {
   if (child_pid > 0) kill(child_pid, sig);
 }
 
+static pid_t parent_group = -1;
+
+/* Leads a new process group that owns the terminal's foreground. */
+static void take_foreground(void) {
+  const char *wanted = getenv("AGY_SIM_FOREGROUND");
+  unsetenv("AGY_SIM_FOREGROUND");
+  if (wanted == NULL || strcmp(wanted, "1") != 0 || !isatty(STDIN_FILENO)) return;
+  pid_t before = tcgetpgrp(STDIN_FILENO);
+  if (before < 0 || setpgid(0, 0) < 0) return;
+  /* A background group may not change the foreground unless SIGTTOU is ignored. */
+  void (*old)(int) = signal(SIGTTOU, SIG_IGN);
+  if (tcsetpgrp(STDIN_FILENO, getpid()) == 0) parent_group = before;
+  signal(SIGTTOU, old);
+}
+
+/* Gives the terminal back to the group that had it, so the parent can use it again. */
+static void give_foreground_back(void) {
+  if (parent_group <= 0) return;
+  void (*old)(int) = signal(SIGTTOU, SIG_IGN);
+  tcsetpgrp(STDIN_FILENO, parent_group);
+  signal(SIGTTOU, old);
+}
+
 static int listen_loopback(int *port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
@@ -129,7 +158,8 @@ int main(int argc, char **argv) {
   char address[64];
   snprintf(address, sizeof address, "localhost:%d", plain_port);
   setenv("ANTIGRAVITY_LS_ADDRESS", address, 1);
-  setenv("ANTIGRAVITY_LS_VERSION", "cli-sim", 1);
+  /* `agy-bridge sim` sets the persona's version (cli-1.2); started by hand, the launcher says cli-sim. */
+  setenv("ANTIGRAVITY_LS_VERSION", "cli-sim", 0);
   char pid_text[32];
   snprintf(pid_text, sizeof pid_text, "%d", (int)getpid());
   setenv("AGY_SIM_LAUNCHER_PID", pid_text, 1);
@@ -144,6 +174,8 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+
+  take_foreground();
 
   pid_t idle_pid = start_idle_child(node, tls_fd, plain_fd);
   if (idle_pid < 0) {
@@ -185,6 +217,7 @@ int main(int argc, char **argv) {
   kill(idle_pid, SIGTERM);
   while (waitpid(idle_pid, NULL, 0) < 0 && errno == EINTR) {
   }
+  give_foreground_back();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

@@ -4,6 +4,12 @@
  * but the ones that quit (C-c, C-d, q): a recording cannot be steered. The
  * pane should be at least as large as the one captured, or rows wrap and
  * scroll as they did not on agy.
+ *
+ * A screen file is `capture-pane` text, which holds no escape sequence; one
+ * that does came from somewhere else (someone's hand-made capture) and must
+ * not reach the terminal raw — an OSC 52 would write the clipboard. Each row
+ * goes through `safeText` (the CLI's `terminalText`), so it is shown, not
+ * obeyed; the only sequence written raw is this writer's own clear-screen.
  */
 import type { ReplayServer } from "./replay-server.js";
 
@@ -11,6 +17,8 @@ export interface ReplayScreenOptions {
   server: Pick<ReplayServer, "screenAt" | "onScreen">;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  /** How a row of recorded text is made safe for this terminal: every control character shown, none obeyed. */
+  safeText: (row: string) => string;
 }
 
 export interface ReplayScreen {
@@ -30,7 +38,7 @@ export function createReplayScreen(options: ReplayScreenOptions): ReplayScreen {
   });
   const draw = (text: string | undefined): void => {
     const rows = (text ?? "(this capture has no screens)").replace(/\n+$/, "").split("\n");
-    options.output.write(`${CLEAR}${rows.join("\r\n")}`);
+    options.output.write(`${CLEAR}${rows.map((row) => options.safeText(row)).join("\r\n")}`);
   };
   const onData = (chunk: Buffer | string): void => {
     const text = typeof chunk === "string" ? chunk : chunk.toString("latin1");

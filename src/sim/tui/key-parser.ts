@@ -23,7 +23,9 @@ export type TuiKey =
         | "down"
         | "left"
         | "right"
-        | "shift-tab";
+        | "shift-tab"
+        /** agy 1.2.x: LF (C-j) or M-Enter, which insert a newline (only with `newlines`). */
+        | "newline";
     };
 
 export interface KeyParser {
@@ -63,14 +65,29 @@ const CSI_KEYS: Record<string, TuiKey> = {
   Z: { type: "shift-tab" },
 };
 
+export interface KeyParserOptions {
+  /**
+   * agy 1.2.x (spike-notes K15): a lone LF (C-j) and M-Enter (ESC CR)
+   * are `newline` keys, which insert a line break; only CR (and CRLF) is
+   * Enter. Default false: LF is Enter and M-Enter is Escape then Enter, as the
+   * simulator of older agy always read them.
+   */
+  newlines?: boolean;
+}
+
 /** A parser that keeps state across chunks (an unfinished paste or escape sequence). */
-export function createKeyParser(): KeyParser {
-  return new StatefulKeyParser();
+export function createKeyParser(options: KeyParserOptions = {}): KeyParser {
+  return new StatefulKeyParser(options.newlines === true);
 }
 
 class StatefulKeyParser implements KeyParser {
   #pending = "";
   #paste: string | undefined;
+  readonly #newlines: boolean;
+
+  constructor(newlines: boolean) {
+    this.#newlines = newlines;
+  }
 
   get waiting(): boolean {
     return this.#pending !== "";
@@ -115,6 +132,10 @@ class StatefulKeyParser implements KeyParser {
   #one(s: string, keys: TuiKey[]): number {
     const ch = s[0] as string;
     if (ch === "\x1b") return this.#escape(s, keys);
+    if (ch === "\n" && this.#newlines) {
+      keys.push({ type: "newline" });
+      return 1;
+    }
     const control = CONTROL_KEYS[ch];
     if (control !== undefined) {
       // CRLF is one Enter.
@@ -156,6 +177,11 @@ class StatefulKeyParser implements KeyParser {
       const key = CSI_KEYS[s[2] as string];
       if (key !== undefined) keys.push(key);
       return 3;
+    }
+    if (this.#newlines && (second === "\r" || second === "\n")) {
+      // M-Enter: a newline, not Escape then Enter (spike-notes K15).
+      keys.push({ type: "newline" });
+      return s[1] === "\r" && s[2] === "\n" ? 3 : 2;
     }
     // ESC followed by an ordinary key: Escape, then that key.
     keys.push({ type: "escape" });

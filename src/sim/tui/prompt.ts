@@ -12,22 +12,44 @@
  * only when the TUI accepts digits (agy 1.0.10); by default they do nothing.
  */
 import type { TuiAnswer, TuiPending, TuiQuestion } from "./tui-port.js";
-import type { TuiDigits, TuiVersion } from "./tui-options.js";
+import { isTui12, type TuiCommandOptions, type TuiDigits, type TuiVersion } from "./tui-options.js";
+import { createTuiPrompt12 } from "./prompt-12.js";
 import type { TuiKey } from "./key-parser.js";
 import { menuRows, movePointer } from "./menu-rows.js";
 
-export type PromptKey = { type: "digit"; digit: number } | { type: "up" | "down" | "enter" | "escape" | "toggle" };
+export type PromptKey =
+  | { type: "digit"; digit: number }
+  | { type: "text"; text: string }
+  | { type: "up" | "down" | "left" | "enter" | "escape" | "toggle" | "tab" | "backspace" };
 
-/** The dialog keys in a terminal key: digits one by one (tmux may deliver "23" as one chunk), Space toggles; other text is none. */
+/**
+ * The dialog keys in a terminal key: digits one by one (tmux may deliver "23"
+ * as one chunk), Space toggles, Tab, Left and Backspace; other text comes as
+ * `text` (only 1.2.x's amend and write-in fields take it).
+ */
 export function promptKeysOf(key: TuiKey): PromptKey[] {
-  if (key.type === "text" && /^[0-9]+$/.test(key.text)) return Array.from(key.text, (digit) => ({ type: "digit", digit: Number(digit) }));
-  if (key.type === "text" && key.text === " ") return [{ type: "toggle" }];
-  if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down") return [{ type: key.type }];
+  if (key.type === "text") {
+    return Array.from(key.text).map((ch): PromptKey => {
+      if (/^[0-9]$/.test(ch)) return { type: "digit", digit: Number(ch) };
+      if (ch === " ") return { type: "toggle" };
+      if (ch === "\t") return { type: "tab" };
+      return { type: "text", text: ch };
+    });
+  }
+  if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down" || key.type === "left" || key.type === "backspace") return [{ type: key.type }];
   return [];
 }
 
-/** What a key did: nothing final yet, or an answer to deliver (the dialog then closes). */
-export type PromptOutcome = { done: false } | { done: true; answer: TuiAnswer };
+/**
+ * What a key did: nothing final yet; an answer to deliver (the dialog then
+ * closes), with the amend field's text when there was one (agy 1.2.x,
+ * spike-notes K4); or — agy 1.2.x Escape at an approval (spike-notes K5) — an interrupt: the
+ * tool call is cancelled and the turn ends.
+ */
+export type PromptOutcome =
+  | { done: false }
+  | { done: true; answer: TuiAnswer; instruction?: string; interrupt?: undefined }
+  | { done: true; interrupt: true };
 
 export interface TuiPrompt {
   readonly pending: TuiPending;
@@ -45,10 +67,13 @@ export interface TuiPrompt {
 export interface PromptSettings {
   digits: TuiDigits;
   version: TuiVersion;
+  /** 1.2 command dialogs: 4 options (default) or 2 (spike-notes §13 #29, K2, §13 #30, K3). */
+  commandOptions?: TuiCommandOptions;
 }
 
-/** A dialog for `pending`, pointer on option 1. */
+/** A dialog for `pending`, pointer on option 1: agy 1.2.x's ({@link createTuiPrompt12}) on version `1.2`. */
 export function createTuiPrompt(pending: TuiPending, settings: PromptSettings = { digits: "ignore", version: "1.1" }): TuiPrompt {
+  if (isTui12(settings.version)) return createTuiPrompt12(pending, { commandOptions: settings.commandOptions ?? 4 });
   return new Dialog(pending, settings);
 }
 
@@ -74,6 +99,11 @@ function permissionOptions(pending: Extract<TuiPending, { kind: "permission" }>)
       return [
         { label: "Yes, allow creation", answer: ALLOW },
         { label: "No, deny creation", answer: DENY },
+      ];
+    case "edit-file":
+      return [
+        { label: "Yes, accept this change", answer: ALLOW },
+        { label: "No, reject this change", answer: DENY },
       ];
     case "read-file":
       return [
@@ -146,6 +176,8 @@ class Dialog implements TuiPrompt {
         return { done: true, answer: this.pending.kind === "permission" ? DENY : { kind: "dismiss" } };
       case "enter":
         return { done: true, answer: this.#confirm() };
+      default:
+        return { done: false };
     }
   }
 
@@ -164,6 +196,11 @@ class Dialog implements TuiPrompt {
           "", "Allow creation of this file?", ...options, "", "  ↑/↓ Navigate · tab Amend · f full diff",
         ];
       }
+      case "edit-file":
+        return [
+          `● Edit(${pending.target}) (ctrl+o to expand)`, "", "Pending edit", rule, "",
+          pending.target, "", "Accept this file edit?", ...options, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+        ];
       case "read-file":
         return [
           `● Read(${pending.target}) (ctrl+o to expand)`, "", "Read file", rule, "",

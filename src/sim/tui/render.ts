@@ -6,7 +6,7 @@
  * `capture-pane` text is stable.
  */
 import type { TuiTranscriptEntry } from "./tui-port.js";
-import { MODE_PLACEHOLDER, type TuiMode, type TuiVersion } from "./tui-options.js";
+import { isTui12, MODE_PLACEHOLDER, type TuiMode, type TuiVersion } from "./tui-options.js";
 import { statusRow } from "./status-row.js";
 import { entryLines } from "./transcript-lines.js";
 import { hardWrap, prefixedBlock } from "./text-wrap.js";
@@ -46,6 +46,8 @@ export interface ScreenModel {
   model?: string | undefined;
   mode?: TuiMode;
   version?: TuiVersion;
+  /** Background tasks on the status row (`· N task(s) · /tasks`); default 0. */
+  tasks?: number;
 }
 
 /** The screen as plain rows, at most `rows` of them (the newest), each at most `columns` wide. */
@@ -53,7 +55,7 @@ export function renderScreen(model: ScreenModel): string[] {
   const columns = Math.max(20, model.columns);
   const version = model.version ?? "1.1";
   const mode = model.mode ?? "default";
-  const status = (left: string): string => statusRow({ columns, left, model: model.model, mode, version });
+  const status = (left: string): string => statusRow({ columns, left, model: model.model, mode, version, tasks: model.tasks ?? 0 });
   const overlay = model.overlay;
   if (overlay?.kind === "trust") return fit([...overlay.lines, status("")], columns, model.rows);
 
@@ -64,7 +66,7 @@ export function renderScreen(model: ScreenModel): string[] {
   };
   notesAt(0);
   model.transcript.forEach((entry, i) => {
-    body.push(...entryLines(entry, columns));
+    body.push(...entryLines(entry, columns, version));
     notesAt(i + 1);
   });
 
@@ -83,8 +85,10 @@ export function renderScreen(model: ScreenModel): string[] {
   const shown = model.draft === "" && placeholder !== undefined ? placeholder : model.draft;
   const composer = prefixedBlock(`${PROMPT_GLYPH} `, shown, columns - 1, "  ").map((line) => line.trimEnd());
   while (toolTurn && composer.length < 3) composer.push("");
+  // agy 1.2.x: a draft in the composer removes `? for shortcuts` (spike-notes §13 #26).
+  const drafting = isTui12(version) && model.draft !== "";
   const left =
-    overlay?.kind === "popup" || model.running ? RUNNING_FOOTER : overlay?.kind === "picker" || toolTurn ? "" : IDLE_FOOTER;
+    overlay?.kind === "popup" || model.running ? RUNNING_FOOTER : overlay?.kind === "picker" || toolTurn || drafting ? "" : IDLE_FOOTER;
   return fit([...body, rule, ...composer, rule, ...(overlay?.lines ?? []), status(left)], columns, model.rows);
 }
 

@@ -31,7 +31,14 @@ export interface SlashPopup {
   lines(width: number): string[];
 }
 
-export function createSlashPopup(): SlashPopup {
+/** agy 1.2.x also has `/effort` (spike-notes §13 #34, §13 #35). */
+export const SLASH_COMMANDS_12: readonly { name: string; description: string }[] = [
+  ...SLASH_COMMANDS.slice(0, 1),
+  { name: "/effort", description: "Set the reasoning effort" },
+  ...SLASH_COMMANDS.slice(1),
+];
+
+export function createSlashPopup(commands: readonly { name: string; description: string }[] = SLASH_COMMANDS): SlashPopup {
   let typed: string | undefined;
   let matches: typeof SLASH_COMMANDS = [];
   let pointer = 0;
@@ -45,7 +52,7 @@ export function createSlashPopup(): SlashPopup {
     filter(draft) {
       if (draft === typed) return;
       typed = draft;
-      matches = SLASH_COMMANDS.filter((c) => c.name.startsWith(draft));
+      matches = commands.filter((c) => c.name.startsWith(draft));
       pointer = 0;
     },
     move(delta) {

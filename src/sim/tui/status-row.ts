@@ -39,13 +39,16 @@ export interface StatusRowInput {
   model: string | undefined;
   mode: TuiMode;
   version: TuiVersion;
+  /** Background tasks: the label gains `· N task(s) · /tasks` (spike-notes §13 #26); 0 or absent: none. */
+  tasks?: number;
 }
 
 /** The status row: `columns - 1` wide, label right-aligned and cut. */
 export function statusRow(input: StatusRowInput): string {
   const width = input.columns - 1;
   const prefix = MODE_PREFIX[input.mode];
-  const label = `${prefix === undefined ? "" : `${prefix} · `}${modelLabel(input.model, input.version)}`;
+  const tasks = input.tasks !== undefined && input.tasks > 0 ? ` · ${input.tasks} task(s) · /tasks` : "";
+  const label = `${prefix === undefined ? "" : `${prefix} · `}${modelLabel(input.model, input.version)}${tasks}`;
   // 1.0.x's label is drawn whole (no capture shows it cut).
   const cut = input.version === "1.0" ? 0 : prefix === undefined ? 1 : 2;
   const shown = Array.from(label).slice(0, Math.max(0, label.length - cut)).join("");

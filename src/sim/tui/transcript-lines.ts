@@ -7,6 +7,10 @@
  */
 import type { TuiTranscriptEntry } from "./tui-port.js";
 import { hardWrap, prefixedBlock } from "./text-wrap.js";
+import { isTui12, type TuiVersion } from "./tui-options.js";
+
+/** agy 1.2.x's line under a tool call that Escape interrupted (spike-notes §13 #39, K5). */
+export const INTERRUPTED_LINE = "Interrupted · What should Antigravity CLI do instead?";
 
 /** A turn separator is 60 columns, whatever the pane's width (agy 1.1.13–1.2.4). */
 export const TURN_RULE_WIDTH = 60;
@@ -14,7 +18,7 @@ export const TURN_RULE_WIDTH = 60;
 const RESULT_LINES = 4;
 
 /** The rows of one entry, each followed by the blank row agy leaves (none after reasoning). */
-export function entryLines(entry: TuiTranscriptEntry, columns: number): string[] {
+export function entryLines(entry: TuiTranscriptEntry, columns: number, version: TuiVersion = "1.1"): string[] {
   const width = Math.max(10, columns - 1);
   switch (entry.role) {
     case "user":
@@ -26,6 +30,11 @@ export function entryLines(entry: TuiTranscriptEntry, columns: number): string[]
     case "error":
       return [...prefixedBlock("✗ ", entry.text, width, "  "), ""];
     case "tool":
+      if (isTui12(version)) {
+        // An answered 1.2.x form stays in scrollback as `? <question>` / `> <answer>` (spike-notes §13 #33, K9).
+        if (entry.call?.name === "Question") return [...prefixedBlock("? ", entry.call.arg, width, "  "), ...prefixedBlock("> ", entry.text, width, "  "), ""];
+        if (entry.text === "Interrupted") return [...toolLines({ ...entry, text: INTERRUPTED_LINE }, width), ""];
+      }
       return [...toolLines(entry, width), ""];
   }
 }

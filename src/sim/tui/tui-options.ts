@@ -9,10 +9,47 @@
  * footer adds `ctrl+r Review`. `1.1` (default): agy 1.1.13–1.1.27 — label
  * `<model> · <effort>` cut by the short status row. `1.2.1`: like 1.1, but
  * after a turn that used a tool the status row loses `? for shortcuts` and
- * the input box is three rows tall.
+ * the input box is three rows tall (one project's reading of 1.2.1, which
+ * later live captures contradict: a doubted fact, kept playable). `1.2`: agy
+ * 1.2.x as captured live on 1.2.1–1.2.17 — the 1.2.x dialogs (`Run this
+ * command?` … `4. No, cancel`, `Pending edit`, `File access`, question forms
+ * `Question i/N`), digits that answer a menu at once, Escape that interrupts
+ * the turn at an approval, LF / M-Enter that insert a newline.
  */
-export type TuiVersion = "1.0" | "1.1" | "1.2.1";
-export const TUI_VERSIONS: readonly TuiVersion[] = ["1.0", "1.1", "1.2.1"];
+export type TuiVersion = "1.0" | "1.1" | "1.2.1" | "1.2";
+export const TUI_VERSIONS: readonly TuiVersion[] = ["1.0", "1.1", "1.2.1", "1.2"];
+
+/** The screen and keys of agy 1.2.x as captured on 1.2.1–1.2.17. */
+export function isTui12(version: TuiVersion | undefined): boolean {
+  return version === "1.2";
+}
+
+/**
+ * A `--tui-version` value: one of {@link TUI_VERSIONS}, or a full agy
+ * version, read as the persona of its line (`1.0.14` → `1.0`, `1.1.27` →
+ * `1.1`, `1.2.10` → `1.2`; `1.2.1` stays the doubted `1.2.1` persona, so
+ * write `1.2` for 1.2.1 as captured live). Undefined when it is none of them.
+ */
+export function resolveTuiVersion(text: string): { version: TuiVersion; full?: string } | undefined {
+  const known = TUI_VERSIONS.find((v) => v === text);
+  if (known !== undefined) return { version: known };
+  const match = /^1\.([0-2])\.(\d{1,4})$/.exec(text);
+  if (match === null) return undefined;
+  const line = match[1] === "0" ? "1.0" : match[1] === "1" ? "1.1" : "1.2";
+  return { version: line, full: text };
+}
+
+/**
+ * After an answer given over RPC, whether agy's own dialog closes by itself
+ * (`close`) or stays drawn until keys close it (`stay`, as on 1.0.10,
+ * spike-notes §5.4). Unknown on 1.2.x (spike-notes K7), so both are
+ * playable; the default is `stay`.
+ */
+export type TuiStaleDialog = "close" | "stay";
+export const TUI_STALE_DIALOGS: readonly TuiStaleDialog[] = ["close", "stay"];
+
+/** How many options a 1.2 command dialog offers: 4 (`Yes, run command` … `No, cancel`) or 2 (spike-notes §13 #30, K3). */
+export type TuiCommandOptions = 2 | 4;
 
 /**
  * `ignore` (default): typed digits do nothing in an arrow menu, as another

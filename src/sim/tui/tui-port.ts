@@ -12,7 +12,7 @@ export interface TuiQuestion {
 }
 
 /** What a permission gate asks for; decides the dialog agy draws (spike-notes §13). */
-export type TuiPermissionAction = "command" | "read-file" | "create-file";
+export type TuiPermissionAction = "command" | "read-file" | "create-file" | "edit-file";
 
 /** The prompt the conversation is waiting on, keyed by the WAITING step. */
 export type TuiPending =
@@ -28,8 +28,12 @@ export type TuiPending =
       action?: TuiPermissionAction;
       /** The same command was denied before in this conversation: agy then offers two "always deny" options. */
       deniedBefore?: boolean;
-      /** For `create-file`: the lines the file would get (the dialog's diff preview). */
+      /** For `create-file`: the lines the file would get (the dialog's diff preview); for `edit-file`: the lines it adds. */
       preview?: string[];
+      /** For `edit-file`: the lines the edit removes (agy 1.2.x `Pending edit`, spike-notes §13 #32, K8). */
+      removed?: string[];
+      /** The file lies outside the workspace: 1.2.x adds `Reason: outside workspace` and an "always allow non-workspace access" option (spike-notes §13 #32, K8). */
+      outsideWorkspace?: boolean;
     }
   | {
       kind: "question";
@@ -63,7 +67,16 @@ export interface TuiView {
 
 export type TuiAnswer =
   | { kind: "permission"; allow: boolean }
-  | { kind: "question"; selectedOptionIds: string[] }
+  | {
+      kind: "question";
+      /** The first question's choice (every version's TUI answers it). */
+      selectedOptionIds: string[];
+      /**
+       * agy 1.2.x forms answer every question, one digit each (spike-notes §13 #33, K9): one
+       * entry per question, in order; empty ids and no write-in = skipped.
+       */
+      responses?: { selectedOptionIds: string[]; writeIn?: string }[];
+    }
   | { kind: "dismiss" };
 
 export interface SimTuiPort {
@@ -80,6 +93,13 @@ export interface SimTuiPort {
   answer(stepIndex: number, answer: TuiAnswer): boolean;
   /** Esc while a turn runs: interrupts RUNNING/GENERATING steps, as CancelCascadeSteps does. */
   cancel(): void;
+  /**
+   * agy 1.2.x Esc at an approval (spike-notes K5): cancels the tool
+   * call and ends the current turn, parked or running (its open steps become
+   * CANCELED; queued turns still play). Returns false when no turn ran.
+   * Optional: without it the TUI falls back to {@link cancel}.
+   */
+  interruptTurn?(): boolean;
   /** `/clear`: a new root conversation on the same server; the TUI follows it. */
   clear(): void;
   /** `/model`: later typed turns use `model` (an enum such as `MODEL_PLACEHOLDER_M71`). Optional: without it the picker only closes. */

@@ -4,6 +4,7 @@
  * dialog a WAITING step asks (spike-notes §5.4, §13).
  */
 import type { SimConversation } from "../engine/conversation.js";
+import { CODE_ACTION_TYPE, WRITE_TO_FILE_TYPE } from "../engine/gated-steps.js";
 import type { JsonObject, WireStep } from "../engine/step-factory.js";
 import type { TuiPending, TuiQuestion, TuiTranscriptEntry, TuiView } from "./tui-port.js";
 import { asObject, asString } from "../../protocol/json.js";
@@ -25,6 +26,8 @@ export function buildTuiView(conversation: SimConversation): TuiView {
 }
 
 const DECLINED = "User declined the tool call";
+/** The simulator's workspace (what its scenarios and GetConversationMetadata use by default). */
+const SIM_WORKSPACE = "/home/sim/project";
 
 /** A tool row `● Name(arg)` with its result under `⎿`. */
 function tool(name: string, arg: string, text: string, extra: { expandable?: boolean; header?: string } = {}): TuiTranscriptEntry {
@@ -77,7 +80,18 @@ function entriesOf(step: WireStep): TuiTranscriptEntry[] {
       const uri = asString(asObject(step.viewFile)?.absolutePathUri);
       if (uri !== undefined) return [tool("Read", pathOf(uri), "")];
       const asked = pathOf(asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri));
+      if (step.status === STEP_STATUS.CANCELED) return [tool("Read", asked, "Interrupted")];
       return step.status === STEP_STATUS.DONE ? [tool("Read", asked, DECLINED, { header: "Read file" })] : [];
+    }
+    case CODE_ACTION_TYPE:
+    case WRITE_TO_FILE_TYPE: {
+      const edit = step.type === CODE_ACTION_TYPE;
+      const path = pathOf(asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri)) || (asString(toolArgs(step).TargetFile) ?? "");
+      const name = edit ? "Edit" : "Create";
+      if (failed) return [tool(name, path, "Prompt timed out")];
+      if (step.status === STEP_STATUS.CANCELED) return [tool(name, path, "Interrupted")];
+      if (step.status !== STEP_STATUS.DONE) return [];
+      return [wrote(step) ? tool(name, path, edit ? "Edited" : "Created") : tool(name, path, DECLINED, { header: edit ? "Pending edit" : "Create file" })];
     }
     case STEP_TYPE.ERROR_MESSAGE: {
       const body = asObject(step.errorMessage);
@@ -126,10 +140,7 @@ function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: num
     return pending;
   }
   const file = asObject(request.filePermission);
-  if (file !== undefined) {
-    const path = pathOf(asString(file.absolutePathUri));
-    return { kind: "permission", trajectoryId: conversation.trajectoryId, stepIndex, target: path, description: `Read ${path}`, action: "read-file" };
-  }
+  if (file !== undefined) return filePending(conversation, step, stepIndex, pathOf(asString(file.absolutePathUri)));
   const ask = asObject(request.askQuestion);
   if (ask === undefined) return undefined;
   const multi = multiSelectFlags(step);
@@ -139,6 +150,48 @@ function pendingOf(conversation: SimConversation, step: WireStep, stepIndex: num
     multiSelect: multi[i] === true,
   }));
   return { kind: "question", trajectoryId: conversation.trajectoryId, stepIndex, questions };
+}
+
+/**
+ * The dialog of a file-permission gate, told by the step's type: a
+ * CODE_ACTION is an edit (`Pending edit`, its diff from the tool call's
+ * `TargetContent` / `ReplacementContent`), a WRITE_TO_FILE a new file
+ * (`Create file`, its lines from `CodeContent`), anything else a read
+ * (`File access`). A path outside the workspace adds `Reason: outside
+ * workspace` and the "always allow non-workspace access" option to a create
+ * or a read (spike-notes §13 #32, K8).
+ */
+function filePending(conversation: SimConversation, step: WireStep, stepIndex: number, path: string): TuiPending {
+  const base = { kind: "permission" as const, trajectoryId: conversation.trajectoryId, stepIndex, target: path };
+  const outside = !path.startsWith(`${SIM_WORKSPACE}/`);
+  const args = toolArgs(step);
+  if (step.type === CODE_ACTION_TYPE) {
+    return { ...base, description: `Edit ${path}`, action: "edit-file", removed: linesOf(args.TargetContent), preview: linesOf(args.ReplacementContent) };
+  }
+  if (step.type === WRITE_TO_FILE_TYPE) {
+    return { ...base, description: `Create ${path}`, action: "create-file", preview: linesOf(args.CodeContent), ...(outside ? { outsideWorkspace: true } : {}) };
+  }
+  // agy asks for file access only outside the workspace (spike-notes §13 #32, K8).
+  return { ...base, description: `Read ${path}`, action: "read-file", ...(outside ? { outsideWorkspace: true } : {}) };
+}
+
+/** A settled edit or creation that ran: its echoed answer allowed it. */
+function wrote(step: WireStep): boolean {
+  const done = (step.completedInteractions ?? []) as JsonObject[];
+  return done.some((c) => asObject(asObject(c.response)?.filePermission)?.allow === true);
+}
+
+/** The tool call's arguments (`argumentsJson`), or {} when they do not parse. */
+function toolArgs(step: WireStep): JsonObject {
+  try {
+    return asObject(JSON.parse(asString(asObject(step.metadata.toolCall)?.argumentsJson) ?? "{}")) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function linesOf(text: unknown): string[] {
+  return typeof text === "string" && text !== "" ? text.split("\n") : [];
 }
 
 /** An earlier command step with the same command line was declined (agy then offers "always deny", agy 1.1.27). */

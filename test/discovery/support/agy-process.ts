@@ -41,8 +41,8 @@ export function tempCache(): { dir: string; remove(): void } {
 }
 
 /** `agy-bridge sim --as-agy --headless [--csrf_token T]`: the token is agy's first argument. */
-export function startSimAsAgy(cacheDir: string, token?: string): Promise<AgyProcess> {
-  const args = ["--import", "tsx", BIN, "sim", "--as-agy", "--headless", ...(token === undefined ? [] : ["--csrf_token", token])];
+export function startSimAsAgy(cacheDir: string, token?: string, simArgs: readonly string[] = []): Promise<AgyProcess> {
+  const args = ["--import", "tsx", BIN, "sim", "--as-agy", "--headless", ...(token === undefined ? [] : ["--csrf_token", token]), ...simArgs];
   return started(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, AGY_BRIDGE_CACHE_DIR: cacheDir }, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
