@@ -8,5 +8,7 @@ export default defineConfig({
     // tmux and simulator tests start real processes; two cores are all CI has.
     maxWorkers: 2,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Every world a test starts (tmux servers, simulators) ends with the run, even a killed one (test/support/run-world.ts).
+    globalSetup: ["./test/support/global-setup.ts"],
   },
 });

@@ -81,6 +81,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     const abort = new AbortController();
     open.set(event.interactionId, abort);
     try {
+      // The session's policy decided it before publishing it: the editor is never asked.
+      if (event.policy !== undefined && event.policy.decision !== "ask") return;
       if (options.policyGate !== undefined) {
         const wait = AbortSignal.any([abort.signal, stop.signal, AbortSignal.timeout(options.policyWaitMs ?? 10_000)]);
         if ((await options.policyGate.verdict(event.interactionId, wait)) === "decided") return;

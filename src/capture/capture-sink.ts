@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgyBridgeError } from "../errors.js";
-import { SCREENS_DIR, STEPS_DIR, STREAM_DIR, SUMMARIES_DIR } from "./capture-format.js";
+import { ANSWERS_FILE, SCREENS_DIR, STEPS_DIR, STREAM_DIR, SUMMARIES_DIR } from "./capture-format.js";
 
 export interface CaptureSink {
   readonly dir: string;
@@ -15,7 +15,7 @@ export interface CaptureSink {
 }
 
 /**
- * Creates `dir` (and its subfolders) for a new capture. A directory that
+ * Creates `dir` (its subfolders and an empty `answers.ndjson`) for a new capture. A directory that
  * already holds files is refused: a capture never mixes with another.
  */
 export function createCaptureSink(dir: string): CaptureSink {
@@ -25,6 +25,8 @@ export function createCaptureSink(dir: string): CaptureSink {
       throw new AgyBridgeError("invalid_argument", `${dir} is not empty; give --out a new or empty directory so the capture does not mix with other files.`);
     }
     for (const sub of [STEPS_DIR, STREAM_DIR, SUMMARIES_DIR, SCREENS_DIR]) mkdirSync(join(dir, sub));
+    // Always there, as docs/capture.md lists it: empty when nothing was answered.
+    writeFileSync(join(dir, ANSWERS_FILE), "");
   } catch (error) {
     if (error instanceof AgyBridgeError) throw error;
     throw new AgyBridgeError("invalid_argument", `cannot create the capture directory ${dir}: ${(error as Error).message}`, { cause: error });

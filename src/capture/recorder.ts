@@ -15,6 +15,7 @@ import { createTrajectoryTracker } from "../mapper/trajectory-tracker.js";
 import type { MapperEvent } from "../mapper/events.js";
 import { readScreen } from "../tmux/screen-model.js";
 import { AgyBridgeError } from "../errors.js";
+import { RUN_STATUS, STEP_STATUS } from "../protocol/wire-names.js";
 import { ANSWERS_FILE, META_FILE, SCREENS_DIR, seqLabel, STEPS_DIR, STREAM_DIR, SUMMARIES_DIR, timeLabel, type CaptureMeta } from "./capture-format.js";
 import type { CaptureSink } from "./capture-sink.js";
 import type { Redactor } from "./redaction/redactor.js";
@@ -37,7 +38,10 @@ export interface RecordOptions {
   clock: CaptureClock;
   /** Stop after this long (ms). */
   durationMs?: number | undefined;
-  /** Stop once a turn that ran during the capture has ended and the conversation is idle. */
+  /**
+   * Stop once a turn that ran during the capture has ended and agy confirms
+   * the conversation is idle: its run status IDLE, no step waiting.
+   */
   untilIdle?: boolean | undefined;
   /** Snapshot poll interval; default 250 ms. A snapshot is written only when it changed. */
   pollMs?: number | undefined;
@@ -107,6 +111,8 @@ class Recording {
   /** State changes applied so far (frames are applied as they arrive, ahead of their screens). */
   #changes = 0;
   #idle = true;
+  /** The last snapshot read had a step WAITING. */
+  #waiting = false;
   #failure: unknown;
   #queue: Promise<void> = Promise.resolve();
 
@@ -238,10 +244,53 @@ class Recording {
     await this.#summary(signal);
     if (more.length > 0) await this.#onEvents(more, this.#t(), signal);
     if (this.#o.untilIdle === true && this.#turnSeen && this.#idle && !this.#draining) {
-      // A poll can see the turn end before its last frames arrive: let them in, for a bounded moment.
       this.#draining = true;
-      void this.#o.clock.sleep(IDLE_DRAIN_MS, this.#stop.signal).then(() => this.#end("idle"));
+      void this.#settle(signal);
     }
+  }
+
+  /**
+   * The turn looks over from the events: let frames still on their way in,
+   * for a bounded moment, then end only once agy's own run status confirms
+   * it — a planner's text can close a turn in the events while agy goes on
+   * to a gate that parks without a frame (spike-notes §5.2). Until then it
+   * asks again at each poll; a new turn meanwhile starts it over.
+   */
+  async #settle(signal: AbortSignal): Promise<void> {
+    await this.#o.clock.sleep(IDLE_DRAIN_MS, signal);
+    while (!signal.aborted) {
+      let confirmed = false;
+      try {
+        await this.#serial(async () => {
+          if (!this.#idle || signal.aborted) return;
+          confirmed = await this.#agyIdle(signal);
+        });
+      } catch (error) {
+        this.#fail(error, signal);
+        return;
+      }
+      if (!this.#idle) {
+        this.#draining = false;
+        return;
+      }
+      if (confirmed) {
+        this.#end("idle");
+        return;
+      }
+      await this.#o.clock.sleep(this.#o.pollMs ?? 250, signal);
+    }
+  }
+
+  /** agy's word on the conversation: run status IDLE, and no step WAITING in the summary or in a fresh snapshot. */
+  async #agyIdle(signal: AbortSignal): Promise<boolean> {
+    const answer = await this.#o.client.getAllCascadeTrajectories({}, { signal });
+    this.#recordSummary(answer);
+    const summary = answer.trajectorySummaries?.[this.#o.conversationId];
+    const events = await this.#snapshot(signal);
+    await this.#onEvents(events, this.#t(), signal);
+    // A conversation agy's summaries do not list has only its snapshot's word.
+    if (summary !== undefined && (summary.status !== RUN_STATUS.IDLE || (summary.waitingSteps?.length ?? 0) > 0)) return false;
+    return this.#idle && !this.#waiting;
   }
 
   /** Reads a snapshot, maps it, and writes it when it differs from the last one written. */
@@ -249,6 +298,7 @@ class Recording {
     const answer = await this.#o.client.getCascadeTrajectorySteps({ conversationId: this.#o.conversationId }, { signal });
     const t = this.#t();
     const events = this.#tracker.applySnapshot({ steps: answer.steps, stepOffset: 0 });
+    this.#waiting = answer.steps.some((step) => (step as { status?: unknown }).status === STEP_STATUS.WAITING);
     if (events.some(isStateChange)) this.#changes += 1;
     const text = JSON.stringify(answer.steps);
     if (text !== this.#lastSnapshot) {
@@ -260,7 +310,10 @@ class Recording {
   }
 
   async #summary(signal: AbortSignal): Promise<void> {
-    const answer = await this.#o.client.getAllCascadeTrajectories({}, { signal });
+    this.#recordSummary(await this.#o.client.getAllCascadeTrajectories({}, { signal }));
+  }
+
+  #recordSummary(answer: unknown): void {
     const text = JSON.stringify(answer);
     if (text === this.#lastSummary) return;
     this.#lastSummary = text;

@@ -31,6 +31,7 @@ Options:
                       ./agy-capture-<time>)
   --duration D        stop after D (90s, 5m; default 60s unless --until-idle)
   --until-idle        stop when a turn that ran during the capture has ended
+                      and agy's run status says IDLE with nothing waiting
                       (bounded by --duration when both are given)
   --keep-text         keep prompts and model output (secrets still scrubbed)
   --keep-commands     keep command lines and outputs (secrets still scrubbed)

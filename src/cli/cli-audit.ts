@@ -6,7 +6,6 @@
 import type { AuditEntry } from "../audit/index.js";
 import type { AnswerResult, PendingSummary } from "../session/index.js";
 import type { CliIo } from "./command.js";
-import { auditLogFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
 
 export interface CliAnswer {
@@ -34,6 +33,8 @@ export async function recordCliAnswer(io: CliIo, answer: CliAnswer): Promise<voi
     ...(answer.instruction === undefined ? {} : { instruction: answer.instruction }),
   };
   try {
+    // The audit writer loads when there is something to write, not for a command that failed before answering.
+    const { auditLogFor } = await import("./policy-options.js");
     await auditLogFor(io, {}).append(entry);
   } catch (error) {
     io.stderr.write(`${terminalText(`agy-bridge ${answer.command}: ${error instanceof Error ? error.message : String(error)}`)}\n`);

@@ -6,18 +6,21 @@
  */
 import { homedir } from "node:os";
 import { isIP } from "node:net";
+import type { Readable, Writable } from "node:stream";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import type { TmuxServerRef } from "../discovery/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
 import type { McpSessionSource, SessionDescriptor } from "../mcp/index.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
-import { PolicyError } from "../policy/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
 import { tmuxServerOf } from "./tmux-server-option.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
+
+/** The policy options' help, with the note about agents right under --policy. */
+const POLICY_LINES = POLICY_HELP.split("\n");
 
 const HELP = `Usage: agy-bridge mcp [--conversation ID] [--pane TARGET] [-L NAME | -S PATH] [--url URL] [--csrf-token T]
                       [--policy FILE] [--workspace DIR] [--audit-file PATH]
@@ -33,8 +36,9 @@ Options:
 ${CONNECTION_HELP}
   --pane TARGET       agy's tmux pane (%3 or =main): its conversation is the default
   -L NAME, -S PATH    the tmux server agy runs in (default: tmux's default server)
-${POLICY_HELP}
-                      with --policy, an agent cannot approve what the policy denies
+${POLICY_LINES[0]}
+                      (with --policy, an agent cannot approve what the policy denies)
+${POLICY_LINES.slice(1).join("\n")}
   --http              serve streamable HTTP instead of stdio
   --listen HOST:PORT  with --http: where (default 127.0.0.1:7879; port 0 picks a free one)
   --token-file PATH   with --http: the bearer token file, the same as serve's (default
@@ -45,9 +49,9 @@ ${POLICY_HELP}
   -h, --help          show this help
 
 Tools called without a conversationId use --conversation / --pane / --url;
-without those, the only agy session running. Runs until stdin closes (stdio),
-or SIGINT / SIGTERM. Exit 0 after a clean shutdown, 1 when it cannot start,
-2 on a usage error.`;
+without those, the only agy session running. Runs until stdin closes (stdio:
+the requests already read are answered first), or SIGINT / SIGTERM.
+Exit 0 after a clean shutdown, 1 when it cannot start, 2 on a usage error.`;
 
 const OPTIONS = {
   ...CONNECTION_OPTIONS,
@@ -98,7 +102,7 @@ export const mcpCommand = defineCommand({
     try {
       policy = await readPolicyOption(values);
     } catch (error) {
-      io.stderr.write(`agy-bridge mcp: ${error instanceof PolicyError ? error.message : (error as Error).message}\n`);
+      io.stderr.write(`agy-bridge mcp: ${error instanceof (await import("../policy/index.js")).PolicyError ? error.message : (error as Error).message}\n`);
       return 1;
     }
     const auditor = auditorFor(io, auditLogFor(io, values), "mcp");
@@ -109,19 +113,21 @@ export const mcpCommand = defineCommand({
       ...(policy === undefined ? {} : { policy, context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) } }),
     };
 
-    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool }, { AgySession }] = await Promise.all([import("../mcp/index.js"), import("../session/index.js")]);
+    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport }, { AgySession }] = await Promise.all([import("../mcp/index.js"), import("../session/index.js")]);
     const source = sessionSource(io, target, tmux ?? {}, policyOption, AgySession.attach);
     const pool = createSessionPool({ source, onProblem: (message) => io.stderr.write(`agy-bridge mcp: ${message}\n`) });
     const version = await packageVersion();
     try {
       if (!http) {
-        const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
         const server = createAgyMcpServer({ pool, rules, version });
-        const transport = new StdioServerTransport(io.stdin as NodeJS.ReadStream, io.stdout as NodeJS.WriteStream);
+        const transport = createStdioTransport({
+          stdin: io.stdin as Readable,
+          stdout: io.stdout as Writable,
+          onProblem: (message) => io.stderr.write(`agy-bridge mcp: refused a line on stdin: ${message}\n`),
+        });
+        // stdin's end finishes what was asked first (transport.drained); a signal ends at once.
         const ended = new Promise<void>((resolve) => {
-          io.stdin.once("end", () => resolve());
-          io.stdin.once("close", () => resolve());
-          transport.onclose = () => resolve();
+          void transport.drained.then(resolve);
           if (io.signal.aborted) resolve();
           else io.signal.addEventListener("abort", () => resolve(), { once: true });
         });
@@ -191,9 +197,11 @@ async function serveHttp(
   createServer: () => import("../mcp/index.js").AgyMcpServer,
   createMcpHttpServer: typeof import("../mcp/index.js").createMcpHttpServer,
 ): Promise<number> {
-  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }] = await Promise.all([
+  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }, { guardConnections }, { connectionLimits }] = await Promise.all([
     import("../server/bearer-token.js"),
     import("../server/request-origin.js"),
+    import("../server/connection-guard.js"),
+    import("./serve-command.js"),
   ]);
   const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
   let token;
@@ -211,10 +219,25 @@ async function serveHttp(
     limiter: createFailureLimiter(),
     onInternalError: (error) => io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
+  // serve's guard and limits: a flood of idle sockets (no token needed to open one) is shed before descriptors run out.
+  guardConnections(http.server, await connectionLimits());
+  const serverErrors = new Map<string, number>();
+  const onServerError = (error: NodeJS.ErrnoException): void => {
+    // Without a listener an accept error (EMFILE) would end the process; once a minute per kind, as serve says it.
+    const kind = error.code ?? "error";
+    const now = Date.now();
+    if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
+    serverErrors.set(kind, now);
+    io.stderr.write(`agy-bridge mcp: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`);
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       http.server.once("error", reject);
-      http.server.listen(listen.port, listen.host, () => resolve());
+      http.server.listen(listen.port, listen.host, () => {
+        http.server.off("error", reject);
+        http.server.on("error", onServerError);
+        resolve();
+      });
     });
   } catch (error) {
     io.stderr.write(`agy-bridge mcp: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);

@@ -1,6 +1,7 @@
 /**
  * serve's notification flags (docs/notifications.md): webhooks, ntfy,
- * Telegram, the escalation, and Web Push (always on; the page subscribes).
+ * Telegram, desktop alerts (desktop-alerts.ts), the escalation, and Web Push
+ * (always on; the page subscribes).
  * Everything a flag names is read and checked before serve listens; the
  * channels start once serve knows its own address (for deep links).
  */
@@ -22,6 +23,7 @@ import type { SessionHub } from "../server/index.js";
 import type { PolicyOutcome } from "../session/index.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
+import { DESKTOP_OPTIONS, prepareDesktop, type DesktopPlan } from "./desktop-alerts.js";
 
 export const NOTIFY_OPTIONS = {
   "notify-webhook": { type: "string", multiple: true },
@@ -34,6 +36,8 @@ export const NOTIFY_OPTIONS = {
   "escalate-after": { type: "string" },
   "escalate-action": { type: "string" },
   "escalate-instruction": { type: "string" },
+  "allow-loopback-push": { type: "boolean" },
+  ...DESKTOP_OPTIONS,
 } as const;
 
 export const NOTIFY_HELP = `Notifications (docs/notifications.md) — each interaction that needs a person
@@ -50,20 +54,26 @@ export const NOTIFY_HELP = `Notifications (docs/notifications.md) — each inter
   --escalate-after DURATION       when nobody answered within DURATION (90s, 5m, 1h):
   --escalate-action notify|deny   notify again (default) or deny a permission,
   --escalate-instruction TEXT     with TEXT as the deny instruction
-  Web Push goes to every browser the page subscribed (no flag needed).`;
+  Web Push goes to every browser the page subscribed (no flag needed), only to
+  https: push services on public hosts:
+  --allow-loopback-push           also to push endpoints on this machine (a test's stand-in)
+  --notify-desktop                a desktop alert on this machine (Linux: its notification
+                                  server over D-Bus, with Approve / Deny where it offers
+                                  buttons; macOS: Notification Centre, no buttons)`;
 
 export type NotifyValues = {
-  [K in keyof typeof NOTIFY_OPTIONS]?: (typeof NOTIFY_OPTIONS)[K] extends { multiple: true } ? string[] | undefined : string | undefined;
+  [K in keyof typeof NOTIFY_OPTIONS]?: (typeof NOTIFY_OPTIONS)[K] extends { multiple: true } ? string[] | undefined : (typeof NOTIFY_OPTIONS)[K] extends { type: "boolean" } ? boolean | undefined : string | undefined;
 };
 
 /** Checked and loaded before serve listens; {@link Notifications.start} once it does. */
 export interface Notifications {
   /** For the API server: the page's push routes and ntfy's one-time actions. */
-  readonly push: { publicKey: string; subscribe: PushSubscriptionStore["add"]; unsubscribe: PushSubscriptionStore["remove"] };
+  readonly push: { publicKey: string; subscribe(subscription: Parameters<PushSubscriptionStore["add"]>[0], device: string): ReturnType<PushSubscriptionStore["add"]>; unsubscribe(endpoint: string, device: string): Promise<boolean> };
   readonly actions: ActionTokens;
   /** For `policyAttachOption`'s `onDecision`: an `ask` (or a failed delivery) goes to a person. */
   policyDecided(outcome: PolicyOutcome): void;
-  start(options: { hub: SessionHub; pageUrl: string }): void;
+  /** `describe` names a conversation's workspace, for desktop alerts' titles. */
+  start(options: { hub: SessionHub; pageUrl: string; describe?: (conversationId: string) => { workspace?: string } }): void;
   close(): Promise<void>;
 }
 
@@ -74,7 +84,17 @@ type Requested = EventOf<"interaction_requested">;
  * `$XDG_CONFIG_HOME/agy-bridge`). A usage mistake is a string (exit 2); an
  * unreadable file throws with a sentence (exit 1).
  */
-export async function prepareNotifications(io: CliIo, values: NotifyValues, options: { configDir: string; auditLog: AuditLog; policy: boolean }): Promise<Notifications | string> {
+export async function prepareNotifications(
+  io: CliIo,
+  values: NotifyValues,
+  options: {
+    configDir: string;
+    auditLog: AuditLog;
+    policy: boolean;
+    /** The paired devices' file (`devices.json` beside the token file): a revoked device's push subscriptions are deleted before each push. */
+    devicesFile?: string;
+  },
+): Promise<Notifications | string> {
   const notify = await import("../notify/index.js");
   const webhooks = values["notify-webhook"] ?? [];
   const secretFiles = values["notify-webhook-secret-file"] ?? [];
@@ -113,6 +133,12 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
     return "--escalate-action and --escalate-instruction need --escalate-after DURATION";
   }
   if (values["escalate-instruction"] !== undefined && values["escalate-action"] !== "deny") return "--escalate-instruction goes with --escalate-action deny";
+  let desktop: DesktopPlan | undefined;
+  if (values["notify-desktop"] === true) {
+    const plan = await prepareDesktop(io, "serve");
+    if (typeof plan === "string") return plan;
+    desktop = plan;
+  }
 
   // The install's own directory, whatever --token-file says: the issue names `$XDG_CONFIG_HOME/agy-bridge/webhook-secret`.
   const dir = options.configDir;
@@ -132,7 +158,10 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
   const vapidText = await notify.loadOrCreateSecret(vapidPath, () => JSON.stringify(notify.generateVapidKeys()));
   const keys: VapidKeys | undefined = notify.parseVapidKeys(vapidText.text);
   if (keys === undefined) throw new Error(`${vapidPath} does not hold a VAPID key pair; delete it to have a new one generated (browsers subscribed with the old key must subscribe again)`);
-  const store = await notify.openPushSubscriptionStore(join(dir, "push-subscriptions.json"));
+  const allowLoopbackPush = values["allow-loopback-push"] === true;
+  const store = await notify.openPushSubscriptionStore(join(dir, "push-subscriptions.json"), { allowLoopback: allowLoopbackPush });
+  const deviceStore = options.devicesFile === undefined ? undefined : (await import("../server/device-store.js")).createDeviceStore({ file: options.devicesFile });
+  const pairedDevices = deviceStore === undefined ? undefined : async () => new Set((await deviceStore.list()).map((d) => d.id));
   const telegramBotToken = telegramToken === undefined ? undefined : await notify.readSecretFile(telegramToken, "Telegram bot token");
   const actions = notify.createActionTokens();
   const host = hostname();
@@ -154,21 +183,27 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
   };
 
   let dispatcher: NotifyDispatcher | undefined;
+  // A revocation (here or by `agy-bridge devices` in another process) deletes the device's subscriptions at once,
+  // so serve's own next write of the file cannot bring them back; the notifier prunes again before each push.
+  const unwatchDevices = deviceStore?.onChange(() => {
+    void pairedDevices!().then((paired) => store.retain(paired), () => undefined).catch(() => undefined);
+  });
   // A policy's ask can come before serve listens (the hub attaches early): kept until start.
   const early: Requested[] = [];
   const requests = new Map<string, Requested>();
 
   return {
-    push: { publicKey: keys.publicKey, subscribe: (s) => store.add(s), unsubscribe: (e) => store.remove(e) },
+    push: { publicKey: keys.publicKey, subscribe: (s, device) => store.add(s, device), unsubscribe: (e, device) => store.remove(e, device) },
     actions,
     policyDecided(outcome) {
-      // A person is needed when the policy said ask, or its answer was not delivered (threw, or
-      // was never sent: an approve rule matching a question); a timed-out one is over already.
-      if (outcome.decision.decision !== "ask" && outcome.error === undefined && outcome.result !== undefined) return;
+      // A person is needed when the policy said ask, or its answer was never sent (an approve rule
+      // matching a question). A delivery that threw does not hand it over: the policy's verdict
+      // stands (docs/policy.md); a timed-out one is over already.
+      if (outcome.decision.decision !== "ask" && (outcome.result !== undefined || outcome.error !== undefined)) return;
       if (dispatcher === undefined) early.push(outcome.request);
       else dispatcher.policyAsked(outcome.request);
     },
-    start({ hub, pageUrl }) {
+    start({ hub, pageUrl, describe }) {
       const base = values["notify-base-url"] ?? pageUrl;
       const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
         const session = hub.get(conversationId);
@@ -178,7 +213,7 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
       const notifiers: Notifier[] = webhooks.map((url, index) =>
         notify.createWebhookNotifier({ url, secret: secrets[index]!, name: `webhook:${index + 1}`, onReport: (report) => audit(report, requests.get(report.delivery.interactionId)) }),
       );
-      notifiers.push(notify.createWebPushNotifier({ keys, store }));
+      notifiers.push(notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }));
       if (values["notify-ntfy"] !== undefined) notifiers.push(notify.createNtfyNotifier({ topicUrl: values["notify-ntfy"], apiUrl: base, tokens: actions }));
       if (telegramBotToken !== undefined && telegramChat !== undefined) {
         notifiers.push(
@@ -190,6 +225,10 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
             ...(values["telegram-api-root"] === undefined ? {} : { apiRoot: values["telegram-api-root"] }),
           }),
         );
+      }
+      if (desktop !== undefined) {
+        const workspaceOf = describe === undefined ? undefined : (conversationId: string) => describe(conversationId).workspace;
+        notifiers.push(notify.createDesktopNotifier({ support: desktop.support, answer, answerOn: "page", onProblem: say, ...(workspaceOf === undefined ? {} : { workspaceOf }) }));
       }
       dispatcher = notify.createNotifyDispatcher({ notifiers, pageUrl: base, host, policy: options.policy, answer, onProblem: say, ...(escalation === undefined ? {} : { escalation }) });
       const watched = new Set<unknown>();
@@ -227,6 +266,7 @@ export async function prepareNotifications(io: CliIo, values: NotifyValues, opti
       for (const event of early.splice(0)) dispatcher.policyAsked(event);
     },
     async close() {
+      unwatchDevices?.();
       await dispatcher?.close();
     },
   };

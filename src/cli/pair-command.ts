@@ -14,9 +14,10 @@ import { terminalText } from "./terminal-text.js";
 const HELP = `Usage: agy-bridge pair [--url URL] [--token-file PATH] [--link-base URL] [--json]
 
 Prints a one-time pairing link for the approval page, as text and as a QR
-code: open it on a phone (or scan the code) and that browser gets its own
-device token. The link holds a random code, valid for 5 minutes and one
-device; never the bearer token. \`agy-bridge devices\` lists and revokes
+code (in colour on a terminal; plain Unicode blocks without escape codes
+when stdout is a file or a pipe): open it on a phone (or scan the code) and
+that browser gets its own device token. The link holds a random code, valid
+for 5 minutes and one device; never the bearer token. \`agy-bridge devices\` lists and revokes
 paired devices.
 
 Options:
@@ -27,7 +28,7 @@ Options:
   --link-base URL    the address the phone reaches serve at, when it is not
                      --url (an SSH tunnel, a reverse proxy): the link becomes
                      URL/#/pair/<code>
-  --json             print {"url":…,"expiresAt":…} and no QR code
+  --json             print only {"url":…,"expiresAt":…}: no QR code, no other text
   -h, --help         show this help
 
 Exit status: 0 on success; 1 when serve cannot be reached or refuses; 2 on a usage error.
@@ -78,7 +79,9 @@ export const pairCommand: Command = defineCommand({
       return 0;
     }
     const { default: qrcode } = await import("qrcode");
-    const qr = await qrcode.toString(link, { type: "terminal", small: true });
+    // `pair > file` or a pipe gets plain text: the terminal renderer's colours are escape codes.
+    const tty = (io.stdout as { isTTY?: boolean }).isTTY === true;
+    const qr = await qrcode.toString(link, tty ? { type: "terminal", small: true } : { type: "utf8" });
     io.stdout.write(`${qr}\n${link}\n`);
     io.stderr.write(`agy-bridge pair: open the link on your phone (or scan the code) before ${body.expiresAt ?? "it expires"}; it pairs one device\n`);
     return 0;

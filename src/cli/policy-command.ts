@@ -14,6 +14,7 @@ import {
   type PolicyDecision,
   type PolicyRequest,
 } from "../policy/index.js";
+import { resolveRealPath } from "../session/policy-runner.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 
@@ -72,7 +73,8 @@ export const policyCommand: Command = defineCommand({
     const request = checkRequest(rest, args.values);
     const workspace = args.values.workspace ?? io.env["PWD"];
     const home = io.env["HOME"] ?? homedir();
-    const decision = decide(policy, request, { ...(workspace === undefined ? {} : { workspace }), home });
+    // Paths are resolved through symlinks on this machine, as a session would (docs/policy.md, "Files").
+    const decision = decide(policy, request, { ...(workspace === undefined ? {} : { workspace }), home, resolvePath: resolveRealPath });
     if (args.values.json === true) {
       io.stdout.write(`${JSON.stringify({ decision: decision.decision, rule: decision.rule, reason: decision.reason })}\n`);
     } else {
@@ -134,7 +136,7 @@ async function runTest(io: CliIo, policy: Policy, casesFile: string, json: boole
   if (text === undefined) return 1;
   let results;
   try {
-    results = runPolicyCases(policy, parsePolicyCases(text, casesFile));
+    results = runPolicyCases(policy, parsePolicyCases(text, casesFile), { resolvePath: resolveRealPath });
   } catch (error) {
     if (error instanceof PolicyError) {
       io.stderr.write(`${error.message}\n`);

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { createAuditLog, createSessionAuditor, defaultAuditPath, type AuditLog, type SessionAuditor } from "../audit/index.js";
-import { parsePolicy, PolicyError, type Policy } from "../policy/index.js";
+import type { Policy } from "../policy/index.js";
 import type { AttachOptions, PolicyOutcome } from "../session/index.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -31,6 +31,8 @@ export interface PolicyValues {
 export async function readPolicyOption(values: PolicyValues): Promise<Policy | undefined> {
   const file = values.policy;
   if (file === undefined) return undefined;
+  // The policy layer (YAML, the shell parser, globs) loads only when a policy is given.
+  const { parsePolicy, PolicyError } = await import("../policy/index.js");
   let text: string;
   try {
     text = await readFile(file, "utf8");

@@ -12,7 +12,6 @@ import type { SessionDescriptor, SupervisedSession, TurnOutcome } from "../serve
 import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
 import type { InteractionAction } from "../server/contract.js";
 import type { SessionAuditor } from "../audit/index.js";
-import { PolicyError } from "../policy/index.js";
 import type { AnswerResult } from "../session/types.js";
 import { defineCommand } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
@@ -28,6 +27,7 @@ const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [
                         [--notify-webhook URL]… [--notify-ntfy TOPIC_URL]
                         [--telegram-bot-token-file F --telegram-chat ID]
                         [--escalate-after DURATION [--escalate-action deny]]
+                        [--notify-desktop]
 
 Serves every agy session on this machine to remote approval bots and to the
 approval page: an authenticated HTTP + SSE API (docs/http-api.md) and a
@@ -52,9 +52,10 @@ Options:
                        with its host; answers go to its host's relay
   --replay-window N    events kept per conversation for SSE replay (default 1000);
                        a client further behind is resynchronised from a fresh read
-${POLICY_HELP}
-${NOTIFY_HELP}
+${alignOptions(POLICY_HELP, 23)}
   -h, --help           show this help
+
+${NOTIFY_HELP}
 
 On start it prints a one-time link that pairs a phone with the page (5 minutes,
 one device; \`agy-bridge pair\` prints more, with a QR code).
@@ -62,6 +63,11 @@ one device; \`agy-bridge pair\` prints more, with a QR code).
 Runs until SIGINT or SIGTERM; event streams then get a final comment.
 Exit status: 0 after a clean shutdown; 1 when it cannot start; 2 on a usage error.
 `;
+
+/** Option lines (`  --flag ARG   what`) re-padded so their descriptions start at `column`, as serve's own do. */
+function alignOptions(help: string, column: number): string {
+  return help.replace(/^( {2}-\S(?:.*?\S)?) {2,}(?=\S)/gm, (_, flag: string) => flag.padEnd(column - 1) + " ");
+}
 
 const OPTIONS = {
   listen: { type: "string" },
@@ -147,7 +153,7 @@ export const serveCommand = defineCommand({
     try {
       policy = await readPolicyOption(values);
     } catch (error) {
-      if (!(error instanceof PolicyError)) throw error;
+      if (!(error instanceof (await import("../policy/index.js")).PolicyError)) throw error;
       // Refused before listening: the line and column say what to fix.
       io.stderr.write(`${terminalText(`agy-bridge serve: ${error.message}`)}\n`);
       return 1;
@@ -163,7 +169,7 @@ export const serveCommand = defineCommand({
     // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
     let notifications: Notifications;
     try {
-      const prepared = await prepareNotifications(io, values, { configDir: dirname(defaultTokenFile(io.env, homedir())), auditLog, policy: policy !== undefined });
+      const prepared = await prepareNotifications(io, values, { configDir: dirname(defaultTokenFile(io.env, homedir())), auditLog, policy: policy !== undefined, devicesFile: deviceFileFor(tokenFile) });
       if (typeof prepared === "string") {
         io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
         return 2;
@@ -295,7 +301,7 @@ export const serveCommand = defineCommand({
       io.stderr.write(`agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`);
     }
 
-    notifications.start({ hub, pageUrl: `http://${linkHost}:${port}` });
+    notifications.start({ hub, pageUrl: `http://${linkHost}:${port}`, describe });
     await hub.refresh();
     const timer = setInterval(() => void hub.refresh(), refreshMs);
     await new Promise<void>((resolve) => {
@@ -319,7 +325,7 @@ export const serveCommand = defineCommand({
  * limit, leaving room for discovery, agy's RPC connections and files, so a
  * flood of idle sockets is shed before anything else runs out.
  */
-async function connectionLimits(): Promise<{ perAddress: number; total: number }> {
+export async function connectionLimits(): Promise<{ perAddress: number; total: number }> {
   let limit = 1024;
   try {
     const text = await readFile("/proc/self/limits", "utf8");
@@ -351,6 +357,12 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
   return {
     get conversationId() {
       return session.conversationId;
+    },
+    get agyVersion() {
+      return session.agyVersion ?? null;
+    },
+    get simulator() {
+      return session.simulator === true;
     },
     events: ({ signal }) => session.events({ signal }),
     snapshot: (signal) => session.readConversation({ signal }),

@@ -1,12 +1,15 @@
 /**
  * `agy-bridge sim --replay DIR`: serves a capture (docs/capture.md) as agy
  * served it — RPC on two loopback listeners and the recorded screens in this
- * terminal — so a bug seen on a real agy is reproduced here.
+ * terminal — so a bug seen on a real agy is reproduced here. A capture may
+ * be someone else's: the loader refuses links and oversized files, and every
+ * screen row is shown through `terminalText`, never written raw.
  */
 import { loadReplayCapture } from "../sim/replay/capture-loader.js";
 import { createReplayScreen } from "../sim/replay/replay-screen.js";
 import { startReplayServer } from "../sim/replay/replay-server.js";
 import type { CliIo } from "./command.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface ReplayArgs {
   dir: string;
@@ -28,8 +31,9 @@ export async function runReplay(io: CliIo, args: ReplayArgs): Promise<number> {
       await aborted(io.signal);
       return 0;
     }
-    io.stderr.write(`agy-bridge sim --replay: conversation ${server.conversationId} at ${server.tlsUrl} (TLS) and ${server.plainUrl} (plain)\n`);
-    const screen = createReplayScreen({ server, input: io.stdin, output: io.stdout });
+    io.stderr.write(`${terminalText(`agy-bridge sim --replay: conversation ${server.conversationId} at ${server.tlsUrl} (TLS) and ${server.plainUrl} (plain)`)}\n`);
+    // The capture may be someone else's: its screens are shown, never obeyed (OSC 52, titles, links, C1 controls).
+    const screen = createReplayScreen({ server, input: io.stdin, output: io.stdout, safeText: (row) => terminalText(row) });
     screen.start();
     await Promise.race([screen.closed, aborted(io.signal)]);
     screen.stop();

@@ -44,6 +44,8 @@ export function eventKey(event: MapperEvent, at = "start"): string | undefined {
       return `conversation_rotated:${event.previousConversationId}:${event.conversationId}`;
     case "diagnostic":
       return `diagnostic:${event.code}:${stepRef(event, at)}:${fnv1a64(event.message)}`;
+    case "agy_version_changed":
+      return `agy_version_changed:${event.pid ?? "-"}:${event.from ?? "-"}:${event.to ?? "-"}`;
     case "history_end":
       return undefined;
   }

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { MapperEvent } from "../mapper/index.js";
+import { z } from "zod";
+import { MapperEventSchema, type MapperEvent } from "../mapper/index.js";
 import type { CommandType } from "./fleet-command.js";
 import type { FleetState } from "./conversation-publisher.js";
 import { commandsStream, eventsStream, resultsStream, SESSIONS_STREAM } from "./stream-names.js";
@@ -77,13 +78,48 @@ function fields(flat: readonly string[]): Record<string, string> {
   return out;
 }
 
-function published(id: string, flat: readonly string[]): PublishedEvent | undefined {
+const ResyncSchema = z.object({ type: z.literal("resync"), reason: z.string() });
+
+/** A relay's result as it is written to `agy:results:<host>` (docs/fleet.md): a JSON object with a string `result`. */
+const ResultSchema = z.looseObject({ result: z.string() });
+
+/** Why `value` is not an event, as a short phrase: its JSON kind, or the first problem the schema found. */
+function whyNotEvent(value: unknown, issues: readonly z.core.$ZodIssue[]): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `its event field is ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}, not an event object`;
+  const type = (value as { type?: unknown }).type;
+  const issue = issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
+  return `its ${typeof type === "string" ? `${JSON.stringify(type.slice(0, 40))} ` : ""}event does not match the event schema (${issue?.message ?? "invalid"}${where})`;
+}
+
+/**
+ * One stream entry read into a published event. An entry that is not a
+ * valid event (written by hand, by a bot that may not, or by a newer relay)
+ * is never dropped in silence and never handed on as an event: it becomes an
+ * `invalid_entry` diagnostic of the stream's conversation, with its entry id,
+ * and the entries after it are read as usual.
+ */
+function published(id: string, flat: readonly string[], stream: string, conversationId: string): PublishedEvent {
   const f = fields(flat);
+  const key = f["key"] ?? "";
+  const invalid = (why: string): PublishedEvent => ({
+    id,
+    key,
+    event: { type: "diagnostic", conversationId, code: "invalid_entry", message: `Entry ${id} of ${stream} was skipped: ${why}. Only the relay may write this stream; check the ACL of whoever wrote it (docs/fleet.md).` },
+  });
+  const text = f["event"];
+  if (text === undefined) return invalid("it has no event field");
+  let value: unknown;
   try {
-    return { id, key: f["key"] ?? "", event: JSON.parse(f["event"] ?? "") as PublishedEvent["event"] };
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    return invalid("its event field is not JSON");
   }
+  if (ResyncSchema.safeParse(value).success) return { id, key, event: value as PublishedEvent["event"] };
+  const parsed = MapperEventSchema.safeParse(value);
+  if (!parsed.success) return invalid(whyNotEvent(value, parsed.error.issues));
+  // The JSON as published (fields this version does not know are kept), now known to be an event.
+  return { id, key, event: value as MapperEvent };
 }
 
 /** The id just before `id`'s millisecond: an XREAD from it sees every entry written at or after that time. */
@@ -143,10 +179,8 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
     },
 
     async *events(host, conversationId, { after, signal }) {
-      for await (const [id, flat] of blockingReads(eventsStream(host, conversationId), after ?? "0-0", signal)) {
-        const entry = published(id, flat);
-        if (entry !== undefined) yield entry;
-      }
+      const stream = eventsStream(host, conversationId);
+      for await (const [id, flat] of blockingReads(stream, after ?? "0-0", signal)) yield published(id, flat, stream, conversationId);
     },
 
     async history(host, conversationId, { signal } = {}) {
@@ -161,10 +195,7 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
         } catch (error) {
           throw AgyBridgeError.from(error, "transport");
         }
-        for (const [id, flat] of page) {
-          const entry = published(id, flat);
-          if (entry !== undefined) out.push(entry);
-        }
+        for (const [id, flat] of page) out.push(published(id, flat, stream, conversationId));
         if (page.length < 1000) return out;
         from = `(${page.at(-1)![0]}`;
       }
@@ -199,7 +230,17 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
       for await (const [, flat] of blockingReads(resultsStream(host), justBefore(commandId), until)) {
         const f = fields(flat);
         if (f["commandId"] !== commandId) continue;
-        return { requestId, commandId, result: JSON.parse(f["result"] ?? "{}") as FleetCommandOutcome["result"] };
+        let value: unknown;
+        try {
+          value = JSON.parse(f["result"] ?? "");
+        } catch {
+          value = undefined;
+        }
+        const result = ResultSchema.safeParse(value);
+        if (!result.success) {
+          throw new AgyBridgeError("transport", `the result entry for command ${commandId} in ${resultsStream(host)} is not a JSON object with a result field, so what the relay did is unknown; look for the command's effect in the conversation's events before sending it again`);
+        }
+        return { requestId, commandId, result: result.data as FleetCommandOutcome["result"] };
       }
       if (signal?.aborted === true) throw new AgyBridgeError("aborted", `the command ${commandId} was sent, and waiting for its result was cancelled; its result will be in ${resultsStream(host)}`);
       throw new AgyBridgeError(

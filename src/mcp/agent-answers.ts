@@ -6,8 +6,9 @@
  * reaches agy. A person can still approve it from the CLI or the page.
  */
 import type { SessionAuditor } from "../audit/index.js";
-import { decide, policyRequestOf, type Policy, type PolicyContext } from "../policy/index.js";
+import type { Policy, PolicyContext } from "../policy/index.js";
 import type { AnswerResult } from "../session/index.js";
+import { resolveRealPath } from "../session/policy-runner.js";
 import type { InteractionRequested } from "./conversation-log.js";
 import { McpToolError } from "./mcp-error.js";
 import type { PooledSession } from "./session-pool.js";
@@ -56,6 +57,8 @@ export async function answerAsAgent(entry: PooledSession, interactionId: string,
     throw new McpToolError(`No interaction ${interactionId} has been seen in conversation ${entry.conversationId}; take the id from wait_for, read_events or the pending resource.`);
   }
   if (verdict.kind !== "deny" && rules.policy !== undefined && request !== undefined) {
+    // The policy layer (the shell parser, globs) loads only when a policy is given.
+    const { decide, policyRequestOf } = await import("../policy/index.js");
     const decision = decide(rules.policy, policyRequestOf(request.request, request.stepType), await contextFor(entry, request, rules));
     if (decision.decision === "deny") {
       await record("refused_by_policy");
@@ -96,6 +99,8 @@ function refusal(result: Exclude<AnswerResult, { result: "delivered" }>, interac
       return `agy timed interaction ${interactionId} (step ${result.stepIndex}) out and no retry of it is waiting; nothing was sent. Call wait_for with until "pending_interaction" for the next one.`;
     case "not_found":
       return `No interaction ${interactionId} exists in conversation ${conversationId}; take the id from wait_for, read_events or the pending resource.`;
+    case "decided_by_policy":
+      return `The team's policy decided interaction ${interactionId} (${result.decision}) and answers it itself; nothing was sent. Call wait_for or read_events to see what happens now.`;
   }
 }
 
@@ -104,6 +109,8 @@ async function contextFor(entry: PooledSession, request: InteractionRequested, r
   let workspace = rules.context?.workspace;
   if (workspace === undefined) workspace = await entry.session.workspace().catch(() => undefined);
   return {
+    // Symlinks resolved as the session's own policy resolves them (docs/policy.md, "Files").
+    resolvePath: resolveRealPath,
     ...rules.context,
     ...(workspace === undefined ? {} : { workspace }),
     conversationId: request.conversationId,

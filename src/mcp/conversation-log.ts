@@ -35,6 +35,8 @@ export interface ConversationLog {
 export function createConversationLog(): ConversationLog {
   const events: LoggedEvent[] = [];
   const pending = new Map<string, InteractionRequested>();
+  /** Open requests the policy decided: not pending, but not logged twice on a re-attach either. */
+  const policyOpen = new Set<string>();
   const requests = new Map<string, InteractionRequested>();
   const listeners = new Set<(entry: LoggedEvent | undefined) => void>();
   let status: LogStatus = "unknown";
@@ -59,11 +61,14 @@ export function createConversationLog(): ConversationLog {
       }
       if (event.type === "interaction_requested") {
         // A re-attach replays what is open: it is already here.
-        if (pending.has(event.interactionId)) return;
-        pending.set(event.interactionId, event);
+        if (pending.has(event.interactionId) || policyOpen.has(event.interactionId)) return;
+        // A request the session's policy approved or denied is the policy's to answer: logged, never pending.
+        if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
+        else policyOpen.add(event.interactionId);
         requests.set(event.interactionId, event);
       } else if (event.type === "interaction_resolved") {
         pending.delete(event.interactionId);
+        policyOpen.delete(event.interactionId);
       } else if (event.type === "status") {
         status = event.status;
       }

@@ -6,6 +6,7 @@
  */
 export { createAgyMcpServer, decidedByFor, type AgyMcpServer, type AgyMcpServerOptions } from "./mcp-server.js";
 export { createMcpHttpServer, type McpHttpOptions, type McpHttpServer } from "./http-server.js";
+export { createStdioTransport, MAX_STDIO_LINE_BYTES, type AgyStdioTransport, type StdioTransportOptions } from "./stdio-transport.js";
 export { createSessionPool, type PooledSession, type SessionPool, type SessionPoolOptions } from "./session-pool.js";
 export type { McpSessionSource, SessionDescriptor } from "./session-source.js";
 export type { AgentRules } from "./agent-answers.js";

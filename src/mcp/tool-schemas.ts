@@ -144,6 +144,10 @@ export const ListSessionsOutput = z.object({
       status: statusField,
       pending: z.number(),
       default: z.boolean(),
+      /** agy's version (`1.2.10`), learned without starting agy; null when unknown. */
+      agyVersion: z.string().nullable(),
+      /** True for agy-bridge's own simulator. */
+      simulator: z.boolean().optional(),
     }),
   ),
 });

@@ -107,6 +107,8 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           status: e.log.status(),
           pending: e.log.pending().length,
           default: e.isDefault,
+          agyVersion: e.session.agyVersion ?? null,
+          ...(e.session.simulator === true ? { simulator: true } : {}),
         })),
       };
     },

@@ -48,7 +48,8 @@ export interface Notifier {
 
 /** The answer as serve's hub gives it back. */
 export interface AnswerOutcome {
-  result: "delivered" | "already_resolved" | "timed_out" | "not_found";
+  /** `decided_by_policy`: serve's policy answers this request itself (docs/policy.md). */
+  result: "delivered" | "already_resolved" | "timed_out" | "not_found" | "decided_by_policy";
   reason?: string | undefined;
 }
 

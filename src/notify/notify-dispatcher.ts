@@ -163,6 +163,8 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
       return {
         observe(event) {
           if (event.type === "interaction_requested") {
+            // The session's policy approved or denied it: nobody is told it waits.
+            if (event.policy !== undefined && event.policy.decision !== "ask") return;
             if (live) {
               if (!options.policy) notice(event);
             } else open.set(event.interactionId, event);

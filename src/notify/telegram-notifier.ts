@@ -12,9 +12,18 @@
  * `sendMessage`, `editMessageText` and `answerCallbackQuery`.
  *
  * Message text is plain (no parse mode), so nothing agy asks can inject
- * formatting. Callback data is a short key (`a:7`, `d:7`, `o:7:2`): Telegram
- * caps it at 64 bytes, and interaction ids stay out of the chat's buttons.
+ * formatting. Every message the bot posts gets its own random binding (96
+ * bits, base64url): its buttons carry it (`a:<binding>`, `d:<binding>`,
+ * `o:<binding>:2`, within Telegram's 64-byte callback data), and it names the
+ * interaction, this run of the bot, and the message and chat it was sent in.
+ * A press counts only when the binding is live and the press comes from that
+ * very message: a button left in the chat by an earlier run, one of a
+ * resolved interaction, a used one, or data copied onto another message is
+ * answered "This request is no longer open." (and its message loses its
+ * buttons), never matched by position. Interaction ids stay out of the chat's
+ * buttons.
  */
+import { randomBytes } from "node:crypto";
 import { Api } from "grammy";
 import type { InlineKeyboardButton, Update } from "grammy/types";
 import type { AnswerInteraction, InteractionAction, Notifier, PendingNotice, ResolvedNotice } from "./notice.js";
@@ -37,11 +46,26 @@ export interface TelegramNotifierOptions {
 
 interface Posted {
   notice: PendingNotice;
-  key: number;
   /** Message ids, as the sends settle (a reminder is a second message). */
   messages: Promise<number | undefined>[];
+  /** The bindings of this interaction's messages (one per message). */
+  bindings: Set<string>;
   done: boolean;
 }
+
+/** One posted message's buttons: valid for that message, in that chat, once. */
+interface Binding {
+  posted: Posted;
+  /** Set once sendMessage answered; a press before that (impossible in practice) is refused. */
+  messageId?: number;
+  /** True while a press is being answered, and for good once it was delivered. */
+  used: boolean;
+}
+
+/** What a stale, used or unknown button is told. */
+export const NO_LONGER_OPEN = "This request is no longer open.";
+
+const BINDING_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 
 const defaultSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -59,22 +83,21 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
   // grammY types its signal parameter with its Node shim's AbortSignal; the platform's is what it uses at run time.
   const signal = lifetime.signal as unknown as Parameters<Api["getUpdates"]>[1];
   const byInteraction = new Map<string, Posted>();
-  const byKey = new Map<number, Posted>();
-  let nextKey = 1;
+  const byBinding = new Map<string, Binding>();
   const problem = (what: string, error: unknown) => {
     // grammY's errors name the method and Telegram's description, never the token.
     const detail = error instanceof Error ? error.message.replaceAll(options.token, "<token>") : String(error);
     options.onProblem?.(`telegram: ${what}: ${detail}`);
   };
 
-  function keyboard(posted: Posted): InlineKeyboardButton[][] {
+  function keyboard(posted: Posted, binding: string): InlineKeyboardButton[][] {
     const request = posted.notice.request;
     if (request.kind === "permission") {
-      return [[{ text: "Approve", callback_data: `a:${posted.key}` }, { text: "Deny", callback_data: `d:${posted.key}` }]];
+      return [[{ text: "Approve", callback_data: `a:${binding}` }, { text: "Deny", callback_data: `d:${binding}` }]];
     }
     if (request.kind === "question" && request.questions.length === 1) {
       // One option per row: option texts are often long.
-      return (request.questions[0]?.options ?? []).slice(0, 20).map((option, index) => [{ text: option.text.slice(0, 60), callback_data: `o:${posted.key}:${index}` }]);
+      return (request.questions[0]?.options ?? []).slice(0, 20).map((option, index) => [{ text: option.text.slice(0, 60), callback_data: `o:${binding}:${index}` }]);
     }
     return [];
   }
@@ -89,10 +112,18 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
   }
 
   async function send(posted: Posted, notice: PendingNotice): Promise<number | undefined> {
-    const buttons = keyboard(posted);
+    // 12 random bytes: 16 base64url characters, unguessable and well within the 64-byte callback data.
+    const id = randomBytes(12).toString("base64url");
+    const binding: Binding = { posted, used: false };
+    byBinding.set(id, binding);
+    posted.bindings.add(id);
+    // Bounded: interactions never resolved (a session that vanished) cannot grow it without end.
+    while (byBinding.size > 10_000) byBinding.delete(byBinding.keys().next().value as string);
+    const buttons = keyboard(posted, id);
     for (let attempt = 1; attempt <= 3 && !lifetime.signal.aborted; attempt++) {
       try {
         const message = await api.sendMessage(options.chatId, text(notice), buttons.length === 0 ? {} : { reply_markup: { inline_keyboard: buttons } }, signal);
+        binding.messageId = message.message_id;
         return message.message_id;
       } catch (error) {
         if (attempt === 3) problem(`posting interaction ${notice.interactionId} failed`, error);
@@ -121,22 +152,42 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
       await api.answerCallbackQuery(query.id, { text: "This bot does not take answers from this chat." }, signal);
       return;
     }
-    const key = Number((query.data ?? "").split(":")[1]);
-    const posted = byKey.get(key);
-    const action = posted === undefined ? undefined : actionOf(posted, query.data ?? "");
-    if (posted === undefined || action === undefined || posted.done) {
-      await api.answerCallbackQuery(query.id, { text: "This was already answered." }, signal);
+    const data = query.data ?? "";
+    const id = data.split(":")[1] ?? "";
+    const binding = BINDING_PATTERN.test(id) ? byBinding.get(id) : undefined;
+    const action = binding === undefined ? undefined : actionOf(binding.posted, data);
+    // The press must come from the very message the binding was sent in (its chat was checked above).
+    const sameMessage = binding?.messageId !== undefined && query.message?.message_id === binding.messageId;
+    if (binding === undefined || action === undefined || !sameMessage || binding.used || binding.posted.done) {
+      await api.answerCallbackQuery(query.id, { text: NO_LONGER_OPEN }, signal);
+      // A button of an earlier run (or a forged one) stays in the chat otherwise: take it away.
+      // (Not a message of ours that is still open: forged data pressed there must not take its live buttons.)
+      const message = query.message;
+      if (binding === undefined && message !== undefined && ![...byBinding.values()].some((b) => b.messageId === message.message_id)) await retire(message);
       return;
     }
+    const posted = binding.posted;
+    binding.used = true;
     const who = `telegram:${query.from.username ?? query.from.id}`;
     let reply: string;
+    let final = true;
     try {
       const outcome = await options.answer(posted.notice.conversationId, posted.notice.interactionId, action, who);
       reply = outcome.result === "delivered" ? "Sent to agy." : outcome.result === "already_resolved" ? "It was already answered elsewhere." : `Not delivered: ${outcome.reason ?? outcome.result}`;
     } catch (error) {
       reply = `Not delivered: ${error instanceof Error ? error.message : String(error)}`;
+      final = false;
     }
+    // The answer failed (agy unreachable a moment): the same button may be pressed again while the interaction is open.
+    if (!final && !posted.done) binding.used = false;
     await api.answerCallbackQuery(query.id, { text: reply.slice(0, 200) }, signal);
+  }
+
+  /** Edits a message whose buttons no longer answer anything: it says so, and loses them. */
+  async function retire(message: NonNullable<NonNullable<Update["callback_query"]>["message"]>): Promise<void> {
+    const before = "text" in message && typeof message.text === "string" ? message.text : "";
+    if (before.endsWith(NO_LONGER_OPEN)) return;
+    await api.editMessageText(options.chatId, message.message_id, before === "" ? NO_LONGER_OPEN : `${before}\n\n${NO_LONGER_OPEN}`, {}, signal).catch((error: unknown) => problem("taking the buttons off an old message failed", error));
   }
 
   const polling = (async () => {
@@ -166,9 +217,8 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     pending(notice) {
       let posted = byInteraction.get(notice.interactionId);
       if (posted === undefined) {
-        posted = { notice, key: nextKey++, messages: [], done: false };
+        posted = { notice, messages: [], bindings: new Set(), done: false };
         byInteraction.set(notice.interactionId, posted);
-        byKey.set(posted.key, posted);
       }
       if (posted.done) return;
       posted.messages.push(send(posted, notice));
@@ -178,13 +228,14 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
       if (posted === undefined) return;
       posted.done = true;
       byInteraction.delete(notice.interactionId);
+      // Its buttons answer nothing from now on.
+      for (const id of posted.bindings) byBinding.delete(id);
       const finalText = [noticeTitle(notice.request), "", noticeBody(notice.request), "", `${outcomeText(notice.outcome, notice.decidedBy)}.`].join("\n");
       for (const message of posted.messages) {
         void message.then(async (id) => {
           // Without reply_markup the edit also removes the buttons.
           if (id !== undefined) await api.editMessageText(options.chatId, id, finalText, {}, signal);
-        }).catch((error: unknown) => problem(`editing the message of interaction ${notice.interactionId} failed`, error))
-          .finally(() => byKey.delete(posted.key));
+        }).catch((error: unknown) => problem(`editing the message of interaction ${notice.interactionId} failed`, error));
       }
     },
     async close() {

@@ -6,8 +6,11 @@
  * approve (substitutions, `eval`, a written file, …) skips every approve
  * rule and, unless a deny or ask rule matches, is asked — whatever the
  * default. A line the parser cannot read decides nothing: it is asked.
+ * A file request is matched on its path resolved through symlinks (the
+ * caller's `resolvePath`); an approve rule never matches a path that was not
+ * resolved.
  */
-import { absolutePath, commandPatternMatches, pathGlobMatches, withinHours } from "./matchers.js";
+import { commandPatternMatches, normalisePath, pathGlobMatches, writtenPath, withinHours, type PathPlaces } from "./matchers.js";
 import type { PolicyContext, PolicyRequest } from "./policy-request.js";
 import type { Policy, PolicyAction, PolicyRule } from "./policy-schema.js";
 import { analyseCommandLine, type CommandAnalysis, type SimpleCommand } from "./shell-command.js";
@@ -46,7 +49,7 @@ export function decide(policy: Policy, request: PolicyRequest, context: PolicyCo
     }
   }
   const parsed = analysis?.status === "parsed" ? analysis : undefined;
-  const path = request.kind === "file" ? absolutePath(request.path, context.workspace) : undefined;
+  const path = request.kind === "file" ? filePaths(request.path, context) : undefined;
 
   for (const rule of policy.rules) {
     const outcome = ruleOutcome(rule, request, context, parsed, path);
@@ -57,6 +60,9 @@ export function decide(policy: Policy, request: PolicyRequest, context: PolicyCo
 
   if (parsed !== undefined && parsed.unsafe.length > 0) {
     return { decision: "ask", rule: null, reason: `No deny or ask rule matched and no rule may approve it, because ${parsed.unsafe[0]}.`, trace };
+  }
+  if (path !== undefined && path.resolved === undefined && policy.default !== "deny") {
+    return { decision: "ask", rule: null, reason: `No rule matched, and ${path.unresolved}, so a person is asked (it is never approved).`, trace };
   }
   if (request.kind === "question" && policy.default === "approve") {
     return { decision: "ask", rule: null, reason: "No rule matched, and a question is never approved by default: a person picks the answer.", trace };
@@ -81,7 +87,7 @@ function ruleOutcome(
   request: PolicyRequest,
   context: PolicyContext,
   parsed: Extract<CommandAnalysis, { status: "parsed" }> | undefined,
-  path: string | undefined,
+  path: FilePaths | undefined,
 ): Outcome {
   if (rule.kind !== "any" && rule.kind !== request.kind) return { matched: false, why: `covers ${rule.kind} requests, not ${request.kind}` };
   const limit = contextLimit(rule, context);
@@ -90,7 +96,7 @@ function ruleOutcome(
     case "command":
       return commandOutcome(rule, parsed);
     case "file":
-      return fileOutcome(rule, request.operation, path ?? "/", context);
+      return fileOutcome(rule, request.operation, path ?? filePaths("/", context));
     default:
       if (rule.commands !== undefined || rule.paths !== undefined || rule.operations !== undefined) {
         return { matched: false, why: `names commands or paths, and a ${request.kind} request has neither` };
@@ -140,16 +146,71 @@ function commandOutcome(rule: PolicyRule, parsed: Extract<CommandAnalysis, { sta
   return { matched: true, why: `${verb(rule.action)} ${JSON.stringify(hit.text)}` };
 }
 
-function fileOutcome(rule: PolicyRule, operation: string | undefined, path: string, context: PolicyContext): Outcome {
+/**
+ * A file request's path twice: as written (normalised lexically, with the
+ * places as given) and as the kernel would open it (symlinks of every
+ * existing prefix resolved by the injected `resolvePath`, with the places
+ * resolved too). An approve rule looks only at the resolved one and never
+ * matches without it; a deny or ask rule matches either.
+ */
+interface FilePaths {
+  written: string;
+  writtenPlaces: PathPlaces;
+  resolved: string | undefined;
+  resolvedPlaces: PathPlaces;
+  /** Why there is no resolved path, as a clause. */
+  unresolved: string;
+}
+
+function filePaths(requestPath: string, context: PolicyContext): FilePaths {
+  const raw = writtenPath(requestPath, context.workspace);
+  const written = normalisePath(raw);
+  const writtenPlaces: PathPlaces = { workspace: context.workspace, home: context.home };
+  const given = context.resolvePath;
+  // A resolver that throws resolves nothing: the path is asked, never approved.
+  const resolve = given === undefined ? undefined : (place: string): string | undefined => {
+    try {
+      return given(place);
+    } catch {
+      return undefined;
+    }
+  };
+  if (resolve === undefined) {
+    return { written, writtenPlaces, resolved: undefined, resolvedPlaces: {}, unresolved: `its path ${written} was not resolved through symlinks` };
+  }
+  const real = (place: string | undefined) => (place === undefined ? undefined : resolve(place));
+  const resolved = resolve(raw);
+  return {
+    written,
+    writtenPlaces,
+    resolved,
+    resolvedPlaces: { workspace: real(context.workspace), home: real(context.home) },
+    unresolved: `its path ${written} cannot be resolved through symlinks (a loop, a dangling link, no permission, or too long)`,
+  };
+}
+
+function fileOutcome(rule: PolicyRule, operation: string | undefined, path: FilePaths): Outcome {
   if (rule.commands !== undefined) return { matched: false, why: "names commands, and a file request has none" };
   const operations = rule.operations ?? ["any"];
   if (!operations.includes("any") && (operation === undefined || !operations.includes(operation as never))) {
     return { matched: false, why: operation === undefined ? "names operations, and this request's operation is unknown" : `does not cover ${operation}` };
   }
-  if (rule.paths !== undefined && !rule.paths.some((glob) => pathGlobMatches(glob, path, context))) {
-    return { matched: false, why: `does not cover ${path}` };
+  const shown = path.resolved === undefined || path.resolved === path.written ? path.written : `${path.written} (really ${path.resolved})`;
+  if (rule.action === "approve") {
+    if (path.resolved === undefined) return { matched: false, why: `may not approve it, because ${path.unresolved}` };
+    const real = path.resolved;
+    if (rule.paths !== undefined && !rule.paths.some((glob) => pathGlobMatches(glob, real, path.resolvedPlaces))) {
+      return { matched: false, why: `does not cover ${shown}` };
+    }
+    return { matched: true, why: `${verb(rule.action)} ${operation ?? "access to"} ${shown}` };
   }
-  return { matched: true, why: `${verb(rule.action)} ${operation ?? "access to"} ${path}` };
+  if (rule.paths !== undefined) {
+    const candidates = path.resolved === undefined ? [path.written] : [path.written, path.resolved];
+    const places = path.resolved === undefined ? [path.writtenPlaces] : [path.writtenPlaces, path.resolvedPlaces];
+    const hit = rule.paths.some((glob) => candidates.some((candidate) => places.some((where) => pathGlobMatches(glob, candidate, where))));
+    if (!hit) return { matched: false, why: `does not cover ${shown}` };
+  }
+  return { matched: true, why: `${verb(rule.action)} ${operation ?? "access to"} ${shown}` };
 }
 
 function verb(action: PolicyAction): string {

@@ -56,6 +56,15 @@ function trimSlash(path: string): string {
  * decoded, relative paths resolved against the workspace (or `/`).
  */
 export function absolutePath(path: string, workspace: string | undefined): string {
+  return normalisePath(writtenPath(path, workspace));
+}
+
+/**
+ * A request's path as written, made absolute but not normalised: `file://`
+ * URIs decoded, relative paths joined to the workspace (or `/`). `.` and
+ * `..` are kept, for a resolver that walks symlinks before it applies `..`.
+ */
+export function writtenPath(path: string, workspace: string | undefined): string {
   let raw = path;
   if (raw.startsWith("file://")) {
     try {
@@ -65,6 +74,11 @@ export function absolutePath(path: string, workspace: string | undefined): strin
     }
   }
   if (!raw.startsWith("/")) raw = `${workspace ?? ""}/${raw}`;
+  return raw;
+}
+
+/** `.`, `..` and repeated slashes removed, lexically (no symlink is looked at). */
+export function normalisePath(raw: string): string {
   const out: string[] = [];
   for (const part of raw.split("/")) {
     if (part === "" || part === ".") continue;

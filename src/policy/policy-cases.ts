@@ -63,7 +63,12 @@ export interface CaseResult {
   passed: boolean;
 }
 
-export function runPolicyCases(policy: Policy, cases: CasesFile): CaseResult[] {
+/**
+ * Runs the cases. `resolvePath` resolves symlinks of file paths (a policy
+ * approves no file request without it: docs/policy.md, "Files"); the CLI
+ * passes the file system's.
+ */
+export function runPolicyCases(policy: Policy, cases: CasesFile, options: { resolvePath?: (path: string) => string | undefined } = {}): CaseResult[] {
   return cases.cases.map((entry, index) => {
     const request: PolicyRequest =
       entry.command !== undefined
@@ -77,6 +82,7 @@ export function runPolicyCases(policy: Policy, cases: CasesFile): CaseResult[] {
     if (cases.home !== undefined) context.home = cases.home;
     if (entry.conversation !== undefined) context.conversationId = entry.conversation;
     if (entry.pane !== undefined) context.pane = entry.pane;
+    if (options.resolvePath !== undefined) context.resolvePath = options.resolvePath;
     const decision = decide(policy, request, context);
     const ruleOk = entry.rule === undefined || entry.rule === decision.rule;
     return { case: entry, index, decision, passed: decision.decision === entry.expect && ruleOk };

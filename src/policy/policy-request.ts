@@ -24,6 +24,16 @@ export interface PolicyContext {
   pane?: string;
   /** Local time of day in minutes since midnight (the caller reads the clock). */
   minuteOfDay?: number;
+  /**
+   * Resolves symlinks (docs/policy.md, "Files"): given an absolute path as
+   * written (`.` and `..` kept), the real path the kernel would open —
+   * every existing prefix resolved, `..` applied after resolution — or
+   * undefined when it cannot be resolved (a loop, a dangling link, no
+   * permission, too long). The policy is pure, so the caller injects it
+   * (the session's `resolveRealPath`, the CLI's `policy check`). Without
+   * it, no rule approves a file request: a path not resolved is asked.
+   */
+  resolvePath?: (path: string) => string | undefined;
 }
 
 /**

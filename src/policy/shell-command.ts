@@ -9,7 +9,13 @@
  * `$'\t'` → a tab), without expansion (`$X` stays the text `$X`), joined by
  * single spaces. What a rule must never approve (substitutions, `eval`, an
  * expansion as the command name, a function, an expanding here-document, an
- * output redirection to a file) is listed in `unsafe` with a sentence each.
+ * output redirection to a file) is listed in `unsafe` with a sentence each —
+ * and so is text bash evaluates as code although the parser sees a quoted
+ * word or a name: arithmetic (`[[ X -eq 0 ]]`, `(( X ))`, `$(( X ))`,
+ * `let`, array subscripts, slices, `declare -i`), whose names and quoted
+ * text bash expands again, running the `$(…)` in them; `${x@P}`; indirect
+ * `${!x}`; variable names with subscripts given to builtins (`printf -v`,
+ * `read`, `unset`, `test -v`); `trap`, `exec` (docs/policy.md).
  */
 import sh from "mvdan-sh";
 import type { ShNode } from "mvdan-sh";
@@ -32,8 +38,24 @@ export type CommandAnalysis =
   | { status: "empty" }
   | { status: "unparseable"; reason: string };
 
-/** Commands that run text as code: a rule cannot see what they will do. */
-const CODE_RUNNERS = new Set(["eval", "source", "."]);
+/** Commands that run text as code (now or later, as `trap` does): a rule cannot see what they will do. */
+const CODE_RUNNERS = new Set(["eval", "source", ".", "trap", "fc", "enable"]);
+/** Builtins that run the next word as the command: `command eval …` is `eval …`. */
+const PASS_THROUGH = new Set(["command", "builtin"]);
+/**
+ * Builtins that take variable names: a name with a subscript (`a[$(id)]`,
+ * quoted or not) has it evaluated as arithmetic, which runs the command
+ * substitutions in it (bash 5.2: `read 'a[$(id)]'`, `unset 'a[$(id)]'`).
+ */
+const NAME_TAKERS = new Set(["read", "unset", "mapfile", "readarray", "getopts", "wait"]);
+/** `[[ X -eq Y ]]` and its kin evaluate both sides as arithmetic. */
+const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+/**
+ * Arithmetic that names nothing: digits and operators only. Anything else
+ * (a name, a quote, a `$`) is evaluated by bash, and a name's value is
+ * evaluated again as arithmetic: `x='a[$(id)]'; (( x ))` runs `id`.
+ */
+const INERT_ARITHMETIC = /^[\s0-9+\-*/%()<>=!&|^~?:,]*$/;
 /** Redirection operators that write a file (`N>` and `&>` included). */
 const WRITING = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 
@@ -60,9 +82,29 @@ export function analyseCommandLine(line: string): CommandAnalysis {
         break;
       case "DeclClause":
         commands.push(declCommand(node, source));
+        checkDecl(node, source, unsafe);
         break;
       case "LetClause":
         commands.push({ text: source(node), name: "let" });
+        arithmetic(source(node).replace(/^let\b/, ""), JSON.stringify(source(node)), unsafe);
+        break;
+      case "ArithmExp":
+      case "ArithmCmd":
+      case "CStyleLoop":
+        arithmetic(source(node).replace(/^(?:\$\(\(|\$\[|\(\()|(?:\)\)|\])$/g, ""), JSON.stringify(source(node)), unsafe);
+        break;
+      case "ParamExp":
+        checkParamExp(node, source, unsafe);
+        break;
+      case "Assign":
+      case "ArrayElem":
+        checkSubscript(node["Index"] as ShNode | null | undefined, source, unsafe);
+        break;
+      case "BinaryTest":
+        checkBinaryTest(node, source, unsafe);
+        break;
+      case "UnaryTest":
+        checkUnaryTest(node, source, unsafe);
         break;
       case "CmdSubst":
         unsafe.add("it contains a command substitution");
@@ -93,9 +135,98 @@ function callCommand(node: ShNode, source: (node: ShNode) => string, unsafe: Set
     if (!isLiteralWord(first)) unsafe.add(`its command name ${JSON.stringify(source(first))} is an expansion`);
     name = wordText(first, source);
     if (CODE_RUNNERS.has(name)) unsafe.add(`it runs text as code with ${JSON.stringify(name)}`);
+    if (name === "exec") unsafe.add(`it replaces the shell with "exec", whose words a rule does not see as a command`);
+    const texts = args.map((arg) => wordText(arg, source));
+    if (PASS_THROUGH.has(name)) {
+      const real = texts.slice(1).find((text) => !text.startsWith("-"));
+      if (real !== undefined && (CODE_RUNNERS.has(real) || real === "exec")) unsafe.add(`it runs text as code with ${JSON.stringify(`${name} ${real}`)}`);
+    }
+    checkNameArguments(name, args, texts, unsafe);
   }
   for (const arg of args) words.push(wordText(arg, source));
   return { text: words.join(" "), name };
+}
+
+/** bash evaluates `text` as arithmetic: unless it names nothing, it may run commands. */
+function arithmetic(text: string, where: string, unsafe: Set<string>): void {
+  if (!INERT_ARITHMETIC.test(text)) unsafe.add(`bash evaluates ${where} as arithmetic, which runs the command substitutions a name or quoted text in it holds`);
+}
+
+/** An array subscript: arithmetic for an indexed array (`a['$(id)']` runs `id`), except `@` and `*`. */
+function checkSubscript(index: ShNode | null | undefined, source: (node: ShNode) => string, unsafe: Set<string>): void {
+  if (index === null || index === undefined) return;
+  const text = source(index).trim();
+  if (text === "@" || text === "*") return;
+  arithmetic(text, `the array subscript [${text}]`, unsafe);
+}
+
+function checkParamExp(node: ShNode, source: (node: ShNode) => string, unsafe: Set<string>): void {
+  const text = source(node);
+  checkSubscript(node["Index"] as ShNode | null | undefined, source, unsafe);
+  const slice = node["Slice"] as ShNode | null | undefined;
+  if (slice !== null && slice !== undefined) {
+    // The walk does not enter a slice: its offset and length are checked here, whole.
+    for (const key of ["Offset", "Length"]) {
+      const part = slice[key] as ShNode | null | undefined;
+      if (part !== null && part !== undefined) arithmetic(source(part), `the offset in ${JSON.stringify(text)}`, unsafe);
+    }
+  }
+  const index = node["Index"] as ShNode | null | undefined;
+  const keys = index !== null && index !== undefined && /^[@*]$/.test(source(index).trim());
+  if (node["Excl"] === true && node["Names"] === 0 && !keys) {
+    unsafe.add(`it expands ${JSON.stringify(text)} indirectly, and a name it holds may carry a subscript bash evaluates`);
+  }
+  // `${x@P}` expands the value as a prompt, running the command substitutions in it.
+  if (node["Exp"] !== null && node["Exp"] !== undefined && /@P\}$/.test(text)) {
+    unsafe.add(`it expands ${JSON.stringify(text)} as a prompt, which runs the command substitutions in the value`);
+  }
+}
+
+function checkBinaryTest(node: ShNode, source: (node: ShNode) => string, unsafe: Set<string>): void {
+  const x = node["X"] as ShNode;
+  const y = node["Y"] as ShNode;
+  const op = source({ Pos: () => x.End(), End: () => y.Pos() } as ShNode).trim();
+  if (!ARITHMETIC_TESTS.has(op)) return;
+  for (const side of [x, y]) arithmetic(source(side), `the operand ${JSON.stringify(source(side))} of ${op}`, unsafe);
+}
+
+function checkUnaryTest(node: ShNode, source: (node: ShNode) => string, unsafe: Set<string>): void {
+  const x = node["X"] as ShNode;
+  const op = source({ Pos: () => node.Pos(), End: () => x.Pos() } as ShNode).trim();
+  if (op === "-v" || op === "-R") checkVariableName(x, source(x), `${op} ${source(x)}`, unsafe);
+}
+
+/** A word used as a variable name: a subscript in it, or an expansion that may hold one, is evaluated. */
+function checkVariableName(word: ShNode, text: string, where: string, unsafe: Set<string>): void {
+  if (!isLiteralWord(word) || text.includes("[")) unsafe.add(`it names a variable (${JSON.stringify(where)}) whose subscript bash evaluates as arithmetic, which runs command substitutions`);
+}
+
+function checkNameArguments(name: string, args: ShNode[], texts: string[], unsafe: Set<string>): void {
+  const named = (i: number) => {
+    const word = args[i];
+    if (word !== undefined) checkVariableName(word, texts[i] ?? "", `${name} ${texts[i] ?? ""}`, unsafe);
+  };
+  if (name === "printf") {
+    for (let i = 1; i < args.length; i++) if (texts[i] === "-v") named(i + 1);
+  } else if (name === "test" || name === "[") {
+    for (let i = 1; i < args.length; i++) if (texts[i] === "-v" || texts[i] === "-R") named(i + 1);
+  } else if (NAME_TAKERS.has(name)) {
+    for (let i = 1; i < args.length; i++) if (!(texts[i] ?? "").startsWith("-") || !isLiteralWord(args[i]!)) named(i);
+  }
+}
+
+/** `declare -i` evaluates what is assigned as arithmetic; `-n` makes a name whose use evaluates it; a name with a subscript is evaluated. */
+function checkDecl(node: ShNode, source: (node: ShNode) => string, unsafe: Set<string>): void {
+  const variant = String((node["Variant"] as ShNode)["Value"]);
+  for (const arg of (node["Args"] as ShNode[] | null) ?? []) {
+    const name = arg["Name"] as ShNode | null;
+    const value = arg["Value"] as ShNode | null;
+    if (name !== null) continue;
+    if (value === null) continue;
+    const text = wordText(value, source);
+    if (/^[-+][A-Za-z]*[in]/.test(text)) unsafe.add(`it declares with ${JSON.stringify(`${variant} ${text}`)}, whose values bash evaluates (as arithmetic, or as a name with a subscript)`);
+    else if (!/^[-+]/.test(text)) checkVariableName(value, text, `${variant} ${text}`, unsafe);
+  }
 }
 
 function declCommand(node: ShNode, source: (node: ShNode) => string): SimpleCommand {

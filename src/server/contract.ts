@@ -18,6 +18,10 @@ export const SessionSummarySchema = z.object({
   pane: z.string().optional(),
   /** The host the session's relay runs on (`serve --redis`: sessions of the fleet). */
   host: z.string().optional(),
+  /** agy's version (`1.2.10`), learned without starting agy and read again after every reconnect; null when unknown. */
+  agyVersion: z.string().nullable().optional(),
+  /** True when the agy is agy-bridge's own simulator. */
+  simulator: z.boolean().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
@@ -43,7 +47,8 @@ export type InteractionAction = z.infer<typeof InteractionActionSchema>;
 
 export const DeliveredSchema = z.object({ result: z.literal("delivered"), stepIndex: z.number().int().nonnegative() });
 export const NotDeliveredSchema = z.object({
-  result: z.enum(["already_resolved", "timed_out", "not_found"]),
+  /** `decided_by_policy`: serve's policy decided the request and answers it itself (docs/http-api.md). */
+  result: z.enum(["already_resolved", "timed_out", "not_found", "decided_by_policy"]),
   /** The step that was found, when one was. */
   stepIndex: z.number().int().nonnegative().optional(),
   reason: z.string().optional(),

@@ -5,11 +5,13 @@
  * pairing time and the SHA-256 of its token — never the token itself, so the
  * file cannot be used to impersonate a device. `agy-bridge devices` edits the
  * same file; serve re-reads it when it changes, so a revocation takes effect
- * on the device's next request.
+ * on the device's next request — and, through {@link DeviceStore.onChange}
+ * (a watch on the file's directory), on its open event streams at once.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { watch, type FSWatcher } from "node:fs";
 import { chmod, mkdir, open, rename, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { AgyBridgeError } from "../errors.js";
 
 export interface Device {
@@ -28,6 +30,12 @@ export interface DeviceStore {
   revoke(id: string): Promise<boolean>;
   /** The device whose token this is, if it is still paired. */
   authenticate(token: string): Promise<Device | undefined>;
+  /**
+   * Calls `listener` when the device file may have changed — a revocation by
+   * this store or by `agy-bridge devices` in another process. Returns the
+   * unsubscribe; the watch runs only while someone listens.
+   */
+  onChange(listener: () => void): () => void;
 }
 
 interface StoredDevice extends Device {
@@ -99,8 +107,41 @@ export function createDeviceStore(options: { file: string; now?: () => Date; uid
 
   const hash = (token: string) => createHash("sha256").update(token).digest("hex");
 
+  const listeners = new Set<() => void>();
+  let watcher: FSWatcher | undefined;
+  const changed = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  const startWatching = () => {
+    if (watcher !== undefined) return;
+    try {
+      // The directory, not the file: every write renames a new file over the old one.
+      watcher = watch(dirname(file), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(file)) changed();
+      });
+      watcher.on("error", () => {
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      // No directory yet (no device paired) or no inotify: callers keep their own periodic check.
+      watcher = undefined;
+    }
+  };
+
   return {
     file,
+    onChange(listener) {
+      listeners.add(listener);
+      startWatching();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) {
+          watcher?.close();
+          watcher = undefined;
+        }
+      };
+    },
     add(name) {
       return serially(async () => {
         const devices = await read();
@@ -120,6 +161,7 @@ export function createDeviceStore(options: { file: string; now?: () => Date; uid
         const kept = devices.filter((d) => d.id !== id);
         if (kept.length === devices.length) return false;
         await write(kept);
+        changed();
         return true;
       });
     },

@@ -59,10 +59,10 @@ export interface ApiServerOptions {
   /** Web Push for the page: the VAPID public key, and where subscriptions go (`src/notify/`). Without it the push routes answer 404. */
   push?: {
     publicKey: string;
-    /** `invalid_argument` (→ 422) for an endpoint push cannot use. */
-    subscribe(subscription: PushSubscriptionBody): Promise<{ id: string; created: boolean }>;
-    /** `DELETE /v1/push/subscriptions`: false when no subscription had that endpoint. */
-    unsubscribe?(endpoint: string): Promise<boolean>;
+    /** `invalid_argument` (→ 422) for an endpoint push cannot use. `device`: the paired device's id, or `owner` (the bearer token). */
+    subscribe(subscription: PushSubscriptionBody, device: string): Promise<{ id: string; created: boolean }>;
+    /** `DELETE /v1/push/subscriptions`: false when no subscription (of this device; the owner's: any) had that endpoint. */
+    unsubscribe?(endpoint: string, device: string): Promise<boolean>;
   };
   /**
    * One-time action tokens (ntfy's buttons, `src/notify/action-tokens.ts`):
@@ -168,12 +168,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (id === "subscriptions") {
         if (method === "DELETE" && push?.unsubscribe !== undefined) {
           const { endpoint } = parseBody(PushUnsubscribeSchema, await readJson(req));
-          return sendJson(res, 200, { removed: await push.unsubscribe(endpoint) });
+          return sendJson(res, 200, { removed: await push.unsubscribe(endpoint, principal === "owner" ? "owner" : principal.id) });
         }
         if (method !== "POST") throw methodNotAllowed();
         if (push === undefined) throw new HttpProblem(404, "Not Found", "this server sends no push notifications");
         const subscription = parseBody(PushSubscriptionSchema, await readJson(req));
-        const stored = await push.subscribe(subscription);
+        // Tied to the device that stored it: revoking the device deletes it.
+        const stored = await push.subscribe(subscription, principal === "owner" ? "owner" : principal.id);
         return sendJson(res, stored.created ? 201 : 200, stored);
       }
     }
@@ -299,21 +300,23 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (options.hub.get(id) !== session) stream.end("session ended");
     });
     flush();
-    // A revoked device loses its open streams too, not only its next request.
-    const recheck =
-      principal === "owner" || options.devices === undefined
-        ? undefined
-        : setInterval(() => {
-            options.devices!.list().then(
-              (paired) => {
-                if (!paired.some((d) => d.id === principal.id)) stream.end("device revoked");
-              },
-              () => undefined,
-            );
-          }, options.revocationCheckMs ?? 5_000);
+    // A revoked device loses its open streams too, not only its next request: at once when the
+    // device file changes (watched), and by a periodic check where no watch is possible.
+    const checkPaired = () => {
+      if (principal === "owner") return;
+      options.devices!.list().then(
+        (paired) => {
+          if (!paired.some((d) => d.id === principal.id)) stream.end("device revoked");
+        },
+        () => undefined,
+      );
+    };
+    const recheck = principal === "owner" || options.devices === undefined ? undefined : setInterval(checkPaired, options.revocationCheckMs ?? 5_000);
     recheck?.unref();
+    const unwatchDevices = principal === "owner" || options.devices === undefined ? undefined : options.devices.onChange(checkPaired);
     function cleanup(): void {
       clearInterval(recheck);
+      unwatchDevices?.();
       unsubscribe();
       unwatch();
       closed.abort();

@@ -181,7 +181,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "200": { description: "Delivered to the waiting step", content: json(AnswerResultSchema) },
             "400": problem("The body is not JSON or does not match the schema (`detail` names the field)"),
             "404": problem("Unknown conversation, or unknown interaction (`result: not_found`)"),
-            "409": problem("`result` is `already_resolved` or `timed_out`"),
+            "409": problem("`result` is `already_resolved`, `timed_out` or `decided_by_policy` (serve's policy answers the request itself)"),
             "413": tooLarge,
             "422": problem(
               "The action does not fit the interaction: `wrong_action` (answer on a permission, approve on a question — `detail` names the right body), `not_answerable` (a gate only the agy TUI can answer), `invalid_argument` (a scope, instruction or option it does not take)",
@@ -228,7 +228,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             "200": { description: "Delivered to the waiting step", content: json(AnswerResultSchema) },
             "401": problem("An unknown, used or expired action token"),
             "404": problem("The conversation or the interaction is gone (`result: not_found`)"),
-            "409": problem("`result` is `already_resolved` or `timed_out`"),
+            "409": problem("`result` is `already_resolved`, `timed_out` or `decided_by_policy` (serve's policy answers the request itself)"),
             "429": problem("Too many failed tokens from this address (see Retry-After)"),
             "502": badGateway,
           },

@@ -31,7 +31,7 @@ export interface PairingRoutesOptions {
   pairing?: PairingCodes;
   /** The page's public address for links; default the origin of the request's `Host`. */
   pageUrl?: string;
-  /** Refused codes count like wrong tokens. */
+  /** Refused codes count like wrong tokens (the right code is never limited). */
   limiter: FailureLimiter;
 }
 
@@ -60,17 +60,21 @@ export function createPairingRoutes(options: PairingRoutesOptions): PairingRoute
     async exchange(req, res) {
       const body = parseBody(PairingRequestSchema, await readJson(req));
       const address = req.socket.remoteAddress ?? "unknown";
-      // Codes are 128 random bits, but a flood of guesses is still cut short and visible.
+      // The presented code is checked first (constant time): the right code is never locked out,
+      // since every local process shares 127.0.0.1 and a neighbour's wrong guesses must not block
+      // the phone. Only wrong codes are limited: a guess is a 1 in 2^128 / 32 shot (128-bit codes,
+      // at most 32 live), so the limit keeps a flood cheap and visible rather than being the defence.
+      if (pairing !== undefined && devices !== undefined && pairing.redeem(body.code)) {
+        const { device, token } = await devices.add(body.name);
+        sendJson(res, 201, { deviceId: device.id, name: device.name, token });
+        return;
+      }
       if (limiter.blocked(address)) {
         res.setHeader("retry-after", "60");
-        throw new HttpProblem(429, "Too Many Requests", "too many failed pairing attempts from this address; wait a minute and run `agy-bridge pair` for a new link");
+        throw new HttpProblem(429, "Too Many Requests", "too many wrong pairing codes from this address; wait a minute (the right code still works), or run `agy-bridge pair` for a new link");
       }
-      if (pairing === undefined || devices === undefined || !pairing.redeem(body.code)) {
-        limiter.fail(address);
-        throw new HttpProblem(401, "Unauthorized", "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link", "pairing_refused");
-      }
-      const { device, token } = await devices.add(body.name);
-      sendJson(res, 201, { deviceId: device.id, name: device.name, token });
+      limiter.fail(address);
+      throw new HttpProblem(401, "Unauthorized", "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link", "pairing_refused");
     },
   };
 }

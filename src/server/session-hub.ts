@@ -16,6 +16,10 @@ import { createEventLog, type EventLog } from "./event-log.js";
 /** What the server needs from an attached session. */
 export interface SupervisedSession {
   readonly conversationId: string;
+  /** agy's version now (null when unknown); absent when the session cannot say (the fleet's). */
+  readonly agyVersion?: string | null;
+  /** The agy is agy-bridge's simulator. */
+  readonly simulator?: boolean;
   /** The conversation so far, then live events, until `signal` aborts or the session closes. */
   events(options: { signal: AbortSignal }): AsyncIterable<MapperEvent>;
   /**
@@ -264,7 +268,10 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
   // Aborted by the hub itself (remove, close): no listener on a longer-lived signal.
   const abort = new AbortController();
   log.subscribe(({ event }) => {
-    if (event.type === "interaction_requested") pending.set(event.interactionId, event);
+    // A request the session's policy approved or denied is the policy's to answer: never pending (docs/policy.md).
+    if (event.type === "interaction_requested") {
+      if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
+    }
     else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
     else if (event.type === "status") status = event.status;
   });
@@ -288,6 +295,8 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;
       if (descriptor.title !== undefined) out.title = descriptor.title;
       if (descriptor.host !== undefined) out.host = descriptor.host;
+      if (session.agyVersion !== undefined) out.agyVersion = session.agyVersion;
+      if (session.simulator === true) out.simulator = true;
       return out;
     },
     respond(interactionId, action, decidedBy) {

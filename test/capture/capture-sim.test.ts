@@ -118,7 +118,8 @@ describe("agy-bridge capture", () => {
     await playGatedTurn(sim, dir);
     expect(await run.code, run.stderr()).toBe(0);
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as { agyVersion: string | null; listeners: Array<{ role: string; transport: string; port: number }> };
-    expect(meta.agyVersion).toBe("sim");
+    // The version agy names for its children: `sim --as-agy --agy-version 1.2` says cli-1.2 (spike-notes §14 #12).
+    expect(meta.agyVersion).toBe("1.2");
     expect(meta.listeners.map((l) => `${l.role}/${l.transport}`).sort()).toEqual(["rpc/plain", "rpc/tls"]);
     const files = filesOf(dir);
     const frames = [...files.entries()].filter(([path]) => path.startsWith("stream/")).map(([, text]) => text).join("\n");

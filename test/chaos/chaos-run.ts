@@ -83,6 +83,7 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   const proxy = await startChaosProxy({
     faults: faults.filter((f) => !isAgySide(f)),
     targetPort: () => sim.plainPort,
+    position: () => sim.engine.conversations().reduce((n, conv) => n + conv.steps.length, 0),
     observe: (request) => request.method === "HandleCascadeUserInteraction" && personAnswers(sim, agyFaults, fired, byPerson, attempts, request.body),
     restartAgy: () => sim.restart(),
     beforeForward: async (request) => {
@@ -143,7 +144,13 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
     await sim.close();
   }
   fired.unshift(...proxy.fired);
-  if (process.env["CHAOS_TRACE"] === "1") process.stderr.write(`requests: ${JSON.stringify([...proxy.requests])}\n`);
+  if (process.env["CHAOS_TRACE"] === "1") {
+    process.stderr.write(`requests: ${JSON.stringify([...proxy.requests])}\n`);
+    const last = new Map<string, number>();
+    for (const { method, position } of proxy.trace) last.set(method, Math.max(last.get(method) ?? 0, position));
+    process.stderr.write(`trace: ${proxy.trace.map((t) => `${t.method.replace("Cascade", "").slice(0, 14)}:${t.position}`).join(" ")}\n`);
+    process.stderr.write(`last step count per method: ${JSON.stringify([...last])}\n`);
+  }
   const misdelivered = checkRecord(sim, answers, hang === undefined);
   errors.push(...checkAttribution(log, byPerson, DECIDED_BY));
   await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", { ...WAIT, ms: 3000 }).catch(() => {

@@ -1,21 +1,31 @@
 /**
  * What a seed injects. Transport faults name the exchange they hit by its
- * method and its ordinal among that method's requests in the run (the 3rd
- * `GetCascadeTrajectorySteps`), so a fault list replays without depending on
- * socket timing; agy-side faults name the gate or turn of the script.
+ * method and a position in the conversation: the first exchange of that
+ * method once the simulator holds `atStep` steps (a stream's response faults:
+ * the stream open then, from the bytes that follow). How many polls a run
+ * makes depends on timing; where the conversation is does not — so a seed
+ * fires the same faults on every run, and a failing seed replays. agy-side
+ * faults name the gate or turn of the script.
  */
 import { createPrng } from "./prng.js";
 
 export const STREAM = "StreamAgentStateUpdates";
 export const UNARY = ["GetCascadeTrajectorySteps", "GetCascadeTrajectorySteps", "GetAllCascadeTrajectories", "HandleCascadeUserInteraction", "HandleCascadeUserInteraction", "CancelCascadeSteps"] as const;
 
-/** How many of each call a clean run makes (about): a fault's ordinal is drawn from 1..this. */
-const CALLS: Record<string, number> = {
-  [STREAM]: 3,
-  GetCascadeTrajectorySteps: 14,
-  GetAllCascadeTrajectories: 4,
-  HandleCascadeUserInteraction: 6,
-  CancelCascadeSteps: 1,
+/**
+ * The last step count at which each method is still called in every run, so
+ * a fault armed at or before it always fires: measured on clean runs
+ * (`CHAOS_TRACE=1 npm run chaos -- --seed 1` prints each request's method
+ * and step count). Polls run to the end; the last answer goes to the file
+ * gate; the cancel comes with the long job. A stream's response faults are
+ * armed in the first half, so that enough bytes follow.
+ */
+export const LAST_STEP: Record<string, number> = {
+  [STREAM]: 20,
+  GetCascadeTrajectorySteps: 30,
+  GetAllCascadeTrajectories: 30,
+  HandleCascadeUserInteraction: 20,
+  CancelCascadeSteps: 30,
 };
 
 /** The gates of the script, by what they ask (see chaos-script.ts). */
@@ -27,17 +37,17 @@ const GATE_TURN: Record<GateKey, number> = { pwd: 0, question: 1, "git status": 
 
 export type Fault =
   /** The stream's connection torn down after `afterBytes` response bytes (mostly mid-frame). */
-  | { kind: "drop"; method: typeof STREAM; nth: number; afterBytes: number }
+  | { kind: "drop"; method: typeof STREAM; atStep: number; afterBytes: number }
   /** Nothing forwarded in one direction of an exchange for `ms`, from byte `atByte` on. */
-  | { kind: "stall"; method: string; nth: number; dir: "request" | "response"; atByte: number; ms: number }
+  | { kind: "stall"; method: string; atStep: number; dir: "request" | "response"; atByte: number; ms: number }
   /** The exchange's response written one byte per write: every split position of every frame in it. */
-  | { kind: "split"; method: string; nth: number }
+  | { kind: "split"; method: string; atStep: number }
   /** A unary call's connection closed: before the request reaches agy, after agy got it (the answer lost), or mid-response. */
-  | { kind: "cut"; method: string; nth: number; phase: "before" | "after_request" | "mid_response"; afterBytes: number }
+  | { kind: "cut"; method: string; atStep: number; phase: "before" | "after_request" | "mid_response"; afterBytes: number }
   /** The exchange answered by the proxy with a 503 (plain text) or a 500 (a Connect error body); agy never sees it. */
-  | { kind: "http_503" | "http_500"; method: string; nth: number }
-  /** agy restarts on new ports when the run's `atRequest`th request arrives; discovery must find it again. */
-  | { kind: "restart"; atRequest: number }
+  | { kind: "http_503" | "http_500"; method: string; atStep: number }
+  /** agy restarts on new ports when the first `method` request arrives once the conversation holds `atStep` steps; discovery must find it again. */
+  | { kind: "restart"; method: string; atStep: number }
   /** A person answers the gate in the TUI (the same verdict) while the supervisor's RPC answer is in flight. */
   | { kind: "tui_race"; gate: GateKey }
   /** The gate times out while the supervisor's answer is in flight; agy retries it at a higher index. */
@@ -62,25 +72,30 @@ export function planFor(seed: number, turns: number): Fault[] {
   const r = createPrng(seed);
   const faults: Fault[] = [];
   const unary = (): string => r.pick(UNARY);
-  const nthOf = (method: string): number => r.int(1, CALLS[method] ?? 1);
+  const stepOf = (method: string): number => r.int(0, LAST_STEP[method] ?? 0);
+  // A stream request comes when the session (re)connects, which only the faults decide: the first one, at attach.
+  const requestStep = (method: string): number => (method === STREAM ? 0 : stepOf(method));
   const count = r.int(4, 12);
   for (let i = 0; i < count; i++) {
     const kind = r.pick(["drop", "drop", "stall", "stall", "split", "cut", "cut", "http_503", "http_500", "restart"] as const);
-    if (kind === "drop") faults.push({ kind, method: STREAM, nth: nthOf(STREAM), afterBytes: r.int(1, 6000) });
+    if (kind === "drop") faults.push({ kind, method: STREAM, atStep: stepOf(STREAM), afterBytes: r.int(1, 6000) });
     else if (kind === "stall") {
       const method = r.chance(0.4) ? STREAM : unary();
-      faults.push({ kind, method, nth: nthOf(method), dir: r.chance(0.5) ? "request" : "response", atByte: r.int(0, 400), ms: r.int(20, 400) });
+      const dir = r.chance(0.5) ? "request" : "response";
+      faults.push({ kind, method, atStep: dir === "request" ? requestStep(method) : stepOf(method), dir, atByte: r.int(0, 400), ms: r.int(20, 400) });
     } else if (kind === "split") {
       const method = r.chance(0.5) ? STREAM : unary();
-      faults.push({ kind, method, nth: nthOf(method) });
+      faults.push({ kind, method, atStep: stepOf(method) });
     } else if (kind === "cut") {
       const method = unary();
-      faults.push({ kind, method, nth: nthOf(method), phase: r.pick(["before", "after_request", "mid_response"] as const), afterBytes: r.int(1, 300) });
+      faults.push({ kind, method, atStep: stepOf(method), phase: r.pick(["before", "after_request", "mid_response"] as const), afterBytes: r.int(1, 300) });
     } else if (kind === "restart") {
-      if (!faults.some((f) => f.kind === "restart")) faults.push({ kind, atRequest: r.int(3, 28) });
+      const method = r.pick(["GetCascadeTrajectorySteps", "GetAllCascadeTrajectories"] as const);
+      // Not before the session attached (the first reads are at 0 steps).
+      if (!faults.some((f) => f.kind === "restart")) faults.push({ kind, method, atStep: Math.max(3, stepOf(method)) });
     } else {
       const method = r.chance(0.2) ? STREAM : unary();
-      faults.push({ kind, method, nth: nthOf(method) });
+      faults.push({ kind, method, atStep: requestStep(method) });
     }
   }
   const agy = r.int(0, 2);
@@ -106,18 +121,18 @@ export function planFor(seed: number, turns: number): Fault[] {
 export function label(fault: Fault): string {
   switch (fault.kind) {
     case "drop":
-      return `drop(stream#${fault.nth}@${fault.afterBytes}B)`;
+      return `drop(stream@step ${fault.atStep} +${fault.afterBytes}B)`;
     case "stall":
-      return `stall(${fault.method}#${fault.nth} ${fault.dir}@${fault.atByte}B ${fault.ms}ms)`;
+      return `stall(${fault.method}@step ${fault.atStep} ${fault.dir}@${fault.atByte}B ${fault.ms}ms)`;
     case "split":
-      return `split(${fault.method}#${fault.nth})`;
+      return `split(${fault.method}@step ${fault.atStep})`;
     case "cut":
-      return `cut(${fault.method}#${fault.nth} ${fault.phase}${fault.phase === "mid_response" ? `@${fault.afterBytes}B` : ""})`;
+      return `cut(${fault.method}@step ${fault.atStep} ${fault.phase}${fault.phase === "mid_response" ? `@${fault.afterBytes}B` : ""})`;
     case "http_503":
     case "http_500":
-      return `${fault.kind}(${fault.method}#${fault.nth})`;
+      return `${fault.kind}(${fault.method}@step ${fault.atStep})`;
     case "restart":
-      return `restart(@request ${fault.atRequest})`;
+      return `restart(${fault.method}@step ${fault.atStep})`;
     case "tui_race":
     case "timeout_retry":
       return `${fault.kind}(${fault.gate})`;

@@ -1,7 +1,8 @@
 /**
  * `npm run chaos [-- --runs N | --seed S]`: runs seeds through the chaos
  * proxy and prints one row per seed (seed, faults that fired by kind,
- * events, result), the shrunk fault list of each failure, and last:
+ * events, result; with `--seed`, also each fault that fired), the shrunk
+ * fault list of each failure, and last:
  * `chaos: <identical>/<runs> runs identical to the clean run, <n> misdelivered answers, <n> hangs`.
  */
 import { label, type Fault } from "./fault-plan.js";
@@ -26,7 +27,8 @@ function args(argv: string[]): { seeds: number[]; heap: boolean } {
 function byKind(fired: readonly Fault[]): string {
   const counts = new Map<string, number>();
   for (const f of fired) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
-  return [...counts].map(([kind, n]) => `${kind}×${n}`).join(" ") || "-";
+  // Sorted: faults at the same step may fire in either order, the count of each kind is the seed's.
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([kind, n]) => `${kind}×${n}`).join(" ") || "-";
 }
 
 const heapNow = (): number => {
@@ -50,7 +52,9 @@ async function main(): Promise<void> {
     misdelivered += r.outcome.misdelivered.length;
     if (r.outcome.hang !== undefined) hangs += 1;
     const result = r.problems.length === 0 ? "identical" : `FAIL ${r.problems[0]?.slice(0, 160)}`;
-    out(`${String(seed).padEnd(6)} ${byKind(r.outcome.fired).padEnd(58)} ${String(r.outcome.events).padStart(6)}  ${result}`);
+    // Events as compared (normalise.ts): how agy's text is sliced into deltas depends on timing, the log does not.
+    out(`${String(seed).padEnd(6)} ${byKind(r.outcome.fired).padEnd(58)} ${String(r.outcome.log.length).padStart(6)}  ${result}`);
+    if (seeds.length === 1) for (const fault of r.outcome.fired.map(label).sort()) out(`       fired: ${fault}`);
     if (r.problems.length > 0) failures.push(r);
   }
   for (const failure of failures) {

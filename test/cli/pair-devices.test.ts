@@ -12,7 +12,8 @@ import { join } from "node:path";
 import qrcode from "qrcode";
 import { afterEach, describe, expect, it } from "vitest";
 import { firstLine } from "../support/first-line.js";
-import { runMain } from "../support/cli-io.js";
+import { main } from "../../src/cli/main.js";
+import { captureIo, runMain } from "../support/cli-io.js";
 import { BIN, ROOT } from "../server/support/serve-process.js";
 
 interface Serve {
@@ -70,9 +71,19 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     expect(pair.code, pair.stderr).toBe(0);
     const link = pair.stdout.trim().split("\n").at(-1)!;
     expect(link).toMatch(new RegExp(`^${s.url}/#/pair/[A-Za-z0-9_-]{22}$`));
-    // The QR code printed is the link's, and only the link's.
-    expect(pair.stdout).toBe(`${await qrcode.toString(link, { type: "terminal", small: true })}\n${link}\n`);
+    // The QR code printed is the link's, and only the link's; stdout is no terminal, so plain text: no escape codes.
+    expect(pair.stdout).toBe(`${await qrcode.toString(link, { type: "utf8" })}\n${link}\n`);
+    expect(pair.stdout).not.toMatch(/\u001b/);
     const fromQr = await exchange(s.url, link.split("/#/pair/")[1]!, "phone");
+    // The phone and the laptop turn on notifications: each subscription is the device's.
+    for (const [device, path] of [[fromQr, "phone"], [fromStart, "laptop"]] as const) {
+      const sub = await fetch(`${s.url}/v1/push/subscriptions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${device.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ endpoint: `https://push.example/${path}`, expirationTime: null, keys: { p256dh: "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U", auth: "tBHItJI5svbpez7KI4CCXg" } }),
+      });
+      expect(sub.status).toBe(201);
+    }
 
     const listed = await runMain(["devices", "--json"], { env: envFor(dir!) });
     expect(listed.code, listed.stderr).toBe(0);
@@ -88,6 +99,10 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     const revoke = await runMain(["devices", "--revoke", fromQr.deviceId], { env: envFor(dir!) });
     expect(revoke.code, revoke.stderr).toBe(0);
     expect(revoke.stdout).toContain(`revoked ${fromQr.deviceId} (phone)`);
+    expect(revoke.stdout).toContain("its 1 push subscription(s) were deleted");
+    // Revoked: its push subscription is gone, the laptop's stays.
+    const subscriptions = JSON.parse(await readFile(join(dir!, "agy-bridge", "push-subscriptions.json"), "utf8")) as Array<{ endpoint: string; device: string }>;
+    expect(subscriptions.map((x) => [x.endpoint, x.device])).toEqual([["https://push.example/laptop", fromStart.deviceId]]);
     const refused = await fetch(`${s.url}/v1/sessions`, { headers: { authorization: `Bearer ${fromQr.token}` } });
     expect(refused.status).toBe(401);
     const kept = await fetch(`${s.url}/v1/sessions`, { headers: { authorization: `Bearer ${fromStart.token}` } });
@@ -96,6 +111,24 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     const everything = [s.pairingUrl, pair.stdout, pair.stderr, listed.stdout, table.stdout, revoke.stdout, s.stderr(), await readFile(join(dir!, "agy-bridge", "devices.json"), "utf8")].join("\n");
     expect(everything).not.toContain(bearer);
     for (const device of [fromStart, fromQr]) expect(everything).not.toContain(device.token);
+  });
+
+  it("prints the QR code in colour only on a terminal, and with --json only the link's JSON", async () => {
+    const s = await startServe();
+    const json = await runMain(["pair", "--url", s.url, "--json"], { env: envFor(dir!) });
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stderr).toBe("");
+    expect(json.stdout.endsWith("\n")).toBe(true);
+    expect(json.stdout.trim().split("\n")).toHaveLength(1);
+    const body = JSON.parse(json.stdout) as { url: string; expiresAt: string };
+    expect(Object.keys(body)).toEqual(["url", "expiresAt"]);
+    expect(body.url).toMatch(new RegExp(`^${s.url}/#/pair/[A-Za-z0-9_-]{22}$`));
+    // On a terminal: the coloured (escape-coded) small QR code, as before.
+    const { io, stdout } = captureIo(["pair", "--url", s.url], { env: envFor(dir!) });
+    Object.assign(io.stdout, { isTTY: true });
+    expect(await main(io)).toBe(0);
+    const link = stdout().trim().split("\n").at(-1)!;
+    expect(stdout()).toBe(`${await qrcode.toString(link, { type: "terminal", small: true })}\n${link}\n`);
   });
 
   it("prints the start link on stderr without --json, and never the token", async () => {

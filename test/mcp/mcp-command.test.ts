@@ -46,6 +46,16 @@ describe("agy-bridge mcp arguments", () => {
     expect(result.stderr).toContain(file);
   });
 
+  it("puts the note about agents and the policy under --policy in its help, not under --audit-file", async () => {
+    const result = await runMain(["mcp", "--help"], { env: { XDG_STATE_HOME: dir } });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    const policy = lines.findIndex((l) => l.startsWith("  --policy FILE"));
+    expect(lines[policy + 1]).toMatch(/^ {22}\(with --policy, an agent cannot approve what the policy denies\)$/);
+    const audit = lines.findIndex((l) => l.startsWith("  --audit-file PATH"));
+    expect(lines[audit + 1]).toMatch(/^  --/);
+  });
+
   it("serves stdio until its stdin ends, then exits 0 having written nothing but protocol", async () => {
     const result = await runMain(["mcp", "--audit-file", join(dir, "audit.jsonl")], { env: { XDG_STATE_HOME: dir } });
     expect(result).toEqual({ code: 0, stdout: "", stderr: "" });

@@ -20,7 +20,7 @@ async function world() {
   cleanup.push(() => rm(dir, { recursive: true, force: true }));
   const store = await openPushSubscriptionStore(join(dir, "push-subscriptions.json"));
   const keys = generateVapidKeys();
-  const api = await startApiHarness({ push: { publicKey: keys.publicKey, subscribe: (s) => store.add(s), unsubscribe: (e) => store.remove(e) } });
+  const api = await startApiHarness({ push: { publicKey: keys.publicKey, subscribe: (s, d) => store.add(s, d), unsubscribe: (e, d) => store.remove(e, d) } });
   cleanup.push(() => api.close());
   return { api, store, keys };
 }
@@ -37,7 +37,7 @@ describe("the push routes", () => {
     const body = (await created.json()) as { id: string; created: boolean };
     expect(body).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), created: true });
     expect(JSON.stringify(body)).not.toContain("push.example");
-    expect(store.list()).toEqual([browser.json]);
+    expect(store.list()).toEqual([{ ...browser.json, device: "owner" }]);
     const removed = await api.fetch("/v1/push/subscriptions", { method: "DELETE", ...json({ endpoint: browser.json.endpoint }) });
     expect(await removed.json()).toEqual({ removed: true });
     expect(store.list()).toEqual([]);

@@ -57,7 +57,7 @@ async function channels() {
   cleanup.push(() => telegram.close());
   await writeFile(join(dir, "secret"), `  ${SECRET}\n`);
   await writeFile(join(dir, "bot-token"), `${BOT_TOKEN}\n`);
-  const args = ["--notify-webhook", `${hook.url}/agy`, "--notify-webhook-secret-file", join(dir, "secret"), "--telegram-bot-token-file", join(dir, "bot-token"), "--telegram-chat", String(CHAT), "--telegram-api-root", telegram.apiRoot];
+  const args = ["--notify-webhook", `${hook.url}/agy`, "--notify-webhook-secret-file", join(dir, "secret"), "--telegram-bot-token-file", join(dir, "bot-token"), "--telegram-chat", String(CHAT), "--telegram-api-root", telegram.apiRoot, "--allow-loopback-push"];
   return { dir, hook, push, telegram, args };
 }
 

@@ -4,7 +4,7 @@
  * and edits its message when the interaction is resolved anywhere.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramNotifier, type AnswerInteraction, type InteractionAction, type Notifier } from "../../src/notify/index.js";
+import { createTelegramNotifier, NO_LONGER_OPEN, type AnswerInteraction, type InteractionAction, type Notifier } from "../../src/notify/index.js";
 import { permissionNotice, questionNotice, resolvedOf } from "./support/notices.js";
 import { startTelegramStandIn, type TelegramStandIn } from "./support/telegram-stand-in.js";
 
@@ -97,7 +97,7 @@ describe("the Telegram bot", () => {
     expect(message.text).toContain("Denied by page.");
     expect(message.reply_markup).toBeUndefined();
     const press = api.press(CHAT, message.message_id, data);
-    expect(await api.until(() => api.callbackAnswers.get(press), "the answer to a late press")).toBe("This was already answered.");
+    expect(await api.until(() => api.callbackAnswers.get(press), "the answer to a late press")).toBe(NO_LONGER_OPEN);
     expect(answered).toEqual([]);
   });
 
@@ -119,5 +119,64 @@ describe("the Telegram bot", () => {
     bot.resolved(resolvedOf(notice, "approved", "telegram:ana"));
     await api.until(() => (message.history.length === 2 ? true : undefined), "the edit");
     expect(new Set(api.calls.map((c) => c.method))).toEqual(new Set(["getUpdates", "sendMessage", "editMessageText", "answerCallbackQuery"]));
+  });
+
+  it("never lets a button of an earlier run answer the interaction at the same position now, and takes the old buttons away", async () => {
+    const { api, bot: first, answered } = await world();
+    first.pending(permissionNotice({ interactionId: "int_yesterday", request: { kind: "permission", action: "command", target: "pwd", description: "" } }));
+    const old = await api.until(() => api.messages[0], "the first run's message");
+    const oldData = old.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
+    await first.close();
+    // serve restarted: a new bot with fresh state posts the first interaction of its run.
+    const second = createTelegramNotifier({ token: TOKEN, chatId: String(CHAT), answer: async (conversationId, interactionId, action, decidedBy) => {
+      answered.push({ conversationId, interactionId, action, decidedBy });
+      return { result: "delivered" };
+    }, apiRoot: api.apiRoot, pollTimeoutS: 1 });
+    cleanup.push(() => second.close());
+    second.pending(permissionNotice({ interactionId: "int_today", request: { kind: "permission", action: "command", target: "rm -rf build", description: "" } }));
+    const today = await api.until(() => api.messages[1], "the second run's message");
+    const todayData = today.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
+    expect(todayData).not.toBe(oldData);
+    expect(Buffer.byteLength(todayData)).toBeLessThanOrEqual(64);
+    const stale = api.press(CHAT, old.message_id, oldData);
+    expect(await api.until(() => api.callbackAnswers.get(stale), "the answer to yesterday's button")).toBe(NO_LONGER_OPEN);
+    await api.until(() => (old.history.length === 2 ? true : undefined), "the old message's edit");
+    expect(old.text.endsWith(NO_LONGER_OPEN)).toBe(true);
+    expect(old.reply_markup).toBeUndefined();
+    expect(answered).toEqual([]);
+    // Today's button still works.
+    const right = api.press(CHAT, today.message_id, todayData);
+    expect(await api.until(() => api.callbackAnswers.get(right), "the answer to today's button")).toBe("Sent to agy.");
+    expect(answered.map((a) => [a.interactionId, a.action])).toEqual([["int_today", { action: "approve" }]]);
+  });
+
+  it("refuses a replayed button, and a button's data pressed on another message", async () => {
+    const { api, bot, answered } = await world();
+    bot.pending(permissionNotice({ interactionId: "int_a" }));
+    bot.pending(permissionNotice({ interactionId: "int_b", request: { kind: "permission", action: "command", target: "make deploy", description: "" } }));
+    await api.until(() => (api.messages.length === 2 ? true : undefined), "two messages");
+    const a = api.messages.find((m) => m.text.includes("npm test"))!;
+    const b = api.messages.find((m) => m.text.includes("make deploy"))!;
+    const aApprove = a.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
+    // A's data on B's message: bound to A's message, so it answers neither.
+    const moved = api.press(CHAT, b.message_id, aApprove);
+    expect(await api.until(() => api.callbackAnswers.get(moved), "the answer to moved data")).toBe(NO_LONGER_OPEN);
+    expect(answered).toEqual([]);
+    const first = api.press(CHAT, a.message_id, aApprove);
+    expect(await api.until(() => api.callbackAnswers.get(first), "the first press")).toBe("Sent to agy.");
+    const replay = api.press(CHAT, a.message_id, aApprove);
+    expect(await api.until(() => api.callbackAnswers.get(replay), "the replayed press")).toBe(NO_LONGER_OPEN);
+    const deny = api.press(CHAT, a.message_id, a.reply_markup!.inline_keyboard[0]![1]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(deny), "the other button of the used message")).toBe(NO_LONGER_OPEN);
+    expect(answered.map((x) => x.interactionId)).toEqual(["int_a"]);
+    // A made-up binding of the right shape is unknown too.
+    const forged = api.press(CHAT, b.message_id, "a:AAAAAAAAAAAAAAAA");
+    expect(await api.until(() => api.callbackAnswers.get(forged), "the forged press")).toBe(NO_LONGER_OPEN);
+    expect(answered.map((x) => x.interactionId)).toEqual(["int_a"]);
+    // B is still open: its buttons stay, and work.
+    expect(b.history).toHaveLength(1);
+    const right = api.press(CHAT, b.message_id, b.reply_markup!.inline_keyboard[0]![1]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(right), "B's own button")).toBe("Sent to agy.");
+    expect(answered.map((x) => [x.interactionId, x.action.action])).toEqual([["int_a", "approve"], ["int_b", "deny"]]);
   });
 });

@@ -23,10 +23,11 @@ async function world(respond?: Parameters<typeof startRecordingServer>[0]) {
   cleanup.push(() => rm(dir, { recursive: true, force: true }));
   const service: RecordingServer = await startRecordingServer(respond);
   cleanup.push(() => service.close());
-  const store = await openPushSubscriptionStore(join(dir, "push-subscriptions.json"));
+  // The stand-in is on loopback, which only a test lets in.
+  const store = await openPushSubscriptionStore(join(dir, "push-subscriptions.json"), { allowLoopback: true });
   const keys = generateVapidKeys();
   const reports: PushReport[] = [];
-  const notifier: Notifier = createWebPushNotifier({ keys, store, onReport: (r) => reports.push(r), retry: { firstRetryMs: 10 } });
+  const notifier: Notifier = createWebPushNotifier({ keys, store, onReport: (r) => reports.push(r), retry: { firstRetryMs: 10 }, allowLoopback: true });
   cleanup.push(() => notifier.close());
   return { dir, service, store, keys, notifier, reports };
 }
@@ -92,7 +93,7 @@ describe("Web Push", () => {
     const file = join(w.dir, "push-subscriptions.json");
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const reopened = await openPushSubscriptionStore(file);
-    expect(reopened.list()).toEqual([browser.json]);
+    expect(reopened.list()).toEqual([{ ...browser.json, device: "owner" }]);
     expect(await reopened.remove(browser.json.endpoint)).toBe(true);
     expect(await reopened.remove(browser.json.endpoint)).toBe(false);
   });

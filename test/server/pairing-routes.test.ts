@@ -14,6 +14,7 @@ import { createPairingCodes } from "../../src/server/pairing-codes.js";
 import type { InteractionAction } from "../../src/server/contract.js";
 import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
 import { permissionRequested } from "./support/scripted-session.js";
+import { until } from "../support/until.js";
 
 let harness: ApiHarness | undefined;
 let dir: string | undefined;
@@ -24,7 +25,7 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function world(options: { now?: () => number; maxFailures?: number } = {}) {
+async function world(options: { now?: () => number; maxFailures?: number; revocationCheckMs?: number } = {}) {
   dir = await mkdtemp(join(tmpdir(), "agyb-pairing-"));
   const devices: DeviceStore = createDeviceStore({ file: join(dir, "devices.json") });
   const log: string[] = [];
@@ -33,7 +34,7 @@ async function world(options: { now?: () => number; maxFailures?: number } = {})
     pairing: createPairingCodes(options.now === undefined ? {} : { now: options.now }),
     log: (line) => log.push(line),
     limiter: createFailureLimiter({ maxFailures: options.maxFailures ?? 10 }),
-    revocationCheckMs: 50,
+    revocationCheckMs: options.revocationCheckMs ?? 50,
   });
   return { h: harness, devices, log };
 }
@@ -141,13 +142,48 @@ describe("pairing a device", () => {
     expect(ownerEnded).toBe(false);
   });
 
-  it("limits guessed codes per address, and says to wait", async () => {
+  it("ends a revoked device's open stream at once when another process (`agy-bridge devices`) revokes it, with no periodic check to wait for", async () => {
+    // The periodic check is an hour away: only the watch on the device file can end the stream in time.
+    const { h } = await world({ revocationCheckMs: 3_600_000 });
+    h.addSession("conv-a");
+    await h.hub.refresh();
+    const paired = (await (await exchange(h, (await newCode(h)).code)).json()) as { deviceId: string; token: string };
+    const stream = await h.fetch("/v1/sessions/conv-a/events", { token: paired.token });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const ended = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += value;
+      }
+    })();
+    await until(() => text.includes("retry:"), "the stream to open", { seen: () => text });
+    // Another process's store on the same file, as the CLI has.
+    const cli = createDeviceStore({ file: join(dir!, "devices.json") });
+    expect(await cli.revoke(paired.deviceId)).toBe(true);
+    let finished: string | undefined;
+    void ended.then((t) => (finished = t));
+    const final = await until(() => finished, "the revoked device's stream to end", { ms: 10_000, seen: () => text });
+    expect(final).toContain(": device revoked");
+  });
+
+  it("limits guessed codes per address, and says to wait — but never locks the right code out", async () => {
     const { h } = await world({ maxFailures: 2 });
     const issued = await newCode(h);
     expect((await exchange(h, "guess-1")).status).toBe(401);
     expect((await exchange(h, "guess-2")).status).toBe(401);
-    const limited = await exchange(h, issued.code);
+    const limited = await exchange(h, "guess-3");
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("60");
+    // Same address (every local process is 127.0.0.1), within the minute: the right code pairs.
+    const right = await exchange(h, issued.code);
+    expect(right.status).toBe(201);
+    const { token } = (await right.json()) as { token: string };
+    // And the device token it gave is not locked out either.
+    expect((await h.fetch("/v1/sessions", { token })).status).toBe(200);
+    // Used now: once only, like every code.
+    expect((await exchange(h, issued.code)).status).toBe(429);
   });
 });

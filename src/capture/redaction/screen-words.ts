@@ -22,6 +22,13 @@ clear help quit status statusline usage add dir compact resume init memory mcp p
 Start a new Switch the Show available Exit not
 agy simulated by bridge RPC TLS plain https http localhost
 Gemini Flash Pro Lite Claude Sonnet Opus Haiku GPT OSS Thinking Auto Fast
+tell Antigravity CLI what to do next Submit run command expand task s Press up down to queued messages
+general shortcuts cycle Keyboard Shortcuts keybindings customize Clear screen Cycle Move View Close d l a p y n
+Your browser should open automatically If Click here authenticate Without redirect paste the authorization code below
+Welcome You are currently signed in login method Google OAuth Use Cloud project
+Terms of Service Data Use Agents on your machine review they before allow it Previous Done Toggle
+agree help improve allowing collection usage data as terms describe
+Action required left new open approve reject Preview editor Approve all artifacts artifact
 `;
 
 const WORDS = new Set(FURNITURE.split(/[^\p{L}\p{N}_]+/u).filter((w) => w !== "").map((w) => w.toLowerCase()));
