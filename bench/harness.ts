@@ -10,6 +10,23 @@ export interface Sample {
   /** 90th percentile milliseconds per run. */
   p90Ms: number;
   runs: number;
+  /** The fastest and the slowest run, when the row kept them (the table's "min-max ms"). */
+  minMs?: number;
+  maxMs?: number;
+}
+
+/**
+ * `npm run bench -- --quick` (bench/run.ts sets AGY_BRIDGE_BENCH_QUICK=1): a
+ * short mode for CI that runs every row with as few runs as it can, so a
+ * regression that doubles a figure shows in any run. Figures are noisier.
+ */
+export function isQuick(): boolean {
+  return process.env["AGY_BRIDGE_BENCH_QUICK"] === "1";
+}
+
+/** `full` runs normally, `quick` under {@link isQuick}. */
+export function runsFor(full: number, quick = 1): number {
+  return isQuick() ? Math.min(full, quick) : full;
 }
 
 export interface MeasureOptions {
@@ -19,8 +36,8 @@ export interface MeasureOptions {
 
 /** Runs `fn` `warmup` times unmeasured, then `runs` times measured. */
 export async function measure(fn: () => unknown, options: MeasureOptions = {}): Promise<Sample> {
-  const warmup = options.warmup ?? 3;
-  const runs = options.runs ?? 15;
+  const warmup = runsFor(options.warmup ?? 3);
+  const runs = runsFor(options.runs ?? 15, 3);
   for (let i = 0; i < warmup; i++) await fn();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -37,8 +54,8 @@ export async function measure(fn: () => unknown, options: MeasureOptions = {}): 
  * whose goal is a ratio of two sub-millisecond figures.
  */
 export async function measurePair(a: () => unknown, b: () => unknown, options: MeasureOptions = {}): Promise<[Sample, Sample]> {
-  const warmup = options.warmup ?? 3;
-  const runs = options.runs ?? 15;
+  const warmup = runsFor(options.warmup ?? 3);
+  const runs = runsFor(options.runs ?? 15, 3);
   const ta: number[] = [];
   const tb: number[] = [];
   for (let r = 0; r < warmup + runs; r++) {
@@ -53,11 +70,11 @@ export async function measurePair(a: () => unknown, b: () => unknown, options: M
   return [summarize(ta), summarize(tb)];
 }
 
-/** Median, p90 and p99 of `times` (milliseconds); `times` is left as it was. */
-export function summarize(times: readonly number[]): Sample & { p99Ms: number } {
+/** Median, p90, p99, min and max of `times` (milliseconds); `times` is left as it was. */
+export function summarize(times: readonly number[]): Sample & { p99Ms: number; minMs: number; maxMs: number } {
   const sorted = [...times].sort((x, y) => x - y);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { medianMs: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), runs: sorted.length };
+  return { medianMs: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99), runs: sorted.length, minMs: sorted[0] ?? Number.NaN, maxMs: sorted.at(-1) ?? Number.NaN };
 }
 
 export interface BenchRow {
@@ -70,6 +87,12 @@ export interface BenchRow {
   goal?: string;
   /** Whether the goal is met; undefined when the row has no goal. */
   met?: boolean;
+  /**
+   * For rows measured in pairs (row, baseline, row, baseline, …): the ratio of
+   * each pair, summarised. The table's ratio is then the median pair's ratio,
+   * with the min and max beside it, rather than one median over the other.
+   */
+  pairedRatio?: { min: number; median: number; max: number };
 }
 
 export interface BenchSuite {
@@ -78,6 +101,7 @@ export interface BenchSuite {
 }
 
 export function ratio(row: BenchRow): number | undefined {
+  if (row.pairedRatio !== undefined) return row.pairedRatio.median;
   return row.baseline === undefined ? undefined : row.sample.medianMs / row.baseline.sample.medianMs;
 }
 
@@ -86,16 +110,19 @@ function fmt(ms: number): string {
 }
 
 export function formatTable(title: string, rows: readonly BenchRow[]): string {
-  const header = ["case", "median ms", "p90 ms", "baseline", "baseline ms", "ratio", "goal", "met"];
+  const header = ["case", "median ms", "p90 ms", "min-max ms", "baseline", "baseline ms", "ratio", "goal", "met"];
+  const span = (s: Sample) => (s.minMs === undefined || s.maxMs === undefined ? "-" : `${fmt(s.minMs)}-${fmt(s.maxMs)}`);
   const body = rows.map((r) => {
     const q = ratio(r);
+    const range = r.pairedRatio === undefined ? "" : ` (${r.pairedRatio.min.toFixed(2)}-${r.pairedRatio.max.toFixed(2)})`;
     return [
       r.name,
       fmt(r.sample.medianMs),
       fmt(r.sample.p90Ms),
+      span(r.sample),
       r.baseline?.name ?? "-",
       r.baseline ? fmt(r.baseline.sample.medianMs) : "-",
-      q === undefined ? "-" : `${q.toFixed(2)}x`,
+      q === undefined ? "-" : `${q.toFixed(2)}x${range}`,
       r.goal ?? "-",
       r.met === undefined ? "-" : r.met ? "yes" : "NO",
     ];

@@ -1,9 +1,11 @@
 /**
  * Snapshot ingestion, RPC half: a 10,000-step `GetCascadeTrajectorySteps`
  * answer built from agy 1.0.10 captures, from bytes to validated steps.
- * Goal (docs/architecture.md): snapshot ingestion — response bytes to events — within
- * 1.5× `JSON.parse` of the same bytes; the RPC half (decode + validate) is
- * reported on its own too.
+ * Goal (issue 36, docs/architecture.md): snapshot ingestion — response bytes
+ * to events — within 1.3× `JSON.parse` of the same bytes, the median of the
+ * rounds' paired ratios (each round times every case once, so a ratio
+ * compares runs taken moments apart); the RPC half (decode + validate) is
+ * reported on its own too, with its earlier goal of 1.5×.
  *
  * The snapshot (bench/capture-snapshot.ts, 25 MB) repeats the 18 captured
  * steps in turn: 8,333 DONE, 556 ERROR and 1,111 WAITING steps, 4,444 of them
@@ -29,7 +31,8 @@ import { startLoopbackServer } from "../test/support/loopback-server.js";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { ratio, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
+import { ratio, runsFor, summarize, type BenchRow, type BenchSuite } from "./harness.js";
+import { loadNote, pairedRatio } from "./paired-ratio.js";
 import { buildCaptureSnapshot } from "./capture-snapshot.js";
 
 const STEP_COUNT = 10_000;
@@ -47,7 +50,7 @@ const collectGarbage = runInNewContext("gc") as () => void;
  * Measures every case in the same rounds (one run of each per round), so load
  * from other processes falls on all of them alike.
  */
-async function measureInterleaved(cases: ReadonlyArray<() => unknown>, rounds: number, warmup = 2): Promise<Sample[]> {
+async function measureInterleaved(cases: ReadonlyArray<() => unknown>, rounds: number, warmup = runsFor(2)): Promise<number[][]> {
   const times = cases.map((): number[] => []);
   for (let round = -warmup; round < rounds; round++) {
     // Rotating the order spreads the garbage-collection debt each case leaves behind.
@@ -61,11 +64,7 @@ async function measureInterleaved(cases: ReadonlyArray<() => unknown>, rounds: n
       if (round >= 0) times[slot]?.push(performance.now() - start);
     }
   }
-  return times.map((list) => {
-    list.sort((x, y) => x - y);
-    const at = (q: number) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? Number.NaN;
-    return { medianMs: at(0.5), p90Ms: at(0.9), runs: rounds };
-  });
+  return times;
 }
 
 const suite: BenchSuite = {
@@ -116,20 +115,24 @@ const suite: BenchSuite = {
           ],
         ),
       ];
-      const samples = await measureInterleaved(
+      const loadBefore = loadNote();
+      const times = await measureInterleaved(
         cases.map(([, fn]) => fn),
-        14,
+        runsFor(14),
       );
+      const load = `${loadBefore}, after ${loadNote()}`;
       const [baselineCase] = cases;
-      const [baselineSample] = samples;
-      if (baselineCase === undefined || baselineSample === undefined) throw new Error("no baseline measured");
-      const baseline = { name: baselineCase[0], sample: baselineSample };
+      const [baselineTimes] = times;
+      if (baselineCase === undefined || baselineTimes === undefined) throw new Error("no baseline measured");
+      const baseline = { name: baselineCase[0], sample: summarize(baselineTimes) };
       return cases.slice(1).map(([name], i): BenchRow => {
-        const row: BenchRow = { name, sample: samples[i + 1] ?? baselineSample, baseline };
-        // The goal rows: the RPC half alone, and the whole ingestion path.
+        const caseTimes = times[i + 1] ?? baselineTimes;
+        const row: BenchRow = { name, sample: summarize(caseTimes), baseline, pairedRatio: pairedRatio(caseTimes, baselineTimes) };
+        // The goal rows: the RPC half alone (1.5x), and the whole ingestion path (1.3x, issue 36).
         if (i > 1) return row;
-        const goal = { ...row, goal: "<= 1.5x JSON.parse" };
-        return { ...goal, met: (ratio(goal) ?? Infinity) <= 1.5 };
+        const limit = i === 0 ? 1.5 : 1.3;
+        const goal = { ...row, name: i === 1 ? `${name}, capture-built (${load})` : name, goal: `<= ${limit}x JSON.parse (median pair)` };
+        return { ...goal, met: (ratio(goal) ?? Infinity) <= limit };
       });
     } finally {
       for (const { client, server } of endpoints) {

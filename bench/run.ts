@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every `bench/*.bench.ts` suite (or those named on the
- * command line) and prints one markdown table per suite.
+ * command line) and prints one markdown table per suite; `--quick` runs
+ * every row with as few runs as it can (bench/harness.ts isQuick).
  */
 import { readdirSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -8,7 +9,10 @@ import { dirname, join } from "node:path";
 import { formatTable, type BenchSuite } from "./harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const wanted = process.argv.slice(2);
+// `--quick`: every row with as few runs as it can (harness.ts isQuick), for CI; the rest name suites.
+const quick = process.argv.includes("--quick");
+if (quick) process.env["AGY_BRIDGE_BENCH_QUICK"] = "1";
+const wanted = process.argv.slice(2).filter((a) => a !== "--quick");
 const files = readdirSync(here)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
@@ -21,4 +25,4 @@ for (const file of files) {
   process.stdout.write(`${formatTable(mod.default.title, rows)}\n`);
   missed += rows.filter((r) => r.met === false).length;
 }
-process.stdout.write(`node ${process.version}, ${files.length} suite(s); ${missed} goal(s) missed\n`);
+process.stdout.write(`node ${process.version}, ${files.length} suite(s)${quick ? " (--quick)" : ""}; ${missed} goal(s) missed\n`);

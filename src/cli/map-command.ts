@@ -6,10 +6,10 @@
  * What is inside a step is the tracker's to judge: it checks each step as it
  * maps it and reports a bad one as a `diagnostic` event, so one bad step
  * never costs the others. The events are written in batches as they are
- * mapped, waiting for stdout to drain, never joined into one string.
+ * mapped, encoded into buffers of whole lines, waiting for stdout to drain.
  */
 import { readFileSync, statSync } from "node:fs";
-import { isCaptureDir, readCaptureDir } from "../capture/capture-reader.js";
+import type { readCaptureDir } from "../capture/capture-reader.js";
 import { asciiJsonText } from "../util/json-text.js";
 import type { MapperEvent } from "../mapper/events.js";
 import type { TrajectoryTracker } from "../mapper/tracker-api.js";
@@ -47,8 +47,8 @@ stderr and nothing is written to stdout); 2 on a usage error.
 
 /** Steps mapped per batch: bounds the events held before they are written. */
 const BATCH_STEPS = 256;
-/** Output is written in strings of about this many characters. */
-const WRITE_CHARS = 1 << 16;
+/** Output is written in buffers of this many bytes, each ending at a line's end. */
+const WRITE_BYTES = 1 << 16;
 
 type Input =
   | { kind: "steps"; steps: unknown[] }
@@ -89,7 +89,7 @@ export const mapCommand = defineCommand({
  */
 async function readInput(io: CliIo, file: string | undefined): Promise<Input | undefined> {
   const fromStdin = file === undefined || file === "-";
-  if (!fromStdin && isDirectory(file)) return readCapture(io, file);
+  if (!fromStdin && isDirectory(file)) return await readCapture(io, file);
   let bytes: Buffer;
   try {
     // Synchronous on purpose: nothing else runs meanwhile.
@@ -125,8 +125,12 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** A capture directory, as one timeline of snapshots and frames; the reason on stderr when it is none. */
-function readCapture(io: CliIo, dir: string): Input | undefined {
+/**
+ * A capture directory, as one timeline of snapshots and frames; the reason on
+ * stderr when it is none. The capture reader loads only for a directory.
+ */
+async function readCapture(io: CliIo, dir: string): Promise<Input | undefined> {
+  const { isCaptureDir, readCaptureDir } = await import("../capture/capture-reader.js");
   if (!isCaptureDir(dir)) {
     io.stderr.write(`agy-bridge map: ${dir} is a directory but not a capture (no meta.json, steps/ or stream/); see docs/capture.md\n`);
     return undefined;
@@ -257,9 +261,12 @@ function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<Mapp
 }
 
 /**
- * Writes one JSON line per event, in strings of about {@link WRITE_CHARS},
- * waiting whenever `out` asks to. Resolves with the error when `out` failed
- * (the rest is then not written), else undefined.
+ * Writes one JSON line per event, encoded straight into buffers of
+ * {@link WRITE_BYTES} (each line is UTF-8-encoded once, where joining the
+ * lines into one string first would copy and re-encode them), waiting whenever
+ * `out` asks to. A buffer always ends at a line's end, so no character is
+ * split between writes. Resolves with the error when `out` failed (the rest is
+ * then not written), else undefined.
  */
 async function writeEvents(out: NodeJS.WritableStream, batches: Iterable<MapperEvent[]>): Promise<Error | undefined> {
   let failure: Error | undefined;
@@ -268,19 +275,34 @@ async function writeEvents(out: NodeJS.WritableStream, batches: Iterable<MapperE
   };
   out.on("error", fail);
   try {
-    let pending = "";
+    // A fresh buffer after each write: the stream may still hold the last one.
+    let buffer = Buffer.allocUnsafe(WRITE_BYTES);
+    let used = 0;
     for (const events of batches) {
       for (const event of events) {
-        pending += `${JSON.stringify(event)}\n`;
-        if (pending.length >= WRITE_CHARS) {
-          if (!out.write(pending)) await drained(out);
-          pending = "";
+        const line = JSON.stringify(event);
+        // At most 3 UTF-8 bytes per UTF-16 unit, and the newline.
+        if (used + line.length * 3 + 1 > WRITE_BYTES) {
+          if (used > 0) {
+            const full = buffer.subarray(0, used);
+            buffer = Buffer.allocUnsafe(WRITE_BYTES);
+            used = 0;
+            if (!out.write(full)) await drained(out);
+            if (failure !== undefined) break;
+          }
+          if (line.length * 3 + 1 > WRITE_BYTES) {
+            // A line longer than a buffer goes out on its own.
+            if (!out.write(`${line}\n`)) await drained(out);
+            if (failure !== undefined) break;
+            continue;
+          }
         }
-        if (failure !== undefined) break;
+        used += buffer.write(line, used);
+        buffer[used++] = 0x0a;
       }
       if (failure !== undefined) break;
     }
-    if (failure === undefined && pending !== "" && !out.write(pending)) await drained(out);
+    if (failure === undefined && used > 0 && !out.write(buffer.subarray(0, used))) await drained(out);
   } catch (error) {
     fail(error as Error);
   }
