@@ -125,12 +125,41 @@ export function createFreedesktopNotifier(options: FreedesktopNotifierOptions): 
     return deadline(on.call(message) as Promise<Message>, `${iface}.${member} on the session bus`);
   }
 
+  // Signals for an id whose Notify reply is still on its way to us: the library emits a signal
+  // that arrived in the same read as the reply before the reply's awaiter runs. Kept briefly
+  // (bounded) and replayed once the id is ours; ids never ours are dropped with the oldest.
+  const early: Message[] = [];
+  const EARLY_MAX = 64;
+
   function onMessage(message: Message): void {
     if (message.type !== dbus!.MessageType.SIGNAL || message.interface !== NAME || message.path !== PATH) return;
     const shown = byId.get(Number(message.body[0]));
-    if (shown === undefined || message.sender !== shown.sender) return;
+    if (shown === undefined) {
+      if (message.member === "ActionInvoked" || message.member === "NotificationClosed") {
+        early.push(message);
+        if (early.length > EARLY_MAX) early.shift();
+      }
+      return;
+    }
+    signalFor(shown, message);
+  }
+
+  function signalFor(shown: Shown, message: Message): void {
+    if (message.sender !== shown.sender) return;
     if (message.member === "NotificationClosed") byId.delete(shown.id);
     else if (message.member === "ActionInvoked") act(shown, String(message.body[1]));
+  }
+
+  function replayEarly(shown: Shown): void {
+    for (let i = 0; i < early.length; ) {
+      const message = early[i]!;
+      if (Number(message.body[0]) !== shown.id) {
+        i += 1;
+        continue;
+      }
+      early.splice(i, 1);
+      if (byId.get(shown.id) === shown) signalFor(shown, message);
+    }
   }
 
   function act(shown: Shown, key: string): void {
@@ -228,6 +257,7 @@ export function createFreedesktopNotifier(options: FreedesktopNotifierOptions): 
     const reply = await call(on, "Notify", "susssasa{sv}i", ["agy-bridge", replaces, "", summary, body, actions ? ["approve", "Approve", "deny", "Deny"] : [], hints, 0]);
     const shown: Shown = { id: Number(reply.body[0]), sender: reply.sender, entry };
     byId.set(shown.id, shown);
+    replayEarly(shown);
     // Answered while it was being shown: withdraw it at once.
     if (entry.done || closed) await withdraw(shown);
     return shown;

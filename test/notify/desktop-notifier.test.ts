@@ -33,7 +33,7 @@ interface Answered {
   decidedBy: string;
 }
 
-async function world(options: { capabilities?: string[] } = {}) {
+async function world(options: { capabilities?: string[]; pressOnNotify?: string } = {}) {
   const bus: PrivateBus = await startPrivateBus();
   cleanup.push(() => bus.close());
   const server: NotificationsStandIn = await startNotificationsStandIn(bus.address, options);
@@ -86,6 +86,15 @@ describe("desktop alerts over D-Bus", { timeout: 60_000 }, () => {
     w.server.invoke(shown.id, "approve");
     w.server.invoke(shown.id, "approve");
     w.server.invoke(shown.id, "deny");
+    await drained(w);
+    expect(w.answers).toEqual([{ conversationId: CONVERSATION, interactionId: "int_1", action: { action: "approve" }, decidedBy: "desktop" }]);
+  });
+
+  it("answers a press that reaches it together with the Notify reply, before the alert's id is known", async () => {
+    const w = await world({ pressOnNotify: "approve" });
+    w.notifier.pending(pendingNotice(command("pwd")));
+    await w.server.untilNotified(() => true, "the alert");
+    await until(() => w.answers.length >= 1 || undefined, "the press sent with the reply", { seen: () => JSON.stringify(w.problems) });
     await drained(w);
     expect(w.answers).toEqual([{ conversationId: CONVERSATION, interactionId: "int_1", action: { action: "approve" }, decidedBy: "desktop" }]);
   });
