@@ -163,6 +163,8 @@ export async function prepareNotifications(
   const deviceStore = options.devicesFile === undefined ? undefined : (await import("../server/device-store.js")).createDeviceStore({ file: options.devicesFile });
   const pairedDevices = deviceStore === undefined ? undefined : async () => new Set((await deviceStore.list()).map((d) => d.id));
   const telegramBotToken = telegramToken === undefined ? undefined : await notify.readSecretFile(telegramToken, "Telegram bot token");
+  // grammY loads only for a configured bot (docs/cli.md "Start-up cost").
+  const telegram = telegramBotToken === undefined ? undefined : await import("../notify/telegram-notifier.js");
   const actions = notify.createActionTokens();
   const host = hostname();
   const say = (message: string) => io.stderr.write(`${terminalText(`agy-bridge serve: ${message}`)}\n`);
@@ -215,9 +217,9 @@ export async function prepareNotifications(
       );
       notifiers.push(notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }));
       if (values["notify-ntfy"] !== undefined) notifiers.push(notify.createNtfyNotifier({ topicUrl: values["notify-ntfy"], apiUrl: base, tokens: actions }));
-      if (telegramBotToken !== undefined && telegramChat !== undefined) {
+      if (telegram !== undefined && telegramBotToken !== undefined && telegramChat !== undefined) {
         notifiers.push(
-          notify.createTelegramNotifier({
+          telegram.createTelegramNotifier({
             token: telegramBotToken,
             chatId: telegramChat,
             answer,

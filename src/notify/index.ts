@@ -28,7 +28,8 @@ export {
 } from "./push-subscriptions.js";
 export { createRequestPool, PUSH_POOL, PUSH_POOL_SIZE, type RequestPool } from "./request-pool.js";
 export { createRetryQueue, type AttemptResult, type JobReport, type RetryPolicy, type RetryQueue } from "./retry-queue.js";
-export { createTelegramNotifier, NO_LONGER_OPEN, type TelegramNotifierOptions } from "./telegram-notifier.js";
+// The Telegram adapter (grammY) is imported from "./telegram-notifier.js" by who uses it, so
+// importing this index does not load grammY.
 export { createWebPushNotifier, generateVapidKeys, parseVapidKeys, type PushReport, type VapidKeys, type WebPushNotifierOptions } from "./web-push-notifier.js";
 export { createWebhookNotifier, type WebhookDelivery, type WebhookNotifierOptions, type WebhookReport } from "./webhook-notifier.js";
 export { signWebhook, verifyWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./webhook-signature.js";

@@ -12,7 +12,7 @@
  * blindness.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,7 +73,7 @@ function ourFile(module: string): string | undefined {
 }
 
 /** Runs `agy-bridge ARGV` from source in a child process with a private HOME, recording what it loads. */
-async function runCli(argv: readonly string[]): Promise<Run> {
+async function runCli(argv: readonly string[], options: { stopWhen?: (stdout: string) => boolean } = {}): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "agy-bridge-modules-"));
   const record = join(dir, "modules.txt");
   try {
@@ -85,7 +85,11 @@ async function runCli(argv: readonly string[]): Promise<Run> {
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      // A command that runs until stopped (serve): stopped as a person would, once it is up.
+      if (options.stopWhen?.(stdout) === true) child.kill("SIGINT");
+    });
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once("error", reject);
@@ -134,6 +138,25 @@ describe("what each CLI command loads", { timeout: 60_000 }, () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.ours.some((f) => f.startsWith("tmux/"))).toBe(true);
     expect(loadedOf(run, [...EXTRAS, ...RPC_STACK])).toEqual({ loaded: [] });
+  });
+
+  it("serve without a Telegram bot does not load grammY, and with one it does", async () => {
+    const stopWhenUp = { stopWhen: (out: string) => out.includes('"url"') };
+    const plain = await runCli(["serve", "--listen", "127.0.0.1:0", "--json"], stopWhenUp);
+    expect(plain.stdout, plain.stderr).toContain('"url"');
+    expect(plain.ours.some((f) => f.startsWith("notify/"))).toBe(true);
+    expect(loadedOf(plain, ["grammy"])).toEqual({ loaded: [] });
+    // Positive control: a configured bot loads it (its API root is a closed port; serve keeps running).
+    const dir = mkdtempSync(join(tmpdir(), "agy-bridge-tg-"));
+    try {
+      const tokenFile = join(dir, "bot-token");
+      writeFileSync(tokenFile, "123456:TEST-TOKEN\n", { mode: 0o600 });
+      const bot = await runCli(["serve", "--listen", "127.0.0.1:0", "--json", "--telegram-bot-token-file", tokenFile, "--telegram-chat", "42", "--telegram-api-root", "http://127.0.0.1:1"], stopWhenUp);
+      expect(bot.stdout, bot.stderr).toContain('"url"');
+      expect(bot.packages.has("grammy"), bot.stderr).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("map maps steps without the RPC stack, the policy layer or any front door", async () => {

@@ -4,7 +4,8 @@
  * and edits its message when the interaction is resolved anywhere.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramNotifier, NO_LONGER_OPEN, type AnswerInteraction, type InteractionAction, type Notifier } from "../../src/notify/index.js";
+import type { AnswerInteraction, InteractionAction, Notifier } from "../../src/notify/index.js";
+import { createTelegramNotifier, NO_LONGER_OPEN } from "../../src/notify/telegram-notifier.js";
 import { permissionNotice, questionNotice, resolvedOf } from "./support/notices.js";
 import { startTelegramStandIn, type TelegramStandIn } from "./support/telegram-stand-in.js";
 
