@@ -39,10 +39,17 @@ export function paneLabel(pane: PaneRef): string {
 }
 
 /** The pid running in `pane`, or why tmux could not say. */
+/**
+ * `pane.target` as tmux needs it for a pane command: an exact session name
+ * (`=name`) only resolves with the window part spelled (`=name:`); tmux 3.3
+ * finds nothing for the bare form.
+ */
+export function tmuxPaneTarget(pane: PaneRef): string {
+  return pane.target.startsWith("=") && !pane.target.includes(":") ? `${pane.target}:` : pane.target;
+}
+
 export async function panePid(run: RunCommand, pane: PaneRef, timeoutMs: number): Promise<{ pid: number } | { failure: string }> {
-  // An exact session name (`=name`) only resolves as a pane target with the
-  // window part spelled (`=name:`); tmux 3.3 prints nothing for the bare form.
-  const target = pane.target.startsWith("=") && !pane.target.includes(":") ? `${pane.target}:` : pane.target;
+  const target = tmuxPaneTarget(pane);
   const result = await run("tmux", [...socketArgs(pane), "display-message", "-p", "-t", target, "#{pane_pid}"], { timeoutMs });
   if (result.code === null) return { failure: `tmux could not run (${result.failure ?? "unknown"})` };
   if (result.code !== 0) return { failure: `tmux found no pane ${paneLabel(pane)} (${result.stderr.trim() || `exit ${result.code}`})` };

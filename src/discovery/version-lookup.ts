@@ -9,7 +9,7 @@ import { parseEnviron } from "./proc-text.js";
 import { createProcSource, type ProcSource } from "./proc-source.js";
 import { attributeListeners } from "./listener-scan.js";
 import { descendants, scanProcesses } from "./process-scan.js";
-import { socketArgs } from "./pane-lookup.js";
+import { socketArgs, tmuxPaneTarget } from "./pane-lookup.js";
 import { spawnCommand, type RunCommand } from "./run-command.js";
 import { UNKNOWN_VERSION, versionFromBanner, versionOfProcess, type AgyVersionInfo } from "./agy-version.js";
 import type { PaneRef } from "./types.js";
@@ -78,7 +78,7 @@ export async function lookUpAgyVersion(query: VersionQuery, options: VersionLook
 export async function paneBannerVersion(pane: PaneRef, options: VersionLookupOptions = {}): Promise<string | undefined> {
   const run = options.run ?? spawnCommand;
   const rows = options.scrollbackRows ?? 5000;
-  const result = await run("tmux", [...socketArgs(pane), "capture-pane", "-p", "-J", "-S", `-${rows}`, "-t", pane.target], {
+  const result = await run("tmux", [...socketArgs(pane), "capture-pane", "-p", "-J", "-S", `-${rows}`, "-t", tmuxPaneTarget(pane)], {
     timeoutMs: options.commandTimeoutMs ?? 5_000,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });

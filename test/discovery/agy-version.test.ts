@@ -180,6 +180,8 @@ describe("the banner in agy's pane", { timeout: 60_000 }, () => {
       await tmux.waitForScreen("agy", (s) => s.includes("reply row 79"), "the screen printed");
       const pane = { target: "=agy:", socketName: tmux.socketName };
       expect(await paneBannerVersion(pane)).toBe("1.2.9");
+      // The exact session name as people write it (`=agy`, as `--pane` takes it) names the same pane.
+      expect(await paneBannerVersion({ target: "=agy", socketName: tmux.socketName })).toBe("1.2.9");
       expect(await lookUpAgyVersion({ url: "http://127.0.0.1:1", pane })).toMatchObject({ agyVersion: "1.2.9", agyVersionSource: "screen" });
     } finally {
       await tmux.kill();
