@@ -45,7 +45,9 @@ function streamBody(copies: number, small: number): Uint8Array {
     }
     frames.push(encodeJsonEnvelope(FLAG_DATA, { update: { conversationId: "c-1", mainTrajectoryUpdate: { stepsUpdate: { steps } } } }));
     for (let i = 0; i < small; i++) {
-      frames.push(encodeJsonEnvelope(FLAG_DATA, { update: { conversationId: "c-1", mainTrajectoryUpdate: { stepsUpdate: { steps: [captures[i % captures.length]] } } } }));
+      frames.push(
+        encodeJsonEnvelope(FLAG_DATA, { update: { conversationId: "c-1", mainTrajectoryUpdate: { stepsUpdate: { steps: [captures[i % captures.length]] } } } }),
+      );
     }
   }
   frames.push(encodeJsonEnvelope(FLAG_END_STREAM, {}));
@@ -128,11 +130,7 @@ const suite: BenchSuite = {
       // No goal: at 16 bytes the decoding itself (the whole 64 KiB case) is as large as the floor.
       { name: "decodeStreamBody, 16-byte chunks", sample: need(decoded["16-byte"]), baseline: floorRow("16-byte", floor16) },
       withGoal({ ...oneByte, baseline: floorRow("1-byte", floor) }, "<= 1.5x the floor", 1.5),
-      withGoal(
-        { name: `decodeStreamBody, 1-byte chunks of ${kib(double.length)}`, sample: doubleSample, baseline: oneByte },
-        "<= 2.5x (linear in bytes)",
-        2.5,
-      ),
+      withGoal({ name: `decodeStreamBody, 1-byte chunks of ${kib(double.length)}`, sample: doubleSample, baseline: oneByte }, "<= 2.5x (linear in bytes)", 2.5),
       // What any reader of an AsyncIterable pays for 1-byte chunks before decoding a byte, against 64 KiB decoding for scale.
       { ...floorRow("1-byte", floor), baseline: base },
       { name: "decodeStreamBody, 1-byte chunks, against 64 KiB chunks (for scale)", sample: need(decoded["1-byte"]), baseline: base },

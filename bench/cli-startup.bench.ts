@@ -109,7 +109,9 @@ async function pairedRow(cli: string, env: NodeJS.ProcessEnv, c: Case): Promise<
 
 function expectExit(ran: Ran, code: number, what: string, pattern?: RegExp): void {
   if (ran.code !== code || (pattern !== undefined && !pattern.test(ran.stdout + ran.stderr))) {
-    throw new Error(`bench: ${what}: expected exit ${code}${pattern === undefined ? "" : ` and ${pattern}`}, got exit ${ran.code}: ${(ran.stdout + ran.stderr).slice(0, 400)}`);
+    throw new Error(
+      `bench: ${what}: expected exit ${code}${pattern === undefined ? "" : ` and ${pattern}`}, got exit ${ran.code}: ${(ran.stdout + ran.stderr).slice(0, 400)}`,
+    );
   }
 }
 
@@ -134,14 +136,50 @@ async function answerRows(cli: string, env: NodeJS.ProcessEnv, sim: SimServer): 
     await idle();
   };
   const cases: Case[] = [
-    { name: "approve --url, nothing pending", args: ["approve", ...conn], goal: 2, before: idle, check: (r) => expectExit(r, 1, "approve with nothing pending", /none_pending/) },
-    { name: "deny --url, nothing pending", args: ["deny", ...conn], goal: 2, before: idle, check: (r) => expectExit(r, 1, "deny with nothing pending", /none_pending/) },
-    { name: "answer --url --option 1, nothing pending", args: ["answer", ...conn, "--option", "1"], goal: 2, before: idle, check: (r) => expectExit(r, 1, "answer with nothing pending", /none_pending/) },
+    {
+      name: "approve --url, nothing pending",
+      args: ["approve", ...conn],
+      goal: 2,
+      before: idle,
+      check: (r) => expectExit(r, 1, "approve with nothing pending", /none_pending/),
+    },
+    {
+      name: "deny --url, nothing pending",
+      args: ["deny", ...conn],
+      goal: 2,
+      before: idle,
+      check: (r) => expectExit(r, 1, "deny with nothing pending", /none_pending/),
+    },
+    {
+      name: "answer --url --option 1, nothing pending",
+      args: ["answer", ...conn, "--option", "1"],
+      goal: 2,
+      before: idle,
+      check: (r) => expectExit(r, 1, "answer with nothing pending", /none_pending/),
+    },
     { name: "interrupt --url, idle", args: ["interrupt", ...conn], goal: 2, before: idle, check: (r) => expectExit(r, 0, "interrupt when idle", /"idle"/) },
-    { name: "approve --url, one pending permission", args: ["approve", ...conn], goal: 2, before: permission, check: delivered("approve of a pending permission") },
+    {
+      name: "approve --url, one pending permission",
+      args: ["approve", ...conn],
+      goal: 2,
+      before: permission,
+      check: delivered("approve of a pending permission"),
+    },
     { name: "deny --url, one pending permission", args: ["deny", ...conn], goal: 2, before: permission, check: delivered("deny of a pending permission") },
-    { name: "answer --url --option 1, one pending question", args: ["answer", ...conn, "--option", "1"], goal: 2, before: question, check: delivered("answer of a pending question") },
-    { name: "interrupt --url, one pending permission", args: ["interrupt", ...conn], goal: 2, before: permission, check: delivered("interrupt of a pending permission") },
+    {
+      name: "answer --url --option 1, one pending question",
+      args: ["answer", ...conn, "--option", "1"],
+      goal: 2,
+      before: question,
+      check: delivered("answer of a pending question"),
+    },
+    {
+      name: "interrupt --url, one pending permission",
+      args: ["interrupt", ...conn],
+      goal: 2,
+      before: permission,
+      check: delivered("interrupt of a pending permission"),
+    },
   ];
   const rows: BenchRow[] = [];
   for (const c of cases) rows.push(await pairedRow(cli, env, c));
@@ -150,7 +188,9 @@ async function answerRows(cli: string, env: NodeJS.ProcessEnv, sim: SimServer): 
 
 function screenFixture(): string {
   const dir = join(ROOT, "fixtures", "screens");
-  const names = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort();
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith(".txt"))
+    .sort();
   const name = names.find((f) => f.startsWith("dialog-command-1.1")) ?? names[0];
   if (name === undefined) throw new Error(`bench: no saved screen (*.txt) in ${dir}`);
   return join(dir, name);
@@ -159,11 +199,15 @@ function screenFixture(): string {
 /** A simulator process that discovery finds as agy; resolves once it has said where it listens. */
 async function startAgySim(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "bin.ts"), "sim", "--as-agy", "--headless", "--csrf-token", TOKEN], {
-    cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const info = JSON.parse(await firstLine(child.stdout!, "the simulator (sim --as-agy --headless)", 60_000, () => stderr.slice(0, 500))) as { plainUrl: string };
+  const info = JSON.parse(await firstLine(child.stdout!, "the simulator (sim --as-agy --headless)", 60_000, () => stderr.slice(0, 500))) as {
+    plainUrl: string;
+  };
   return { child, port: Number(new URL(info.plainUrl).port) };
 }
 
@@ -180,7 +224,12 @@ const suite: BenchSuite = {
     const cli = ensureBuiltCli();
     const dir = mkdtempSync(join(tmpdir(), "agy-bridge-cli-bench-"));
     // A private state and config directory: the answers' audit records land here.
-    const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "config"), AGY_BRIDGE_CACHE_DIR: join(dir, "cache") };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      XDG_STATE_HOME: join(dir, "state"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      AGY_BRIDGE_CACHE_DIR: join(dir, "cache"),
+    };
     const rows: BenchRow[] = [];
     try {
       const sim = await startSimServer({ speed: 0.05, csrfToken: TOKEN });
@@ -191,12 +240,14 @@ const suite: BenchSuite = {
       }
 
       const screen = screenFixture();
-      rows.push(await pairedRow(cli, env, {
-        name: "screen --file SAVED --json",
-        args: ["screen", "--file", screen, "--json"],
-        goal: 1.2,
-        check: (r) => expectExit(r, 0, "screen --file", /"state"/),
-      }));
+      rows.push(
+        await pairedRow(cli, env, {
+          name: "screen --file SAVED --json",
+          args: ["screen", "--file", screen, "--json"],
+          goal: 1.2,
+          check: (r) => expectExit(r, 0, "screen --file", /"state"/),
+        }),
+      );
 
       const agy = await startAgySim(env);
       try {

@@ -54,7 +54,16 @@ function pushingSession(conversationId: string): FleetSession & { push(event: Ma
 }
 
 function message(conversationId: string, n: number): MapperEvent {
-  return { type: "message", conversationId, trajectoryId: "t", stepIndex: n, messageId: `m-${conversationId}-${n}`, role: "assistant", text: `reply ${n}: ${"lorem ipsum ".repeat(20)}`, failed: false };
+  return {
+    type: "message",
+    conversationId,
+    trajectoryId: "t",
+    stepIndex: n,
+    messageId: `m-${conversationId}-${n}`,
+    role: "assistant",
+    text: `reply ${n}: ${"lorem ipsum ".repeat(20)}`,
+    failed: false,
+  };
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -65,7 +74,13 @@ async function latencyRow(): Promise<BenchRow> {
   const redis = await startRedis();
   try {
     const sessions = new Map(Array.from({ length: SESSIONS }, (_, i) => [`conv-${i}`, pushingSession(`conv-${i}`)]));
-    const relay = createRelay({ redis: redis.client(), host: HOST, instanceId: "bench-1", list: async () => [...sessions.keys()], attach: async (id) => sessions.get(id)! });
+    const relay = createRelay({
+      redis: redis.client(),
+      host: HOST,
+      instanceId: "bench-1",
+      list: async () => [...sessions.keys()],
+      attach: async (id) => sessions.get(id)!,
+    });
     await relay.start();
     const consumer = redis.client();
     const streams = [...sessions.keys()].map((id) => eventsStream(HOST, id));
@@ -79,7 +94,9 @@ async function latencyRow(): Promise<BenchRow> {
       }
       let seen = 0;
       while (seen < SESSIONS) {
-        const reply = (await consumer.xread("COUNT", 1000, "BLOCK", 5000, "STREAMS", ...streams, ...streams.map((s) => last.get(s)!))) as [string, [string, string[]][]][] | null;
+        const reply = (await consumer.xread("COUNT", 1000, "BLOCK", 5000, "STREAMS", ...streams, ...streams.map((s) => last.get(s)!))) as
+          | [string, [string, string[]][]][]
+          | null;
         if (reply === null) throw new Error(`round ${round}: only ${seen} of ${SESSIONS} events arrived within 5 s`);
         const now = performance.now();
         for (const [stream, entries] of reply) {

@@ -60,7 +60,16 @@ export async function measurePair(a: () => unknown, b: () => unknown, options: M
   const tb: number[] = [];
   for (let r = 0; r < warmup + runs; r++) {
     // Alternate which goes first, so neither always follows the other's garbage.
-    const order: [() => unknown, number[]][] = r % 2 === 0 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]];
+    const order: [() => unknown, number[]][] =
+      r % 2 === 0
+        ? [
+            [a, ta],
+            [b, tb],
+          ]
+        : [
+            [b, tb],
+            [a, ta],
+          ];
     for (const [fn, times] of order) {
       const start = performance.now();
       await fn();
@@ -129,12 +138,5 @@ export function formatTable(title: string, rows: readonly BenchRow[]): string {
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  return [
-    `## ${title}`,
-    "",
-    line(header),
-    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
-    ...body.map(line),
-    "",
-  ].join("\n");
+  return [`## ${title}`, "", line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line), ""].join("\n");
 }

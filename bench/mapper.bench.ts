@@ -33,30 +33,64 @@ function step(i: number): Record<string, unknown> {
   switch (i % 4) {
     case 0:
       return {
-        type: "CORTEX_STEP_TYPE_USER_INPUT", status: "CORTEX_STEP_STATUS_DONE",
+        type: "CORTEX_STEP_TYPE_USER_INPUT",
+        status: "CORTEX_STEP_STATUS_DONE",
         metadata: { ...meta, sourceTrajectoryStepInfo: { trajectoryId: TID, cascadeId: CID }, internalMetadata: transitions("DONE") },
-        userInput: { items: [{ text: `Request ${i}: list the files.` }], userResponse: `Request ${i}: list the files.`, userConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } } },
+        userInput: {
+          items: [{ text: `Request ${i}: list the files.` }],
+          userResponse: `Request ${i}: list the files.`,
+          userConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } },
+        },
       };
     case 1:
       return {
-        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_DONE",
-        metadata: { ...meta, modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1200", outputTokens: "300", cacheReadTokens: "9000" }, internalMetadata: transitions("GENERATING", "DONE") },
-        plannerResponse: { messageId: `bot-${i}`, thinkingSignature: SIGNATURE, toolCalls: [{ id: "abcd1234", name: "run_command", argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev"}', thinkingSignature: SIGNATURE }] },
+        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+        status: "CORTEX_STEP_STATUS_DONE",
+        metadata: {
+          ...meta,
+          modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1200", outputTokens: "300", cacheReadTokens: "9000" },
+          internalMetadata: transitions("GENERATING", "DONE"),
+        },
+        plannerResponse: {
+          messageId: `bot-${i}`,
+          thinkingSignature: SIGNATURE,
+          toolCalls: [{ id: "abcd1234", name: "run_command", argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev"}', thinkingSignature: SIGNATURE }],
+        },
       };
     case 2:
       return {
-        type: "CORTEX_STEP_TYPE_RUN_COMMAND", status: "CORTEX_STEP_STATUS_DONE",
+        type: "CORTEX_STEP_TYPE_RUN_COMMAND",
+        status: "CORTEX_STEP_STATUS_DONE",
         metadata: {
-          ...meta, toolCall: { id: "abcd1234", name: "run_command", argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev","toolAction":"Listing","toolSummary":"ls"}', thinkingSignature: SIGNATURE },
-          argumentsOrder: ["CommandLine", "Cwd", "toolAction", "toolSummary"], toolAction: "Listing", toolSummary: "ls", internalMetadata: transitions("PENDING", "RUNNING", "DONE"),
+          ...meta,
+          toolCall: {
+            id: "abcd1234",
+            name: "run_command",
+            argumentsJson: '{"CommandLine":"ls -la","Cwd":"/home/dev","toolAction":"Listing","toolSummary":"ls"}',
+            thinkingSignature: SIGNATURE,
+          },
+          argumentsOrder: ["CommandLine", "Cwd", "toolAction", "toolSummary"],
+          toolAction: "Listing",
+          toolSummary: "ls",
+          internalMetadata: transitions("PENDING", "RUNNING", "DONE"),
         },
         runCommand: { commandLine: "ls -la", cwd: "/home/dev", exitCode: 0, combinedOutput: { full: "total 8\r\ndrwxr-xr-x 2 dev dev 4096 .\r\n".repeat(4) } },
       };
     default:
       return {
-        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_DONE",
-        metadata: { ...meta, modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1500", outputTokens: "120" }, internalMetadata: transitions("GENERATING", "DONE") },
-        plannerResponse: { response: `Here are the files of turn ${i}.`, modifiedResponse: `Here are the files of turn ${i}.`, messageId: `bot-${i}`, thinkingSignature: SIGNATURE },
+        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+        status: "CORTEX_STEP_STATUS_DONE",
+        metadata: {
+          ...meta,
+          modelUsage: { model: "MODEL_PLACEHOLDER_M20", inputTokens: "1500", outputTokens: "120" },
+          internalMetadata: transitions("GENERATING", "DONE"),
+        },
+        plannerResponse: {
+          response: `Here are the files of turn ${i}.`,
+          modifiedResponse: `Here are the files of turn ${i}.`,
+          messageId: `bot-${i}`,
+          thinkingSignature: SIGNATURE,
+        },
       };
   }
 }
@@ -70,7 +104,8 @@ const STREAM_INDEX = 10_001;
 /** The bytes of stream frame n: the whole step re-sent with a longer text, as agy does. */
 function frameText(n: number): string {
   const step = {
-    type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_GENERATING",
+    type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+    status: "CORTEX_STEP_STATUS_GENERATING",
     metadata: { sourceTrajectoryStepInfo: info(STREAM_INDEX) },
     plannerResponse: { modifiedResponse: "@TEXT@" },
   };
@@ -96,7 +131,10 @@ function alternating(a: () => unknown, b: () => unknown, runs = runsFor(15), war
   const ta: number[] = [];
   const tb: number[] = [];
   for (let r = 0; r < runs + warmup; r++) {
-    for (const [fn, times] of [[a, ta], [b, tb]] as const) {
+    for (const [fn, times] of [
+      [a, ta],
+      [b, tb],
+    ] as const) {
       collect();
       const start = performance.now();
       fn();
@@ -150,8 +188,10 @@ const suite: BenchSuite = {
       },
     );
     const snapshotLoad = `${loadBefore}, after ${loadNote()}`;
-    const mapOnly = timed(runsFor(15), () => (JSON.parse(bytes.toString("utf8")) as { steps: unknown[] }).steps, (parsed) =>
-      createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: parsed }),
+    const mapOnly = timed(
+      runsFor(15),
+      () => (JSON.parse(bytes.toString("utf8")) as { steps: unknown[] }).steps,
+      (parsed) => createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: parsed }),
     );
     const parseRow: BenchRow = { name: `JSON.parse of the 10,000-step snapshot (${(bytes.length / 1e6).toFixed(1)} MB)`, sample: parse };
     const snapshotPairs = pairedRatio(ingestTimes, parseTimes);
@@ -167,20 +207,30 @@ const suite: BenchSuite = {
       parseRow,
       {
         name: `bytes → events: JSON.parse + tracker.applySnapshot, 10,000 synthetic steps (${snapshotLoad})`,
-        sample: ingest, baseline: { name: "JSON.parse", sample: parse }, pairedRatio: snapshotPairs,
-        goal: "<= 1.3x (median pair)", met: snapshotPairs.median <= 1.3,
+        sample: ingest,
+        baseline: { name: "JSON.parse", sample: parse },
+        pairedRatio: snapshotPairs,
+        goal: "<= 1.3x (median pair)",
+        met: snapshotPairs.median <= 1.3,
       },
       {
         name: "tracker.applySnapshot alone on the parsed 10,000 steps (information)",
-        sample: mapOnly, baseline: { name: "JSON.parse", sample: parse },
+        sample: mapOnly,
+        baseline: { name: "JSON.parse", sample: parse },
       },
       {
         name: `stream bytes → events, frames 901-1000 of a ${Math.round(BASE / 1000)}-${Math.round((BASE + FRAMES * GROWTH) / 1000)} KB GENERATING message`,
-        sample: late, baseline: { name: "frames 1-100", sample: early }, goal: "≈ 1 (<= 1.3x)", met: lateRatio <= 1.3,
+        sample: late,
+        baseline: { name: "frames 1-100", sample: early },
+        goal: "≈ 1 (<= 1.3x)",
+        met: lateRatio <= 1.3,
       },
       {
         name: "stream bytes → events, frames 101-200 behind a 10,000-step history",
-        sample: behindHistory, baseline: { name: "frames 101-200, no history", sample: emptyTracker }, goal: "≈ 1 (<= 1.3x)", met: historyRatio <= 1.3,
+        sample: behindHistory,
+        baseline: { name: "frames 101-200, no history", sample: emptyTracker },
+        goal: "≈ 1 (<= 1.3x)",
+        met: historyRatio <= 1.3,
       },
     ];
   },

@@ -108,12 +108,10 @@ const suite: BenchSuite = {
             return validateBody(toJson(StructSchema, struct), TrajectoryStepsResponseSchema, "GetCascadeTrajectorySteps");
           },
         ],
-        ...endpoints.map(
-          ({ client, label }): [string, () => unknown] => [
-            `full round trip over loopback (${label})`,
-            () => client.getCascadeTrajectorySteps({ conversationId: "c-1" }),
-          ],
-        ),
+        ...endpoints.map(({ client, label }): [string, () => unknown] => [
+          `full round trip over loopback (${label})`,
+          () => client.getCascadeTrajectorySteps({ conversationId: "c-1" }),
+        ]),
       ];
       const loadBefore = loadNote();
       const times = await measureInterleaved(

@@ -51,7 +51,10 @@ function percentile(values: readonly number[], q: number): number {
 
 /** Retained bytes as `heap-probe.ts` reports them, from a fresh child process. */
 async function probe(what: string, count: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "heap-probe.ts"), what, String(count)], { cwd: join(here, ".."), maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "heap-probe.ts"), what, String(count)], {
+    cwd: join(here, ".."),
+    maxBuffer: 1 << 20,
+  });
   const line = stdout.trim().split("\n").at(-1) ?? "";
   return (JSON.parse(line) as { retained: number }).retained;
 }
@@ -94,7 +97,9 @@ async function heapRows(): Promise<BenchRow[]> {
 async function toolStep(): Promise<WireStep> {
   const sim = await startSimServer({ speed: 0, populate: { conversations: 1, steps: 60 } });
   try {
-    const step = sim.engine.conversation(sim.populatedIds[0]!)!.steps.find((s) => s.type === "CORTEX_STEP_TYPE_LIST_DIRECTORY" || s.type === "CORTEX_STEP_TYPE_VIEW_FILE");
+    const step = sim.engine
+      .conversation(sim.populatedIds[0]!)!
+      .steps.find((s) => s.type === "CORTEX_STEP_TYPE_LIST_DIRECTORY" || s.type === "CORTEX_STEP_TYPE_VIEW_FILE");
     if (step === undefined) throw new Error("bench: the simulator's template has no tool step to copy");
     return structuredClone(step);
   } finally {
@@ -144,7 +149,8 @@ async function reconcileSample(steps: number, runs: number): Promise<Sample> {
       frontier.observePage(page.steps, pageAt);
       const events = tracker.applySnapshot({ steps: page.steps, stepOffset: pageAt });
       const elapsed = performance.now() - start;
-      if (page.steps.length !== 3 || events.length === 0) throw new Error(`bench: the reconcile read ${page.steps.length} steps and gave ${events.length} events, not the 3 changed steps`);
+      if (page.steps.length !== 3 || events.length === 0)
+        throw new Error(`bench: the reconcile read ${page.steps.length} steps and gave ${events.length} events, not the 3 changed steps`);
       if (r >= 3) times.push(elapsed);
     }
     return { medianMs: percentile(times, 0.5), p90Ms: percentile(times, 0.9), runs };

@@ -93,7 +93,9 @@ function rawStream(port: number, conversationId: string, firstNewStep: number, s
       for (const frame of decoder.push(chunk)) {
         // The stream's first frame replays the history: only frames after the turn was sent count.
         if (!from.armed || (frame.flags & FLAG_END_STREAM) !== 0) continue;
-        const update = JSON.parse(new TextDecoder().decode(frame.payload)) as { update?: { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown[]; indices?: number[] } } } };
+        const update = JSON.parse(new TextDecoder().decode(frame.payload)) as {
+          update?: { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown[]; indices?: number[] } } };
+        };
         const stepsUpdate = update.update?.mainTrajectoryUpdate?.stepsUpdate;
         (stepsUpdate?.steps ?? []).forEach((step, i) => {
           const s = step as { plannerResponse?: { modifiedResponse?: string }; metadata?: { sourceTrajectoryStepInfo?: { stepIndex?: number } } };
@@ -113,7 +115,12 @@ function rawStream(port: number, conversationId: string, firstNewStep: number, s
 }
 
 /** An SSE subscriber: when each cumulative text length of the conversation's message deltas arrived. */
-async function sseStream(url: string, conversationId: string, seen: Map<string, number>, from: { armed: boolean }): Promise<{ close(): void; readonly caughtUp: boolean }> {
+async function sseStream(
+  url: string,
+  conversationId: string,
+  seen: Map<string, number>,
+  from: { armed: boolean },
+): Promise<{ close(): void; readonly caughtUp: boolean }> {
   const controller = new AbortController();
   const response = await fetch(`${url}/v1/sessions/${conversationId}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
   const reader = response.body!.getReader();
@@ -176,29 +183,73 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
   };
   const children: ChildProcess[] = [];
   try {
-    const sim = spawn(process.execPath, ["--import", "tsx", BIN, "sim", "--as-agy", "--headless", "--speed", "0.3", "--csrf-token", CSRF, "--populate", `${options.conversations},${options.steps}`], {
-      env, cwd: ROOT, stdio: ["ignore", "pipe", "inherit"],
-    });
+    const sim = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        BIN,
+        "sim",
+        "--as-agy",
+        "--headless",
+        "--speed",
+        "0.3",
+        "--csrf-token",
+        CSRF,
+        "--populate",
+        `${options.conversations},${options.steps}`,
+      ],
+      {
+        env,
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     children.push(sim);
     const simInfo = JSON.parse(await firstLine(sim, "the simulator")) as { plainUrl: string };
     const client = createAgyRpcClient({ baseUrl: simInfo.plainUrl, csrfToken: CSRF });
-    const summaries = async () => ((await client.getAllCascadeTrajectories({})) as { trajectorySummaries?: Record<string, { stepCount?: number; status?: string }> }).trajectorySummaries ?? {};
-    const ours = Object.entries(await summaries()).filter(([, s]) => s.stepCount === options.steps).map(([id]) => id);
-    if (ours.length !== options.conversations) throw new Error(`bench: the simulator hosts ${ours.length} conversations of ${options.steps} steps, not ${options.conversations}`);
+    const summaries = async () =>
+      ((await client.getAllCascadeTrajectories({})) as { trajectorySummaries?: Record<string, { stepCount?: number; status?: string }> }).trajectorySummaries ??
+      {};
+    const ours = Object.entries(await summaries())
+      .filter(([, s]) => s.stepCount === options.steps)
+      .map(([id]) => id);
+    if (ours.length !== options.conversations)
+      throw new Error(`bench: the simulator hosts ${ours.length} conversations of ${options.steps} steps, not ${options.conversations}`);
 
     const serveCommand = options.builtBin === undefined ? ["--import", "tsx", BIN] : [options.builtBin];
-    const serve = spawn(process.execPath, [...serveCommand, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-fleet-${process.pid}`, ...(options.replayWindow === undefined ? [] : ["--replay-window", String(options.replayWindow)])], {
-      env, cwd: ROOT, stdio: ["ignore", "pipe", "inherit"],
-    });
+    const serve = spawn(
+      process.execPath,
+      [
+        ...serveCommand,
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--json",
+        "-L",
+        `agyb-fleet-${process.pid}`,
+        ...(options.replayWindow === undefined ? [] : ["--replay-window", String(options.replayWindow)]),
+      ],
+      {
+        env,
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     children.push(serve);
     const { url } = JSON.parse(await firstLine(serve, "serve")) as { url: string };
-    const api = async (path: string) => (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as Promise<{ sessions: { conversationId: string }[] }>;
+    const api = async (path: string) =>
+      (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as Promise<{ sessions: { conversationId: string }[] }>;
     const mine = new Set(ours);
-    const followed = await until(async () => {
-      const { sessions } = await api("/v1/sessions");
-      const n = sessions.filter((s) => mine.has(s.conversationId)).length;
-      return n >= Math.min(options.conversations, mine.size) ? n : undefined;
-    }, `serve to follow ${options.conversations} conversations`, 300_000);
+    const followed = await until(
+      async () => {
+        const { sessions } = await api("/v1/sessions");
+        const n = sessions.filter((s) => mine.has(s.conversationId)).length;
+        return n >= Math.min(options.conversations, mine.size) ? n : undefined;
+      },
+      `serve to follow ${options.conversations} conversations`,
+      300_000,
+    );
     // Each session reads its history when it attaches: let that finish before idling is measured.
     await new Promise((r) => setTimeout(r, 10_000));
     const pid = serve.pid!;
@@ -222,11 +273,17 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     await until(async () => (subscribers.every((s) => s.caughtUp) ? true : undefined), "the SSE subscribers to catch up", 120_000);
     await new Promise((r) => setTimeout(r, 1000));
     armed.armed = true;
-    await Promise.all(targets.map((id) => client.sendUserCascadeMessage({ conversationId: id, text: "Write a long essay about latency", planModel: "MODEL_PLACEHOLDER_M20" })));
-    await until(async () => {
-      const now = await summaries();
-      return targets.every((id) => now[id]?.status === "CASCADE_RUN_STATUS_IDLE" && (now[id]?.stepCount ?? 0) > options.steps) ? true : undefined;
-    }, "the 10 turns to end", 120_000);
+    await Promise.all(
+      targets.map((id) => client.sendUserCascadeMessage({ conversationId: id, text: "Write a long essay about latency", planModel: "MODEL_PLACEHOLDER_M20" })),
+    );
+    await until(
+      async () => {
+        const now = await summaries();
+        return targets.every((id) => now[id]?.status === "CASCADE_RUN_STATUS_IDLE" && (now[id]?.stepCount ?? 0) > options.steps) ? true : undefined;
+      },
+      "the 10 turns to end",
+      120_000,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     const fds = await fdCount(pid);
     const latenciesMs: number[] = [];
@@ -239,7 +296,16 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     for (const s of sockets) s.destroy();
     for (const s of subscribers) s.close();
     await client.close();
-    return { conversations: options.conversations, followed, idleRssMb, idleCpuPercent: cpu * 100, idleSeconds: options.idleSeconds, latenciesMs, turns: targets.length, fds };
+    return {
+      conversations: options.conversations,
+      followed,
+      idleRssMb,
+      idleCpuPercent: cpu * 100,
+      idleSeconds: options.idleSeconds,
+      latenciesMs,
+      turns: targets.length,
+      fds,
+    };
   } finally {
     for (const child of children.reverse()) child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));

@@ -40,7 +40,15 @@ function receivers(sockets: Socket[]) {
   return (n: number) =>
     new Promise<void>((resolve, reject) => {
       if ((seen.get(n) ?? 0) === sockets.length) return resolve();
-      const timer = setTimeout(() => reject(new Error(`bench: event ${n} reached ${seen.get(n) ?? 0} of ${sockets.length} subscribers within 10 s; the first bytes a subscriber got: ${JSON.stringify(firstBytes)}`)), 10_000);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `bench: event ${n} reached ${seen.get(n) ?? 0} of ${sockets.length} subscribers within 10 s; the first bytes a subscriber got: ${JSON.stringify(firstBytes)}`,
+            ),
+          ),
+        10_000,
+      );
       waiters.set(n, () => {
         clearTimeout(timer);
         resolve();
@@ -50,12 +58,16 @@ function receivers(sockets: Socket[]) {
 
 async function openClients(port: number, request: string | undefined, count: number): Promise<Socket[]> {
   return Promise.all(
-    Array.from({ length: count }, () => new Promise<Socket>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        if (request !== undefined) socket.write(request);
-        resolve(socket);
-      });
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(port, "127.0.0.1", () => {
+            if (request !== undefined) socket.write(request);
+            resolve(socket);
+          });
+        }),
+    ),
   );
 }
 
@@ -76,10 +88,13 @@ async function serveCase(stalled: boolean) {
   // Warm the connections (headers, the first frame) before measuring.
   session.push({ type: "user_message", conversationId: "bench-conv", trajectoryId: "t", text });
   await arrived(++n);
-  const sample = await measure(async () => {
-    session.push({ type: "user_message", conversationId: "bench-conv", trajectoryId: "t", text });
-    await arrived(++n);
-  }, { warmup: 20, runs: 200 });
+  const sample = await measure(
+    async () => {
+      session.push({ type: "user_message", conversationId: "bench-conv", trajectoryId: "t", text });
+      await arrived(++n);
+    },
+    { warmup: 20, runs: 200 },
+  );
   for (const s of [...sockets, ...stuck]) s.destroy();
   await api.close();
   await hub.close();
@@ -96,11 +111,14 @@ async function rawCase() {
   const arrived = receivers(sockets);
   const event = JSON.stringify({ type: "user_message", conversationId: "bench-conv", trajectoryId: "t", text: "x".repeat(2000) });
   let n = 0;
-  const sample = await measure(async () => {
-    const frame = `id: ${++n}\nevent: user_message\ndata: ${event}\n\n`;
-    for (const s of accepted) s.write(frame);
-    await arrived(n);
-  }, { warmup: 20, runs: 200 });
+  const sample = await measure(
+    async () => {
+      const frame = `id: ${++n}\nevent: user_message\ndata: ${event}\n\n`;
+      for (const s of accepted) s.write(frame);
+      await arrived(n);
+    },
+    { warmup: 20, runs: 200 },
+  );
   for (const s of [...sockets, ...accepted]) s.destroy();
   await new Promise((r) => server.close(r));
   return sample;

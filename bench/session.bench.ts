@@ -158,15 +158,21 @@ async function gateLatency(): Promise<BenchRow[]> {
   });
   const first: number[] = [];
   const second: number[] = [];
-  const requested = (from: number, n: number) =>
-    waitUntil(() => w.events.slice(from).filter((e) => e.type === "interaction_requested").length >= n);
+  const requested = (from: number, n: number) => waitUntil(() => w.events.slice(from).filter((e) => e.type === "interaction_requested").length >= n);
   for (let round = 0; round < 15; round++) {
-    for (const [text, gates] of [["Run pwd", 1], ["Show git status and recent commits", 2]] as const) {
+    for (const [text, gates] of [
+      ["Run pwd", 1],
+      ["Show git status and recent commits", 2],
+    ] as const) {
       const from = w.events.length;
       conv.submit(text);
       for (let g = 1; g <= gates; g++) {
         await requested(from, g);
-        const index = w.events.slice(from).findIndex((e, k) => e.type === "interaction_requested" && w.events.slice(from, from + k).filter((x) => x.type === "interaction_requested").length === g - 1);
+        const index = w.events
+          .slice(from)
+          .findIndex(
+            (e, k) => e.type === "interaction_requested" && w.events.slice(from, from + k).filter((x) => x.type === "interaction_requested").length === g - 1,
+          );
         const event = w.events[from + index] as Extract<MapperEvent, { type: "interaction_requested" }>;
         const latency = w.stamps[from + index]! - parkedAt.get(event.stepIndex)!;
         (g === 2 ? second : first).push(latency);
@@ -183,8 +189,20 @@ async function gateLatency(): Promise<BenchRow[]> {
   const a = summarize(first);
   const b = summarize(second);
   return [
-    { name: `gate parked → interaction_requested (${p99(a)})`, sample: a, baseline: { name: "one raw probe round trip", sample: rtt }, goal: "p50 <= 150 ms", met: a.medianMs <= 150 },
-    { name: `chained 2nd gate parked → interaction_requested (${p99(b)})`, sample: b, baseline: { name: "one raw probe round trip", sample: rtt }, goal: "p50 <= 150 ms", met: b.medianMs <= 150 },
+    {
+      name: `gate parked → interaction_requested (${p99(a)})`,
+      sample: a,
+      baseline: { name: "one raw probe round trip", sample: rtt },
+      goal: "p50 <= 150 ms",
+      met: a.medianMs <= 150,
+    },
+    {
+      name: `chained 2nd gate parked → interaction_requested (${p99(b)})`,
+      sample: b,
+      baseline: { name: "one raw probe round trip", sample: rtt },
+      goal: "p50 <= 150 ms",
+      met: b.medianMs <= 150,
+    },
   ];
 }
 
@@ -218,7 +236,11 @@ async function probeCost(): Promise<BenchRow[]> {
   ];
   // GetAllCascadeTrajectories lists every conversation: measured to show why the tail page is the probe.
   const summaries = await measure(() => client.getAllCascadeTrajectories({}), { runs: 40 });
-  rows.push({ name: "alternative probe (GetAllCascadeTrajectories), 10 + 10,000 steps hosted", sample: summaries, baseline: { name: "tail probe at 10 steps", sample: small } });
+  rows.push({
+    name: "alternative probe (GetAllCascadeTrajectories), 10 + 10,000 steps hosted",
+    sample: summaries,
+    baseline: { name: "tail probe at 10 steps", sample: small },
+  });
   const full = await measure(() => client.getCascadeTrajectorySteps({ conversationId: long.id }), { warmup: 1, runs: 5 });
   rows.push({ name: "full snapshot at 10,000 steps (what older clients poll)", sample: full, baseline: { name: "tail probe at 10 steps", sample: small } });
   await client.close();

@@ -20,9 +20,10 @@ const installed = mtime("node_modules/.package-lock.json");
 if (lock !== undefined && (installed === undefined || installed < lock)) {
   process.stderr.write("agy-bridge: installing the locked dependencies (npm ci) first…\n");
   const npm = process.env.npm_execpath;
-  const result = npm !== undefined && npm.endsWith(".js")
-    ? spawnSync(process.execPath, [npm, "ci", "--no-audit", "--no-fund"], { stdio: "inherit" })
-    : spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
+  const result =
+    npm !== undefined && npm.endsWith(".js")
+      ? spawnSync(process.execPath, [npm, "ci", "--no-audit", "--no-fund"], { stdio: "inherit" })
+      : spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
   if (result.status !== 0) {
     process.stderr.write("agy-bridge: npm ci failed; run it yourself to see why, then try again\n");
     process.exit(result.status ?? 1);

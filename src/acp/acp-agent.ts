@@ -71,7 +71,8 @@ export function serveAcp(stream: Stream, options: AcpAgentOptions): AcpAgentConn
 
   const sessionFor = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
-    if (session === undefined) throw new RequestError(-32002, `No session ${sessionId} is open on this connection; join it with session/new or session/load first.`, { sessionId });
+    if (session === undefined)
+      throw new RequestError(-32002, `No session ${sessionId} is open on this connection; join it with session/new or session/load first.`, { sessionId });
     return session;
   };
 
@@ -166,7 +167,11 @@ export function promptText(blocks: readonly ContentBlock[]): string {
   for (const block of blocks) {
     if (block.type === "text") parts.push(block.text);
     else if (block.type === "resource_link") parts.push(block.uri);
-    else throw RequestError.invalidParams({ type: block.type }, `agy-bridge types prompts into agy's TUI, which takes text only; a ${block.type} block cannot be sent.`);
+    else
+      throw RequestError.invalidParams(
+        { type: block.type },
+        `agy-bridge types prompts into agy's TUI, which takes text only; a ${block.type} block cannot be sent.`,
+      );
   }
   const text = parts.join("\n").trim();
   if (text === "") throw RequestError.invalidParams(undefined, "The prompt is empty; send some text.");
@@ -175,6 +180,9 @@ export function promptText(blocks: readonly ContentBlock[]): string {
 
 /** The client's name as it goes into `decidedBy`: printable, short, never empty. */
 export function clientName(name: string | null | undefined): string {
-  const clean = (name ?? "").replace(/[^\p{L}\p{N}._\- ]/gu, "").trim().slice(0, 64);
+  const clean = (name ?? "")
+    .replace(/[^\p{L}\p{N}._\- ]/gu, "")
+    .trim()
+    .slice(0, 64);
   return clean === "" ? "client" : clean.replace(/ /g, "-");
 }

@@ -54,6 +54,7 @@ export interface AcpSession {
   close(): Promise<void>;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
 export function createAcpSession(options: AcpSessionOptions): AcpSession {
   const { sessionId, agy, client } = options;
   const problem = options.onProblem ?? (() => undefined);
@@ -69,9 +70,11 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   // Notifications go out in order, and every one is out before the prompt's answer.
   const send = (updates: SessionUpdate[]) => {
     for (const update of updates) {
-      queue = queue.then(() => client.notify("session/update", { sessionId, update })).catch((error: unknown) => {
-        problem(`an update could not be sent to the editor (${(error as Error).message})`);
-      });
+      queue = queue
+        .then(() => client.notify("session/update", { sessionId, update }))
+        .catch((error: unknown) => {
+          problem(`an update could not be sent to the editor (${(error as Error).message})`);
+        });
     }
   };
 
@@ -88,7 +91,17 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         if ((await options.policyGate.verdict(event.interactionId, wait)) === "decided") return;
       }
       if (abort.signal.aborted || stop.signal.aborted) return;
-      await askGate({ sessionId, client, agy, event, title: mapper.titleOf(event.callId), decidedBy: options.decidedBy, auditor: options.auditor, forms: options.forms, signal: abort.signal });
+      await askGate({
+        sessionId,
+        client,
+        agy,
+        event,
+        title: mapper.titleOf(event.callId),
+        decidedBy: options.decidedBy,
+        auditor: options.auditor,
+        forms: options.forms,
+        signal: abort.signal,
+      });
     } catch (error) {
       if (!abort.signal.aborted && !stop.signal.aborted) problem(`interaction ${event.interactionId}: ${(error as Error).message}`);
     } finally {
@@ -125,7 +138,9 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       }
       case "status":
         if (event.reason === "server_gone") {
-          turn?.fail(new RequestError(-32603, "agy's language server is gone (agy exited or stopped answering); restart agy, then session/load this session again."));
+          turn?.fail(
+            new RequestError(-32603, "agy's language server is gone (agy exited or stopped answering); restart agy, then session/load this session again."),
+          );
         } else if (turn?.started === true && (event.status === "idle" || event.reason === "turn_failed")) {
           const ending = turn;
           void queue.then(() => ending.finish(ending.cancelled ? "cancelled" : (ending.stop ?? "end_turn")));
@@ -150,7 +165,13 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     const openAtStart = new Map<string, Requested>();
     try {
       for await (const event of agy.events({ history, signal: stop.signal })) {
-        if (event.type === "usage") totals = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, thinkingOutputTokens: event.thinkingOutputTokens, cacheReadTokens: event.cacheReadTokens };
+        if (event.type === "usage")
+          totals = {
+            inputTokens: event.inputTokens,
+            outputTokens: event.outputTokens,
+            thinkingOutputTokens: event.thinkingOutputTokens,
+            cacheReadTokens: event.cacheReadTokens,
+          };
         if (live) {
           onLive(event);
           continue;
@@ -201,8 +222,14 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
           if (current.cancelled) return { stopReason: "cancelled" };
           // The driver refuses while a step waits (Enter could answer its prompt): name the step to answer.
           const waiting = (await agy.pending().catch(() => []))[0];
-          const why = waiting === undefined ? delivery.reason : `${waiting.kind} ${waiting.interactionId} ("${waiting.summary}") waits for an answer, and typing now could answer it; answer it first (here or in agy's TUI), then send the prompt again.`;
-          throw new RequestError(-32603, `agy did not take the prompt: ${why}`, { delivery: "failed", ...(waiting === undefined ? {} : { interactionId: waiting.interactionId }) });
+          const why =
+            waiting === undefined
+              ? delivery.reason
+              : `${waiting.kind} ${waiting.interactionId} ("${waiting.summary}") waits for an answer, and typing now could answer it; answer it first (here or in agy's TUI), then send the prompt again.`;
+          throw new RequestError(-32603, `agy did not take the prompt: ${why}`, {
+            delivery: "failed",
+            ...(waiting === undefined ? {} : { interactionId: waiting.interactionId }),
+          });
         }
         const stopReason = await current.done;
         await queue;

@@ -36,7 +36,10 @@ export async function askGate(dialog: GateDialog): Promise<void> {
   const options = permissionOptions(request);
   const choice = await ask(dialog, options, dialog.title ?? (request.kind === "permission" ? request.target : "agy asks in its TUI"));
   if (choice.action === "approve") {
-    const result = await dialog.agy.approve(dialog.event.interactionId, { decidedBy: dialog.decidedBy, ...(choice.scope === undefined ? {} : { scope: choice.scope }) });
+    const result = await dialog.agy.approve(dialog.event.interactionId, {
+      decidedBy: dialog.decidedBy,
+      ...(choice.scope === undefined ? {} : { scope: choice.scope }),
+    });
     record(dialog, "approve", result);
   } else if (choice.action === "deny") {
     record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));

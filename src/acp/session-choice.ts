@@ -7,9 +7,7 @@
  */
 import type { AcpCandidate } from "./session-source.js";
 
-export type Choice =
-  | { chosen: string; how: string }
-  | { error: string; candidates: AcpCandidate[] };
+export type Choice = { chosen: string; how: string } | { error: string; candidates: AcpCandidate[] };
 
 /** The conversation id an editor names in a request's `_meta` (`{"agyBridge": {"conversationId": …}}`). */
 export function namedConversation(meta: unknown): string | undefined {
@@ -46,7 +44,9 @@ export function chooseConversation(candidates: readonly AcpCandidate[], cwd: str
 }
 
 function describe(c: AcpCandidate): string {
-  const parts = [c.title === undefined ? undefined : `"${c.title}"`, c.workspace === undefined ? undefined : `in ${c.workspace}`].filter((p) => p !== undefined);
+  const parts = [c.title === undefined ? undefined : `"${c.title}"`, c.workspace === undefined ? undefined : `in ${c.workspace}`].filter(
+    (p) => p !== undefined,
+  );
   return parts.length === 0 ? c.conversationId : `${c.conversationId} (${parts.join(", ")})`;
 }
 

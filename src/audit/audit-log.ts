@@ -55,7 +55,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
   const write = async (line: string): Promise<void> => {
     ready ??= mkdir(dirname(path), { recursive: true, mode: 0o700 }).then(() => undefined);
     await ready;
-    const size = await stat(path).then((s) => s.size, () => 0);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size > 0 && size + Buffer.byteLength(line) > maxBytes) await rotate(path, keep);
     const file = await open(path, "a", 0o600);
     try {

@@ -30,7 +30,8 @@ export function isCaptureDir(path: string): boolean {
 }
 
 export function readCaptureDir(dir: string): CaptureTimeline {
-  const bad = (file: string, why: string): AgyBridgeError => new AgyBridgeError("invalid_argument", `${join(dir, file)} ${why}; a capture directory holds what docs/capture.md describes.`);
+  const bad = (file: string, why: string): AgyBridgeError =>
+    new AgyBridgeError("invalid_argument", `${join(dir, file)} ${why}; a capture directory holds what docs/capture.md describes.`);
   const items: TimelineItem[] = [];
   for (const name of list(join(dir, STEPS_DIR)).filter((n) => n.endsWith(".json"))) {
     const file = `${STEPS_DIR}/${name}`;

@@ -38,7 +38,16 @@ export async function resolveCaptureTarget(query: ServerQuery, options: Discover
       pids: [binding.pid],
       ...(query.csrfToken === undefined ? {} : { csrfToken: query.csrfToken }),
       ...(query.signal === undefined ? {} : { signal: query.signal }),
-      ...(query.pane === undefined ? {} : { tmuxServers: [{ ...(query.pane.socketName === undefined ? {} : { socketName: query.pane.socketName }), ...(query.pane.socketPath === undefined ? {} : { socketPath: query.pane.socketPath }) }] }),
+      ...(query.pane === undefined
+        ? {}
+        : {
+            tmuxServers: [
+              {
+                ...(query.pane.socketName === undefined ? {} : { socketName: query.pane.socketName }),
+                ...(query.pane.socketPath === undefined ? {} : { socketPath: query.pane.socketPath }),
+              },
+            ],
+          }),
     });
     server = found.servers.find((s) => s.pid === binding.pid);
   }

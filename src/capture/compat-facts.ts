@@ -63,7 +63,8 @@ export const FACTS: readonly Fact[] = [
     check(obs) {
       const listeners = obs.listeners.map((l) => `${l.port} ${l.transport} ${l.role === "rpc" ? "answers Heartbeat" : "does not answer Heartbeat"}`).join("; ");
       if (obs.listeners.some((l) => l.transport === "tls" && l.role === "rpc")) return confirmed(listeners);
-      if (obs.listeners.length <= 1 && obs.transport === "plain") return notChecked(`only the plain URL given was probed (${listeners}); without --url discovery sees every listener`);
+      if (obs.listeners.length <= 1 && obs.transport === "plain")
+        return notChecked(`only the plain URL given was probed (${listeners}); without --url discovery sees every listener`);
       return contradicted(listeners === "" ? "no listener was found" : listeners);
     },
   },
@@ -85,7 +86,8 @@ export const FACTS: readonly Fact[] = [
     check(obs) {
       const bare = obs.heartbeatWithoutToken ?? obs.heartbeat;
       if (bare.ok) return confirmed("Heartbeat without the header: 200");
-      if (!bare.ok && bare.status === 401) return contradicted(`Heartbeat without the header: HTTP 401 (${bare.message}); this agy wants agy's CSRF token on every call (§10.3)`);
+      if (!bare.ok && bare.status === 401)
+        return contradicted(`Heartbeat without the header: HTTP 401 (${bare.message}); this agy wants agy's CSRF token on every call (§10.3)`);
       return notChecked(`Heartbeat ${failed(bare)}`);
     },
   },
@@ -104,7 +106,9 @@ export const FACTS: readonly Fact[] = [
       const metadata = obj(answer?.["metadata"]);
       if (metadata?.["rootConversationId"] !== obs.conversationId) return contradicted("metadata.rootConversationId does not echo the conversation id");
       const extras = [...extraKeys(answer, ["metadata"], ""), ...extraKeys(metadata, ["rootConversationId"], "metadata.")];
-      return extras.length === 0 ? confirmed("metadata.rootConversationId echoes the id") : contradicted(`also ${extras.join(", ")} (newer builds add the workspaces, §10.4)`);
+      return extras.length === 0
+        ? confirmed("metadata.rootConversationId echoes the id")
+        : contradicted(`also ${extras.join(", ")} (newer builds add the workspaces, §10.4)`);
     },
   },
   {
@@ -128,7 +132,9 @@ export const FACTS: readonly Fact[] = [
       if (!probe.ok) return contradicted(`with stepOffset ${probe.offset}: ${failed(probe)}`);
       const all = obs.steps.ok ? obs.steps.value : [];
       const same = probe.value.length === all.length - probe.offset && JSON.stringify(probe.value[0]) === JSON.stringify(all[probe.offset]);
-      return same ? confirmed(`stepOffset ${probe.offset} → ${probe.value.length} step(s), the last one`) : contradicted(`stepOffset ${probe.offset} → ${probe.value.length} steps (ignored?)`);
+      return same
+        ? confirmed(`stepOffset ${probe.offset} → ${probe.value.length} step(s), the last one`)
+        : contradicted(`stepOffset ${probe.offset} → ${probe.value.length} steps (ignored?)`);
     },
   },
   {
@@ -139,7 +145,9 @@ export const FACTS: readonly Fact[] = [
       if (obs.trajectory === undefined) return notChecked(NO_CONVERSATION);
       if (!obs.trajectory.ok) return contradicted(`GetCascadeTrajectory ${failed(obs.trajectory)}`);
       const trajectory = obj(obj(obs.trajectory.value)?.["trajectory"]);
-      return trajectory !== undefined && typeof trajectory["trajectoryId"] === "string" ? confirmed("served") : contradicted("answered without trajectory.trajectoryId");
+      return trajectory !== undefined && typeof trajectory["trajectoryId"] === "string"
+        ? confirmed("served")
+        : contradicted("answered without trajectory.trajectoryId");
     },
   },
   {
@@ -162,7 +170,8 @@ export const FACTS: readonly Fact[] = [
   },
   {
     id: "3.4#2",
-    statement: "Stream data frames are {update:{conversationId, trajectoryId, status, mainTrajectoryUpdate:{stepsUpdate:{indices?, steps, totalLength?}}}}, nothing more (agy 1.0.10).",
+    statement:
+      "Stream data frames are {update:{conversationId, trajectoryId, status, mainTrajectoryUpdate:{stepsUpdate:{indices?, steps, totalLength?}}}}, nothing more (agy 1.0.10).",
     check(obs) {
       if (obs.firstFrame === undefined) return notChecked(NO_CONVERSATION);
       if (!obs.firstFrame.ok) return notChecked("no frame was read");
@@ -186,7 +195,9 @@ export const FACTS: readonly Fact[] = [
       const steps = obj(obj(obj(obs.firstFrame.value)?.["mainTrajectoryUpdate"])?.["stepsUpdate"])?.["steps"];
       const count = Array.isArray(steps) ? steps.length : 0;
       if (obs.steps.value.length === 0) return notChecked("the conversation has no steps yet");
-      return count === obs.steps.value.length ? confirmed(`${count} steps replayed`) : contradicted(`the first frame carried ${count} of ${obs.steps.value.length} steps`);
+      return count === obs.steps.value.length
+        ? confirmed(`${count} steps replayed`)
+        : contradicted(`the first frame carried ${count} of ${obs.steps.value.length} steps`);
     },
   },
   {
@@ -203,7 +214,9 @@ export const FACTS: readonly Fact[] = [
       if (!Array.isArray(indices)) return contradicted("no indices");
       if (indices.length !== steps.length) return contradicted(`${indices.length} indices for ${steps.length} steps`);
       const total = Number(update["totalLength"]);
-      return total === obs.steps.value.length ? confirmed(`indices 0..${indices.length - 1}, totalLength ${total}`) : contradicted(`totalLength ${String(update["totalLength"])} for ${obs.steps.value.length} steps`);
+      return total === obs.steps.value.length
+        ? confirmed(`indices 0..${indices.length - 1}, totalLength ${total}`)
+        : contradicted(`totalLength ${String(update["totalLength"])} for ${obs.steps.value.length} steps`);
     },
   },
   {
@@ -214,8 +227,12 @@ export const FACTS: readonly Fact[] = [
       if (!obs.firstFrame.ok) return notChecked("no frame was read");
       const steps = obj(obj(obj(obs.firstFrame.value)?.["mainTrajectoryUpdate"])?.["stepsUpdate"])?.["steps"];
       if (!Array.isArray(steps) || steps.length === 0) return notChecked("the first frame carried no steps");
-      const high = steps.filter((s) => obj(obj(s)?.["metadata"])?.["internalMetadata"] !== undefined || obj(obj(s)?.["plannerResponse"])?.["toolCalls"] !== undefined).length;
-      return high === 0 ? confirmed(`${steps.length} steps, none with poll-only fields`) : contradicted(`${high} of ${steps.length} streamed steps carry poll-only fields`);
+      const high = steps.filter(
+        (s) => obj(obj(s)?.["metadata"])?.["internalMetadata"] !== undefined || obj(obj(s)?.["plannerResponse"])?.["toolCalls"] !== undefined,
+      ).length;
+      return high === 0
+        ? confirmed(`${steps.length} steps, none with poll-only fields`)
+        : contradicted(`${high} of ${steps.length} streamed steps carry poll-only fields`);
     },
   },
   {
@@ -283,8 +300,13 @@ const VERSION_FACTS: readonly Fact[] = [
     statement: "agy's version can be read without starting agy: its children's environment names it (ANTIGRAVITY_LS_VERSION), else the banner in its pane.",
     check(obs) {
       const sim = obs.simulator === true ? "; this is agy-bridge's simulator, not a real agy" : "";
-      if (obs.agyVersion !== null) return confirmed(`agy ${obs.agyVersion}, from its ${obs.agyVersionSource === "screen" ? "banner on screen" : obs.agyVersionSource === "server" ? "language server" : "process"}${sim}`);
-      return notChecked(`the version is unknown${sim}: run \`agy-bridge doctor\` to see what discovery read from the process, or pass --pane ${paneOf(obs)} so the banner can be read`);
+      if (obs.agyVersion !== null)
+        return confirmed(
+          `agy ${obs.agyVersion}, from its ${obs.agyVersionSource === "screen" ? "banner on screen" : obs.agyVersionSource === "server" ? "language server" : "process"}${sim}`,
+        );
+      return notChecked(
+        `the version is unknown${sim}: run \`agy-bridge doctor\` to see what discovery read from the process, or pass --pane ${paneOf(obs)} so the banner can be read`,
+      );
     },
   },
   {
@@ -293,7 +315,9 @@ const VERSION_FACTS: readonly Fact[] = [
     check(obs) {
       if (obs.agyVersion === null) return notChecked("the version is unknown (see 14#2)");
       if (isNewerThanProbed(obs.agyVersion)) {
-        return contradicted(`agy ${obs.agyVersion} is newer than probed: the facts describe agy up to ${NEWEST_PROBED_AGY}, so agy-bridge presses only the keys that are safe on every version`);
+        return contradicted(
+          `agy ${obs.agyVersion} is newer than probed: the facts describe agy up to ${NEWEST_PROBED_AGY}, so agy-bridge presses only the keys that are safe on every version`,
+        );
       }
       return confirmed(`agy ${obs.agyVersion}`);
     },
@@ -303,14 +327,18 @@ const VERSION_FACTS: readonly Fact[] = [
     since: "1.2",
     statement: "A typed digit answers a numbered agy menu at once, without Enter (agy 1.2.x).",
     check: (obs) =>
-      notChecked(`only a key press shows it, and this report presses none: in a throwaway conversation, with a command approval open, press 4 alone in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — the dialog gone without Enter confirms it`),
+      notChecked(
+        `only a key press shows it, and this report presses none: in a throwaway conversation, with a command approval open, press 4 alone in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — the dialog gone without Enter confirms it`,
+      ),
   },
   {
     id: "14#7",
     since: "1.2",
     statement: "Escape at a command approval cancels the tool call and ends the turn; in Pending edit it does nothing (agy 1.2.x).",
     check: (obs) =>
-      notChecked(`only a key press shows it, and this report presses none: in a throwaway conversation, at a command approval press Esc in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — "Interrupted · What should Antigravity CLI do instead?" above the composer confirms it`),
+      notChecked(
+        `only a key press shows it, and this report presses none: in a throwaway conversation, at a command approval press Esc in agy, then run \`agy-bridge screen --pane ${paneOf(obs)}\` — "Interrupted · What should Antigravity CLI do instead?" above the composer confirms it`,
+      ),
   },
   {
     id: "14#8",
@@ -322,9 +350,13 @@ const VERSION_FACTS: readonly Fact[] = [
       if (!obs.screen.ok) return notChecked(`the pane could not be read: ${obs.screen.message}`);
       const prompt = obs.screen.value.prompt;
       if (prompt === null || !DIALOGS.has(prompt.kind)) return notChecked(`no dialog on screen now: ${again}`);
-      if (obs.steps === undefined || !obs.steps.ok) return notChecked(`a ${prompt.kind} dialog is on screen, but the conversation's steps were not read (pass --conversation ID)`);
+      if (obs.steps === undefined || !obs.steps.ok)
+        return notChecked(`a ${prompt.kind} dialog is on screen, but the conversation's steps were not read (pass --conversation ID)`);
       const waiting = obs.steps.value.filter((s) => String(obj(s)?.["status"] ?? "").endsWith("WAITING")).length;
-      if (waiting > 0) return notChecked(`a ${prompt.kind} dialog is on screen and ${waiting} step${waiting === 1 ? "" : "s"} still wait${waiting === 1 ? "s" : ""} for it: ${again}`);
+      if (waiting > 0)
+        return notChecked(
+          `a ${prompt.kind} dialog is on screen and ${waiting} step${waiting === 1 ? "" : "s"} still wait${waiting === 1 ? "s" : ""} for it: ${again}`,
+        );
       return confirmed(`a ${prompt.kind} dialog is on screen while no step of the conversation waits: it stayed after its step settled`);
     },
   },
@@ -333,7 +365,9 @@ const VERSION_FACTS: readonly Fact[] = [
     since: "1.1",
     statement: "LF (Ctrl-J) inserts a line break in agy's composer and does not submit; only CR submits.",
     check: (obs) =>
-      notChecked(`only a key press shows it, and this report presses none: type a word into agy's empty composer, press Ctrl-J, then run \`agy-bridge screen --pane ${paneOf(obs)} --json\` — "composer": "draft" (no new turn) confirms it`),
+      notChecked(
+        `only a key press shows it, and this report presses none: type a word into agy's empty composer, press Ctrl-J, then run \`agy-bridge screen --pane ${paneOf(obs)} --json\` — "composer": "draft" (no new turn) confirms it`,
+      ),
   },
   {
     id: "14#10",
@@ -355,7 +389,9 @@ const VERSION_FACTS: readonly Fact[] = [
       if (!obs.screen.ok) return notChecked(`the pane could not be read: ${obs.screen.message}`);
       const m = obs.screen.value;
       if (m.backgroundTasks === undefined) {
-        return notChecked(`no background task on the status row now: run \`agy-bridge doctor --report --pane ${paneOf(obs)}\` again while one runs ("· 1 task(s) · /tasks")`);
+        return notChecked(
+          `no background task on the status row now: run \`agy-bridge doctor --report --pane ${paneOf(obs)}\` again while one runs ("· 1 task(s) · /tasks")`,
+        );
       }
       if (m.state === "busy") return notChecked(`${m.backgroundTasks} task(s) shown while agy also generates: run this again once the turn is over`);
       return confirmed(`${m.backgroundTasks} task(s) on the status row, screen ${m.state}`);
@@ -368,7 +404,9 @@ export function checkFacts(obs: Observations): FactResult[] {
   return [...FACTS, ...VERSION_FACTS].map((fact) => {
     let verdict = fact.check(obs);
     if (verdict.status === "contradicted" && fact.since !== undefined && !atLeast(obs.agyVersion, fact.since)) {
-      verdict = notChecked(`${verdict.seen ?? ""}; recorded only for agy ${fact.since} and later, and this agy's version is ${obs.agyVersion === null ? "unknown" : `${obs.agyVersion}`}`);
+      verdict = notChecked(
+        `${verdict.seen ?? ""}; recorded only for agy ${fact.since} and later, and this agy's version is ${obs.agyVersion === null ? "unknown" : `${obs.agyVersion}`}`,
+      );
     }
     return { id: fact.id, statement: fact.statement, status: verdict.status, seen: verdict.seen };
   });

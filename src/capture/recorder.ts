@@ -226,7 +226,15 @@ class Recording {
       if (event.type === "interaction_requested") {
         this.#o.onProgress?.(`gate raised at step ${event.stepIndex}`);
       } else if (event.type === "interaction_resolved") {
-        const answer = { t, interactionId: event.interactionId, stepIndex: event.stepIndex, kind: event.kind, outcome: event.outcome, stepStatus: event.stepStatus, ...(event.decidedBy === undefined ? {} : { decidedBy: event.decidedBy }) };
+        const answer = {
+          t,
+          interactionId: event.interactionId,
+          stepIndex: event.stepIndex,
+          kind: event.kind,
+          outcome: event.outcome,
+          stepStatus: event.stepStatus,
+          ...(event.decidedBy === undefined ? {} : { decidedBy: event.decidedBy }),
+        };
         this.#o.sink.appendLine(ANSWERS_FILE, this.#o.redactor.json(answer));
         this.#counts.answers += 1;
         this.#o.onProgress?.(`gate at step ${event.stepIndex} resolved: ${event.outcome}`);

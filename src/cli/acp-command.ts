@@ -63,7 +63,8 @@ export const acpCommand = defineCommand({
     if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; ${hint}`);
     const connection = connectionArgs(values, io.env);
     const tmux = tmuxServerOf("acp", values);
-    if (values.pane !== undefined && !isPaneTarget(values.pane)) throw new UsageError(`--pane must be a pane id like %3 or an exact session name like =main; ${hint}`);
+    if (values.pane !== undefined && !isPaneTarget(values.pane))
+      throw new UsageError(`--pane must be a pane id like %3 or an exact session name like =main; ${hint}`);
     if (values.workspace !== undefined && values.policy === undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
     const pane: PaneRef | undefined = values.pane === undefined ? undefined : { target: values.pane, ...tmux };
 
@@ -81,10 +82,14 @@ export const acpCommand = defineCommand({
     }
     const auditor = auditorFor(io, auditLogFor(io, values), "acp");
     const policyGate = policy === undefined ? undefined : createPolicyGate();
-    const extra: Partial<AttachOptions> = policy === undefined || policyGate === undefined ? {} : policyAttachOption(io, policy, values, auditor, policyGate.report);
+    const extra: Partial<AttachOptions> =
+      policy === undefined || policyGate === undefined ? {} : policyAttachOption(io, policy, values, auditor, policyGate.report);
 
     const source = sessionSource({ connection, pane, tmux, extra, attach: AgySession.attach, discover: discoverServers });
-    const stream = ndJsonStream(Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>, Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>);
+    const stream = ndJsonStream(
+      Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>,
+      Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
+    );
     const served = serveAcp(stream, {
       source,
       version: await packageVersion(),
@@ -117,7 +122,10 @@ interface SourceDeps {
  */
 function sessionSource(deps: SourceDeps): AcpSessionSource {
   const { connection, pane, tmux, extra } = deps;
-  const given = { ...(connection.url === undefined ? {} : { url: connection.url }), ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }) };
+  const given = {
+    ...(connection.url === undefined ? {} : { url: connection.url }),
+    ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
+  };
   const servers = new Map<string, DiscoveredServer>();
   const workspaceOf = async (options: AttachOptions): Promise<{ id: string; workspace: string | undefined }> => {
     const session = await deps.attach({ ...options, follow: false, locatePane: false });
@@ -132,10 +140,19 @@ function sessionSource(deps: SourceDeps): AcpSessionSource {
     ...(connection.conversationId === undefined ? {} : { defaultConversationId: connection.conversationId }),
     async list(signal) {
       if (single) {
-        const found = await workspaceOf({ ...given, ...(pane === undefined ? {} : { pane }), ...(connection.conversationId === undefined ? {} : { conversationId: connection.conversationId }), signal });
+        const found = await workspaceOf({
+          ...given,
+          ...(pane === undefined ? {} : { pane }),
+          ...(connection.conversationId === undefined ? {} : { conversationId: connection.conversationId }),
+          signal,
+        });
         return [{ conversationId: found.id, ...(found.workspace === undefined ? {} : { workspace: found.workspace }) }];
       }
-      const result = await deps.discover({ signal, ...(tmux === undefined ? {} : { tmuxServers: [tmux] }), ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }) });
+      const result = await deps.discover({
+        signal,
+        ...(tmux === undefined ? {} : { tmuxServers: [tmux] }),
+        ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
+      });
       const out: Array<Promise<AcpCandidate>> = [];
       for (const server of result.servers) {
         if (server.url === undefined) continue;
@@ -144,9 +161,18 @@ function sessionSource(deps: SourceDeps): AcpSessionSource {
         for (const c of server.conversations) {
           if (c.parentConversationId !== undefined) continue;
           servers.set(c.conversationId, server);
-          const candidate: AcpCandidate = { conversationId: c.conversationId, ...(c.title === undefined ? {} : { title: c.title }), ...(c.lastUserInputTime === undefined ? {} : { updatedAt: c.lastUserInputTime }) };
+          const candidate: AcpCandidate = {
+            conversationId: c.conversationId,
+            ...(c.title === undefined ? {} : { title: c.title }),
+            ...(c.lastUserInputTime === undefined ? {} : { updatedAt: c.lastUserInputTime }),
+          };
           out.push(
-            workspaceOf({ url: server.url, ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }), conversationId: c.conversationId, signal })
+            workspaceOf({
+              url: server.url,
+              ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }),
+              conversationId: c.conversationId,
+              signal,
+            })
               .then(({ workspace }) => (workspace === undefined ? candidate : { ...candidate, workspace }))
               .catch(() => candidate),
           );

@@ -126,7 +126,8 @@ function describeResult(result: AnswerResult, interactionId: string): string {
 
 /** The `--json` result when no single interaction could be chosen: none of the kind, or several. */
 function unchosenJson(matching: readonly PendingSummary[], pending: readonly PendingSummary[]): Record<string, unknown> {
-  const listed = (list: readonly PendingSummary[]) => list.map((p) => ({ interactionId: p.interactionId, kind: p.kind, stepIndex: p.stepIndex, summary: p.summary }));
+  const listed = (list: readonly PendingSummary[]) =>
+    list.map((p) => ({ interactionId: p.interactionId, kind: p.kind, stepIndex: p.stepIndex, summary: p.summary }));
   return matching.length === 0 ? { result: "none_pending", pending: listed(pending) } : { result: "several_pending", pending: listed(matching) };
 }
 

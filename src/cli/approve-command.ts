@@ -5,7 +5,13 @@ import { UsageError } from "./args.js";
 import { answerVia, defineAnswerCommand } from "./answer-commands.js";
 
 /** agy's permission scopes (spike-notes §10.6, newer builds); `--scope` takes the name or its last word. */
-export const PERMISSION_SCOPES = ["PERMISSION_SCOPE_ONCE", "PERMISSION_SCOPE_CONVERSATION", "PERMISSION_SCOPE_WORKSPACE", "PERMISSION_SCOPE_GLOBAL", "PERMISSION_SCOPE_PROJECT"] as const;
+export const PERMISSION_SCOPES = [
+  "PERMISSION_SCOPE_ONCE",
+  "PERMISSION_SCOPE_CONVERSATION",
+  "PERMISSION_SCOPE_WORKSPACE",
+  "PERMISSION_SCOPE_GLOBAL",
+  "PERMISSION_SCOPE_PROJECT",
+] as const;
 
 /** `conversation` or `PERMISSION_SCOPE_CONVERSATION` → the wire name; anything else is a usage error listing the choices. */
 export function permissionScope(given: string): (typeof PERMISSION_SCOPES)[number] {

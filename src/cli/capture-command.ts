@@ -74,7 +74,11 @@ export function createCaptureCommand(deps: CaptureCommandDeps = {}) {
       const out = values.out ?? `agy-capture-${new Date().toISOString().replace(/[:.]/g, "-")}`;
       let target: CaptureTarget;
       try {
-        target = await (deps.resolve ?? resolveCaptureTarget)({ ...where.connection, ...(where.pane === undefined ? {} : { pane: where.pane }), signal: io.signal });
+        target = await (deps.resolve ?? resolveCaptureTarget)({
+          ...where.connection,
+          ...(where.pane === undefined ? {} : { pane: where.pane }),
+          signal: io.signal,
+        });
       } catch (error) {
         io.stderr.write(`${failureText("capture", error)}\n`);
         return 1;
@@ -86,7 +90,12 @@ export function createCaptureCommand(deps: CaptureCommandDeps = {}) {
       }
       const client = createAgyRpcClient({ baseUrl: target.url, ...(target.csrfToken === undefined ? {} : { csrfToken: target.csrfToken }) });
       const pane = target.pane;
-      const tmux = pane === undefined ? undefined : createTmuxDriver({ socket: pane.socketPath !== undefined ? { path: pane.socketPath } : pane.socketName !== undefined ? { name: pane.socketName } : undefined });
+      const tmux =
+        pane === undefined
+          ? undefined
+          : createTmuxDriver({
+              socket: pane.socketPath !== undefined ? { path: pane.socketPath } : pane.socketName !== undefined ? { name: pane.socketName } : undefined,
+            });
       try {
         const sink = createCaptureSink(out);
         const redactor = createRedactor({
@@ -96,7 +105,9 @@ export function createCaptureCommand(deps: CaptureCommandDeps = {}) {
           ...homeAndUser(io),
           hosts: [hostname(), hostname().split(".")[0] ?? ""].filter((h) => h !== ""),
         });
-        io.stderr.write(`${terminalText(`agy-bridge capture: recording ${conversationId} at ${target.url}${pane === undefined ? " (no pane: no screens)" : ` and pane ${pane.target}`} into ${out}`)}\n`);
+        io.stderr.write(
+          `${terminalText(`agy-bridge capture: recording ${conversationId} at ${target.url}${pane === undefined ? " (no pane: no screens)" : ` and pane ${pane.target}`} into ${out}`)}\n`,
+        );
         const result = await recordCapture({
           client,
           conversationId,
@@ -107,12 +118,19 @@ export function createCaptureCommand(deps: CaptureCommandDeps = {}) {
           durationMs,
           untilIdle: values["until-idle"] === true,
           signal: io.signal,
-          meta: { agyVersion: target.agyVersion === null ? null : redactor.text(target.agyVersion), platform: `${process.platform}-${process.arch}`, agyBridgeVersion: ownVersion(), listeners: target.listeners },
+          meta: {
+            agyVersion: target.agyVersion === null ? null : redactor.text(target.agyVersion),
+            platform: `${process.platform}-${process.arch}`,
+            agyBridgeVersion: ownVersion(),
+            listeners: target.listeners,
+          },
           onProgress: (line) => io.stderr.write(`${terminalText(`  ${line}`)}\n`),
         });
         const summary = { dir: out, ...result };
         if (values.json === true) io.stdout.write(`${JSON.stringify(summary)}\n`);
-        io.stderr.write(`${terminalText(`agy-bridge capture: ${result.snapshots} snapshots, ${result.frames} frames, ${result.summaries} summaries, ${result.screens} screens, ${result.answers} answers in ${out} (ended: ${result.ended})`)}\n`);
+        io.stderr.write(
+          `${terminalText(`agy-bridge capture: ${result.snapshots} snapshots, ${result.frames} frames, ${result.summaries} summaries, ${result.screens} screens, ${result.answers} answers in ${out} (ended: ${result.ended})`)}\n`,
+        );
         return 0;
       } catch (error) {
         io.stderr.write(`${failureText("capture", error)}\n`);

@@ -14,7 +14,16 @@ export type DemoRecord =
   | { demo: "tmux"; socketName: string; socketPath: string; pane: string; panePid: number; command: string }
   | { demo: "discovered"; how: string; url: string; pid?: number; conversationId: string; csrfTokenPresent: boolean }
   | { demo: "turn"; turn: number; text: string; result: string; reason: string }
-  | { demo: "answer"; interactionId: string; stepIndex: number; kind: string; call: "approve" | "answer"; optionIds?: string[]; result: string; deliveredTo?: number }
+  | {
+      demo: "answer";
+      interactionId: string;
+      stepIndex: number;
+      kind: string;
+      call: "approve" | "answer";
+      optionIds?: string[];
+      result: string;
+      deliveredTo?: number;
+    }
   | { demo: "prompt_keys"; pane: string; keys: string }
   | { demo: "screen"; pane: string; lines: string[] }
   | { demo: "cleanup"; processesEnded: number; leftover: number[]; socketRemoved: boolean }
@@ -87,7 +96,9 @@ export function createDemoOutput(options: DemoOutputOptions): DemoOutput {
       for (const text of humanLines(record)) line(text);
       if (record.demo === "screen" && promptsClosed) {
         // What a reader would otherwise take for a failed answer (spike-notes §5.4).
-        line("      (agy's TUI labels a prompt answered over RPC as declined or dismissed when keys close it; the RPC answers above are the ones agy acted on)");
+        line(
+          "      (agy's TUI labels a prompt answered over RPC as declined or dismissed when keys close it; the RPC answers above are the ones agy acted on)",
+        );
       }
     },
     note: (text) => stderr.write(`${terminalText(text)}\n`),

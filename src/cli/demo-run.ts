@@ -187,9 +187,13 @@ async function locate(world: DemoWorld, pane: PaneRef, timeoutMs: number, signal
       const state = await world.paneState().catch(() => ({ dead: false, lastLine: "" }));
       if (state.dead) {
         const said = state.lastLine === "" ? "" : ` (its last line: ${clip(state.lastLine)})`;
-        throw new AgyBridgeError("internal", `the simulator in the demo's pane exited before discovery found it${said}; run \`agy-bridge sim --as-agy\` to see why`);
+        throw new AgyBridgeError(
+          "internal",
+          `the simulator in the demo's pane exited before discovery found it${said}; run \`agy-bridge sim --as-agy\` to see why`,
+        );
       }
-      if (Date.now() > deadline) throw new AgyBridgeError("timeout", `discovery did not find the simulator in pane ${world.target} within ${timeoutMs} ms: ${error.message}`);
+      if (Date.now() > deadline)
+        throw new AgyBridgeError("timeout", `discovery did not find the simulator in pane ${world.target} within ${timeoutMs} ms: ${error.message}`);
       await sleep(200, undefined, { signal });
     }
   }
@@ -233,7 +237,10 @@ function react(session: AgySessionApi, event: MapperEvent, progress: Progress, o
     call = session.answer(interactionId, { optionIds });
     record = { call: "answer", optionIds };
   } else {
-    progress.failure ??= new AgyBridgeError("invalid_argument", `step ${stepIndex} waits on a ${request.variant || "unknown"} gate that only a person can answer in the agy TUI`);
+    progress.failure ??= new AgyBridgeError(
+      "invalid_argument",
+      `step ${stepIndex} waits on a ${request.variant || "unknown"} gate that only a person can answer in the agy TUI`,
+    );
     return;
   }
   const done = call.then(
@@ -248,10 +255,13 @@ function react(session: AgySessionApi, event: MapperEvent, progress: Progress, o
         ...(result.result === "delivered" ? { deliveredTo: result.stepIndex } : {}),
       });
       for (const pressed of progress.keysPressed.splice(0)) out.record({ demo: "prompt_keys", ...pressed });
-      if (result.result !== "delivered") progress.failure ??= new AgyBridgeError("internal", `the answer to step ${stepIndex} was not delivered (${result.result})`);
+      if (result.result !== "delivered")
+        progress.failure ??= new AgyBridgeError("internal", `the answer to step ${stepIndex} was not delivered (${result.result})`);
     },
     (error: unknown) => {
-      progress.failure ??= new AgyBridgeError("internal", `answering step ${stepIndex} over RPC failed: ${AgyBridgeError.from(error).message}`, { cause: error });
+      progress.failure ??= new AgyBridgeError("internal", `answering step ${stepIndex} over RPC failed: ${AgyBridgeError.from(error).message}`, {
+        cause: error,
+      });
     },
   );
   progress.answering.add(done);

@@ -70,10 +70,23 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
   const started = await spawnTmux(
     "tmux",
     [
-      "-L", socketName, "-f", "/dev/null",
-      "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid} #{socket_path}",
-      "-s", "agy", "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 32),
-      "-c", options.self.cwd,
+      "-L",
+      socketName,
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id} #{pane_pid} #{socket_path}",
+      "-s",
+      "agy",
+      "-x",
+      String(options.columns ?? 100),
+      "-y",
+      String(options.rows ?? 32),
+      "-c",
+      options.self.cwd,
       ...argv,
     ],
     { timeoutMs: 10_000 },
@@ -107,7 +120,10 @@ export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWor
       const info = await driver.paneInfo(target);
       const screen = await driver.capturePane(target).catch(() => "");
       // remain-on-exit adds tmux's own "Pane is dead (status N, …)" line: the program's last words come before it.
-      const lines = screen.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("Pane is dead"));
+      const lines = screen
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "" && !l.startsWith("Pane is dead"));
       return { dead: info.dead, lastLine: lines.at(-1) ?? "" };
     },
     close() {

@@ -58,7 +58,11 @@ export async function startWatchDesktop(io: CliIo, plan: DesktopPlan): Promise<W
         ? await session.approve(interactionId, { decidedBy })
         : action.action === "deny"
           ? await session.deny(interactionId, { decidedBy, ...(action.instruction === undefined ? {} : { instruction: action.instruction }) })
-          : await session.answer(interactionId, { decidedBy, optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) });
+          : await session.answer(interactionId, {
+              decidedBy,
+              optionIds: action.optionIds,
+              ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }),
+            });
     return result.result === "decided_by_policy" ? { result: result.result, reason: result.reason } : { result: result.result };
   };
   const workspaces = new Map<string, Promise<string | undefined>>();

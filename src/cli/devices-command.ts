@@ -59,7 +59,10 @@ export const devicesCommand: Command = defineCommand({
         const removed = await (await openPushSubscriptionStore(pushFile, { allowLoopback: true })).removeDevice(id);
         if (!(await store.revoke(id))) return unknown();
         if (values.json === true) io.stdout.write(`${JSON.stringify({ revoked: id, pushSubscriptionsRemoved: removed })}\n`);
-        else io.stdout.write(`${terminalText(`revoked ${id} (${device.name}); its next request is refused${removed === 0 ? "" : `, and its ${removed} push subscription(s) were deleted`}`)}\n`);
+        else
+          io.stdout.write(
+            `${terminalText(`revoked ${id} (${device.name}); its next request is refused${removed === 0 ? "" : `, and its ${removed} push subscription(s) were deleted`}`)}\n`,
+          );
         return 0;
       }
       const devices = await store.list();

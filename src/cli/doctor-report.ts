@@ -25,7 +25,11 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
   const where = sessionTarget("doctor", values, io.env);
   let target: CaptureTarget;
   try {
-    target = await (deps.resolve ?? resolveCaptureTarget)({ ...where.connection, ...(where.pane === undefined ? {} : { pane: where.pane }), signal: io.signal });
+    target = await (deps.resolve ?? resolveCaptureTarget)({
+      ...where.connection,
+      ...(where.pane === undefined ? {} : { pane: where.pane }),
+      signal: io.signal,
+    });
   } catch (error) {
     io.stderr.write(`${failureText("doctor", error)}\n`);
     return 1;
@@ -33,7 +37,12 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
   const client = createAgyRpcClient({ baseUrl: target.url, ...(target.csrfToken === undefined ? {} : { csrfToken: target.csrfToken }) });
   const bare = target.csrfToken === undefined ? undefined : createAgyRpcClient({ baseUrl: target.url });
   const pane = target.pane;
-  const tmux = pane === undefined ? undefined : createTmuxDriver({ socket: pane.socketPath !== undefined ? { path: pane.socketPath } : pane.socketName !== undefined ? { name: pane.socketName } : undefined });
+  const tmux =
+    pane === undefined
+      ? undefined
+      : createTmuxDriver({
+          socket: pane.socketPath !== undefined ? { path: pane.socketPath } : pane.socketName !== undefined ? { name: pane.socketName } : undefined,
+        });
   try {
     // Not named by the process: the last banner in the pane may say (a read of the scrollback, no key).
     let agyVersion = target.agyVersion;
@@ -53,7 +62,10 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
       listeners: target.listeners,
       conversationId: target.conversationId,
       readScreen: tmux === undefined || pane === undefined ? undefined : () => tmux.readPane(pane.target),
-      readPaneCommand: tmux === undefined || pane === undefined ? undefined : () => tmux.run(["display-message", "-p", "-t", paneTarget(pane.target), "#{pane_current_command}"]),
+      readPaneCommand:
+        tmux === undefined || pane === undefined
+          ? undefined
+          : () => tmux.run(["display-message", "-p", "-t", paneTarget(pane.target), "#{pane_current_command}"]),
     });
     if (!obs.heartbeat.ok && obs.heartbeat.status === undefined) {
       io.stderr.write(`agy-bridge doctor: no agy answers at ${target.url} (${obs.heartbeat.message}); run \`agy-bridge doctor\` to see what discovery finds\n`);
@@ -62,10 +74,11 @@ export async function runDoctorReport(io: CliIo, values: SessionValues & { json?
     const report = buildReport(obs, (deps.now ?? (() => new Date()))());
     io.stdout.write(values.json === true ? `${JSON.stringify(report)}\n` : reportMarkdown(report));
     const contradicted = report.facts.filter((f) => f.status === "contradicted").map((f) => f.id);
-    io.stderr.write(`agy-bridge doctor: ${report.facts.length} facts checked against agy ${report.agyVersion ?? "(version unknown)"}${contradicted.length === 0 ? ", none contradicted" : `; contradicted: ${contradicted.join(", ")}`}\n`);
+    io.stderr.write(
+      `agy-bridge doctor: ${report.facts.length} facts checked against agy ${report.agyVersion ?? "(version unknown)"}${contradicted.length === 0 ? ", none contradicted" : `; contradicted: ${contradicted.join(", ")}`}\n`,
+    );
     return 0;
   } finally {
     await Promise.all([client.close(), bare?.close()]);
   }
 }
-

@@ -33,7 +33,8 @@ function outputBlock(output: string): string {
   const text = prettyJson(output) ?? output;
   const lines = text.replace(/\r\n?/g, "\n").replace(/\n+$/, "").split("\n");
   const shown = lines.slice(0, OUTPUT_LINES).map((line) => `    ${clipLine(line)}`);
-  if (lines.length > OUTPUT_LINES) shown.push(`    … ${lines.length - OUTPUT_LINES} more line${lines.length - OUTPUT_LINES === 1 ? "" : "s"} (--json has all of it)`);
+  if (lines.length > OUTPUT_LINES)
+    shown.push(`    … ${lines.length - OUTPUT_LINES} more line${lines.length - OUTPUT_LINES === 1 ? "" : "s"} (--json has all of it)`);
   return shown.join("\n");
 }
 
@@ -114,7 +115,10 @@ function plain(event: MapperEvent): [keyof typeof STYLE, string] | undefined {
     case "diagnostic":
       return ["failure", `  [diagnostic ${event.code}] ${clip(event.message, 500)}`];
     case "agy_version_changed":
-      return ["status", `  [agy] version ${clip(event.from ?? "unknown", 40)} → ${clip(event.to ?? "unknown", 40)}${event.pid === undefined ? "" : ` (pid ${event.pid})`}`];
+      return [
+        "status",
+        `  [agy] version ${clip(event.from ?? "unknown", 40)} → ${clip(event.to ?? "unknown", 40)}${event.pid === undefined ? "" : ` (pid ${event.pid})`}`,
+      ];
     case "message_delta":
     case "reasoning_delta":
       return undefined;

@@ -40,7 +40,14 @@ export const interruptCommand = defineCommand({
       const result = await session.interrupt();
       if (result.result === "denied") {
         for (const p of waiting.filter((w) => result.stepIndices.includes(w.stepIndex))) {
-          await recordCliAnswer(io, { command: "interrupt", conversationId: session.conversationId, interactionId: p.interactionId, decision: "deny", pending: p, result: { result: "delivered", stepIndex: p.stepIndex } });
+          await recordCliAnswer(io, {
+            command: "interrupt",
+            conversationId: session.conversationId,
+            interactionId: p.interactionId,
+            decision: "deny",
+            pending: p,
+            result: { result: "delivered", stepIndex: p.stepIndex },
+          });
         }
       }
       if (values.json === true) io.stdout.write(`${JSON.stringify(result)}\n`);

@@ -18,25 +18,73 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: "demo", summary: "a supervised session against the simulator (the Quick start)", load: async () => (await import("./demo-command.js")).demoCommand },
   { name: "map", summary: "map agy steps or stream frames to NDJSON events", load: async () => (await import("./map-command.js")).mapCommand },
-  { name: "sessions", summary: "list the agy language servers on this machine and their conversations", load: async () => (await import("./sessions-command.js")).sessionsCommand },
-  { name: "doctor", summary: "explain how discovery finds agy's language server, and what failed", load: async () => (await import("./doctor-command.js")).doctorCommand },
+  {
+    name: "sessions",
+    summary: "list the agy language servers on this machine and their conversations",
+    load: async () => (await import("./sessions-command.js")).sessionsCommand,
+  },
+  {
+    name: "doctor",
+    summary: "explain how discovery finds agy's language server, and what failed",
+    load: async () => (await import("./doctor-command.js")).doctorCommand,
+  },
   { name: "watch", summary: "follow a conversation as events (NDJSON with --json)", load: async () => (await import("./watch-command.js")).watchCommand },
   { name: "approve", summary: "allow a pending permission over RPC", load: async () => (await import("./approve-command.js")).approveCommand },
   { name: "deny", summary: "refuse a pending permission (or decline a question) over RPC", load: async () => (await import("./deny-command.js")).denyCommand },
   { name: "answer", summary: "answer a pending question over RPC", load: async () => (await import("./answer-command.js")).answerCommand },
-  { name: "interrupt", summary: "stop the agent's current work (cancel, or deny a waiting prompt)", load: async () => (await import("./interrupt-command.js")).interruptCommand },
-  { name: "capture", summary: "record a live agy conversation as a redacted fixture directory", load: async () => (await import("./capture-command.js")).captureCommand },
+  {
+    name: "interrupt",
+    summary: "stop the agent's current work (cancel, or deny a waiting prompt)",
+    load: async () => (await import("./interrupt-command.js")).interruptCommand,
+  },
+  {
+    name: "capture",
+    summary: "record a live agy conversation as a redacted fixture directory",
+    load: async () => (await import("./capture-command.js")).captureCommand,
+  },
   { name: "sim", summary: "run the simulated agy (language server + TUI)", load: async () => (await import("./sim-command.js")).simCommand },
   { name: "send", summary: "type a user turn into agy's TUI through tmux", load: async () => (await import("./send-command.js")).sendCommand },
-  { name: "screen", summary: "read agy's screen in a tmux pane (or a saved capture) and say what is on it", load: async () => (await import("./screen-command.js")).screenCommand },
+  {
+    name: "screen",
+    summary: "read agy's screen in a tmux pane (or a saved capture) and say what is on it",
+    load: async () => (await import("./screen-command.js")).screenCommand,
+  },
   { name: "audit", summary: "read the log of decisions about agy's requests", load: async () => (await import("./audit-command.js")).auditCommand },
-  { name: "policy", summary: "check what a policy file decides (policy check / policy test)", load: async () => (await import("./policy-command.js")).policyCommand },
-  { name: "serve", summary: "serve every agy session over HTTP + SSE, with an approval page", load: async () => (await import("./serve-command.js")).serveCommand },
-  { name: "pair", summary: "print a one-time link and QR code that pairs a phone with the approval page", load: async () => (await import("./pair-command.js")).pairCommand },
-  { name: "devices", summary: "list the devices paired with the approval page, or revoke one", load: async () => (await import("./devices-command.js")).devicesCommand },
-  { name: "acp", summary: "an Agent Client Protocol agent on stdio: editors join a running agy session", load: async () => (await import("./acp-command.js")).acpCommand },
-  { name: "mcp", summary: "an MCP server for agents: sessions, events, turns and answers as tools", load: async () => (await import("./mcp-command.js")).mcpCommand },
-  { name: "relay", summary: "publish this machine's agy sessions to Redis Streams and take commands from it", load: async () => (await import("./relay-command.js")).relayCommand },
+  {
+    name: "policy",
+    summary: "check what a policy file decides (policy check / policy test)",
+    load: async () => (await import("./policy-command.js")).policyCommand,
+  },
+  {
+    name: "serve",
+    summary: "serve every agy session over HTTP + SSE, with an approval page",
+    load: async () => (await import("./serve-command.js")).serveCommand,
+  },
+  {
+    name: "pair",
+    summary: "print a one-time link and QR code that pairs a phone with the approval page",
+    load: async () => (await import("./pair-command.js")).pairCommand,
+  },
+  {
+    name: "devices",
+    summary: "list the devices paired with the approval page, or revoke one",
+    load: async () => (await import("./devices-command.js")).devicesCommand,
+  },
+  {
+    name: "acp",
+    summary: "an Agent Client Protocol agent on stdio: editors join a running agy session",
+    load: async () => (await import("./acp-command.js")).acpCommand,
+  },
+  {
+    name: "mcp",
+    summary: "an MCP server for agents: sessions, events, turns and answers as tools",
+    load: async () => (await import("./mcp-command.js")).mcpCommand,
+  },
+  {
+    name: "relay",
+    summary: "publish this machine's agy sessions to Redis Streams and take commands from it",
+    load: async () => (await import("./relay-command.js")).relayCommand,
+  },
 ];
 
 function topHelp(): string {

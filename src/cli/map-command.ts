@@ -226,7 +226,10 @@ function firstCascadeId(steps: readonly unknown[]): string | undefined {
 function defaultConversation(input: Input): string | undefined {
   if (input.kind === "capture") {
     if (input.conversationId !== undefined) return input.conversationId;
-    return defaultConversation({ kind: "frames", updates: input.items.flatMap((item) => (item.kind === "frame" ? [item.update] : [])) }) ?? firstCascadeId(input.items.flatMap((item) => (item.kind === "snapshot" ? item.steps : [])));
+    return (
+      defaultConversation({ kind: "frames", updates: input.items.flatMap((item) => (item.kind === "frame" ? [item.update] : [])) }) ??
+      firstCascadeId(input.items.flatMap((item) => (item.kind === "snapshot" ? item.steps : [])))
+    );
   }
   if (input.kind !== "frames") return firstCascadeId(input.steps);
   for (const update of input.updates) {
@@ -247,7 +250,8 @@ function defaultConversation(input: Input): string | undefined {
  */
 function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<MapperEvent[]> {
   if (input.kind === "capture") {
-    for (const item of input.items) yield item.kind === "frame" ? tracker.applyStreamUpdate(item.update) : tracker.applySnapshot({ steps: item.steps, stepOffset: 0 });
+    for (const item of input.items)
+      yield item.kind === "frame" ? tracker.applyStreamUpdate(item.update) : tracker.applySnapshot({ steps: item.steps, stepOffset: 0 });
     return;
   }
   if (input.kind === "frames") {

@@ -93,7 +93,9 @@ export const mcpCommand = defineCommand({
     if (http) {
       if (listen === undefined) throw new UsageError(`--listen wants HOST:PORT (e.g. 127.0.0.1:7879, [::1]:0); ${hint}`);
       if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
-        throw new UsageError("--listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who reaches it with the token could approve commands");
+        throw new UsageError(
+          "--listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who reaches it with the token could approve commands",
+        );
       }
       if (listen.host !== "localhost" && isIP(listen.host) === 0) throw new UsageError(`--listen wants an IP address or localhost; ${hint}`);
     }
@@ -113,7 +115,10 @@ export const mcpCommand = defineCommand({
       ...(policy === undefined ? {} : { policy, context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) } }),
     };
 
-    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport }, { AgySession }] = await Promise.all([import("../mcp/index.js"), import("../session/index.js")]);
+    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport }, { AgySession }] = await Promise.all([
+      import("../mcp/index.js"),
+      import("../session/index.js"),
+    ]);
     const source = sessionSource(io, target, tmux ?? {}, policyOption, AgySession.attach);
     const pool = createSessionPool({ source, onProblem: (message) => io.stderr.write(`agy-bridge mcp: ${message}\n`) });
     const version = await packageVersion();
@@ -166,7 +171,11 @@ function sessionSource(io: CliIo, target: SessionTarget, tmux: TmuxServerRef, ex
           // A sub-agent's conversation belongs to its parent's session.
           if (conversation.parentConversationId !== undefined) continue;
           servers.set(conversation.conversationId, server);
-          out.push({ conversationId: conversation.conversationId, pid: server.pid, ...(conversation.title === undefined ? {} : { title: conversation.title }) });
+          out.push({
+            conversationId: conversation.conversationId,
+            pid: server.pid,
+            ...(conversation.title === undefined ? {} : { title: conversation.title }),
+          });
         }
       }
       return out;
@@ -197,12 +206,13 @@ async function serveHttp(
   createServer: () => import("../mcp/index.js").AgyMcpServer,
   createMcpHttpServer: typeof import("../mcp/index.js").createMcpHttpServer,
 ): Promise<number> {
-  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }, { guardConnections }, { connectionLimits }] = await Promise.all([
-    import("../server/bearer-token.js"),
-    import("../server/request-origin.js"),
-    import("../server/connection-guard.js"),
-    import("./serve-command.js"),
-  ]);
+  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }, { guardConnections }, { connectionLimits }] =
+    await Promise.all([
+      import("../server/bearer-token.js"),
+      import("../server/request-origin.js"),
+      import("../server/connection-guard.js"),
+      import("./serve-command.js"),
+    ]);
   const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
   let token;
   try {
@@ -217,7 +227,8 @@ async function serveHttp(
     authorize: createBearerCheck(token.token),
     checkOrigin: createOriginCheck({ boundHost: listen.host, ...(values["allow-host"] === undefined ? {} : { allowHosts: values["allow-host"] }) }),
     limiter: createFailureLimiter(),
-    onInternalError: (error) => io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    onInternalError: (error) =>
+      io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
   // serve's guard and limits: a flood of idle sockets (no token needed to open one) is shed before descriptors run out.
   guardConnections(http.server, await connectionLimits());
@@ -228,7 +239,9 @@ async function serveHttp(
     const now = Date.now();
     if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
     serverErrors.set(kind, now);
-    io.stderr.write(`agy-bridge mcp: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`);
+    io.stderr.write(
+      `agy-bridge mcp: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
+    );
   };
   try {
     await new Promise<void>((resolve, reject) => {
@@ -240,7 +253,9 @@ async function serveHttp(
       });
     });
   } catch (error) {
-    io.stderr.write(`agy-bridge mcp: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
+    io.stderr.write(
+      `agy-bridge mcp: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`,
+    );
     return 1;
   }
   const address = http.server.address();
@@ -248,7 +263,10 @@ async function serveHttp(
   const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}/mcp`;
   const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
   if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile })}\n`);
-  else io.stderr.write(`agy-bridge mcp: MCP over streamable HTTP at ${url}; the bearer token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
+  else
+    io.stderr.write(
+      `agy-bridge mcp: MCP over streamable HTTP at ${url}; the bearer token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`,
+    );
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener("abort", () => resolve(), { once: true });

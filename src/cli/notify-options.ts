@@ -62,13 +62,21 @@ export const NOTIFY_HELP = `Notifications (docs/notifications.md) — each inter
                                   buttons; macOS: Notification Centre, no buttons)`;
 
 export type NotifyValues = {
-  [K in keyof typeof NOTIFY_OPTIONS]?: (typeof NOTIFY_OPTIONS)[K] extends { multiple: true } ? string[] | undefined : (typeof NOTIFY_OPTIONS)[K] extends { type: "boolean" } ? boolean | undefined : string | undefined;
+  [K in keyof typeof NOTIFY_OPTIONS]?: (typeof NOTIFY_OPTIONS)[K] extends { multiple: true }
+    ? string[] | undefined
+    : (typeof NOTIFY_OPTIONS)[K] extends { type: "boolean" }
+      ? boolean | undefined
+      : string | undefined;
 };
 
 /** Checked and loaded before serve listens; {@link Notifications.start} once it does. */
 export interface Notifications {
   /** For the API server: the page's push routes and ntfy's one-time actions. */
-  readonly push: { publicKey: string; subscribe(subscription: Parameters<PushSubscriptionStore["add"]>[0], device: string): ReturnType<PushSubscriptionStore["add"]>; unsubscribe(endpoint: string, device: string): Promise<boolean> };
+  readonly push: {
+    publicKey: string;
+    subscribe(subscription: Parameters<PushSubscriptionStore["add"]>[0], device: string): ReturnType<PushSubscriptionStore["add"]>;
+    unsubscribe(endpoint: string, device: string): Promise<boolean>;
+  };
   readonly actions: ActionTokens;
   /** For `policyAttachOption`'s `onDecision`: an `ask` (or a failed delivery) goes to a person. */
   policyDecided(outcome: PolicyOutcome): void;
@@ -84,6 +92,7 @@ type Requested = EventOf<"interaction_requested">;
  * `$XDG_CONFIG_HOME/agy-bridge`). A usage mistake is a string (exit 2); an
  * unreadable file throws with a sentence (exit 1).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
 export async function prepareNotifications(
   io: CliIo,
   values: NotifyValues,
@@ -102,7 +111,8 @@ export async function prepareNotifications(
     if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return `--notify-webhook wants an http(s) URL, not ${url}`;
     // fetch refuses them, and they would sit in the process list: the signature is the authentication.
     const parsed = new URL(url);
-    if (parsed.username !== "" || parsed.password !== "") return `--notify-webhook takes no user:password@ in the URL (${parsed.host}); receivers check the signature instead (docs/notifications.md)`;
+    if (parsed.username !== "" || parsed.password !== "")
+      return `--notify-webhook takes no user:password@ in the URL (${parsed.host}); receivers check the signature instead (docs/notifications.md)`;
   }
   for (const flag of ["notify-base-url", "telegram-api-root"] as const) {
     const value = values[flag];
@@ -120,12 +130,15 @@ export async function prepareNotifications(
   }
   const telegramToken = values["telegram-bot-token-file"];
   const telegramChat = values["telegram-chat"];
-  if ((telegramToken === undefined) !== (telegramChat === undefined)) return "--telegram-bot-token-file and --telegram-chat go together: the bot needs both its token and the one chat it posts to";
-  if (telegramChat !== undefined && !/^(-?\d+|@[A-Za-z0-9_]{4,})$/.test(telegramChat)) return `--telegram-chat wants a numeric chat id or @channelname, not ${telegramChat}`;
+  if ((telegramToken === undefined) !== (telegramChat === undefined))
+    return "--telegram-bot-token-file and --telegram-chat go together: the bot needs both its token and the one chat it posts to";
+  if (telegramChat !== undefined && !/^(-?\d+|@[A-Za-z0-9_]{4,})$/.test(telegramChat))
+    return `--telegram-chat wants a numeric chat id or @channelname, not ${telegramChat}`;
   let escalation: Escalation | undefined;
   if (values["escalate-after"] !== undefined) {
     const afterMs = notify.parseDuration(values["escalate-after"]);
-    if (afterMs === undefined || afterMs < 1000) return `--escalate-after wants a duration of at least 1s such as 90s, 5m or 1h, not ${values["escalate-after"]}`;
+    if (afterMs === undefined || afterMs < 1000)
+      return `--escalate-after wants a duration of at least 1s such as 90s, 5m or 1h, not ${values["escalate-after"]}`;
     const action = values["escalate-action"] ?? "notify";
     if (action !== "notify" && action !== "deny") return `--escalate-action is notify or deny, not ${action}`;
     escalation = { afterMs, action, ...(values["escalate-instruction"] === undefined ? {} : { instruction: values["escalate-instruction"] }) };
@@ -157,10 +170,14 @@ export async function prepareNotifications(
   const vapidPath = join(dir, "vapid.json");
   const vapidText = await notify.loadOrCreateSecret(vapidPath, () => JSON.stringify(notify.generateVapidKeys()));
   const keys: VapidKeys | undefined = notify.parseVapidKeys(vapidText.text);
-  if (keys === undefined) throw new Error(`${vapidPath} does not hold a VAPID key pair; delete it to have a new one generated (browsers subscribed with the old key must subscribe again)`);
+  if (keys === undefined)
+    throw new Error(
+      `${vapidPath} does not hold a VAPID key pair; delete it to have a new one generated (browsers subscribed with the old key must subscribe again)`,
+    );
   const allowLoopbackPush = values["allow-loopback-push"] === true;
   const store = await notify.openPushSubscriptionStore(join(dir, "push-subscriptions.json"), { allowLoopback: allowLoopbackPush });
-  const deviceStore = options.devicesFile === undefined ? undefined : (await import("../server/device-store.js")).createDeviceStore({ file: options.devicesFile });
+  const deviceStore =
+    options.devicesFile === undefined ? undefined : (await import("../server/device-store.js")).createDeviceStore({ file: options.devicesFile });
   const pairedDevices = deviceStore === undefined ? undefined : async () => new Set((await deviceStore.list()).map((d) => d.id));
   const telegramBotToken = telegramToken === undefined ? undefined : await notify.readSecretFile(telegramToken, "Telegram bot token");
   // grammY loads only for a configured bot (docs/cli.md "Start-up cost").
@@ -188,7 +205,12 @@ export async function prepareNotifications(
   // A revocation (here or by `agy-bridge devices` in another process) deletes the device's subscriptions at once,
   // so serve's own next write of the file cannot bring them back; the notifier prunes again before each push.
   const unwatchDevices = deviceStore?.onChange(() => {
-    void pairedDevices!().then((paired) => store.retain(paired), () => undefined).catch(() => undefined);
+    void pairedDevices!()
+      .then(
+        (paired) => store.retain(paired),
+        () => undefined,
+      )
+      .catch(() => undefined);
   });
   // A policy's ask can come before serve listens (the hub attaches early): kept until start.
   const early: Requested[] = [];
@@ -213,9 +235,16 @@ export async function prepareNotifications(
         return session.respond(interactionId, action, decidedBy);
       };
       const notifiers: Notifier[] = webhooks.map((url, index) =>
-        notify.createWebhookNotifier({ url, secret: secrets[index]!, name: `webhook:${index + 1}`, onReport: (report) => audit(report, requests.get(report.delivery.interactionId)) }),
+        notify.createWebhookNotifier({
+          url,
+          secret: secrets[index]!,
+          name: `webhook:${index + 1}`,
+          onReport: (report) => audit(report, requests.get(report.delivery.interactionId)),
+        }),
       );
-      notifiers.push(notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }));
+      notifiers.push(
+        notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }),
+      );
       if (values["notify-ntfy"] !== undefined) notifiers.push(notify.createNtfyNotifier({ topicUrl: values["notify-ntfy"], apiUrl: base, tokens: actions }));
       if (telegram !== undefined && telegramBotToken !== undefined && telegramChat !== undefined) {
         notifiers.push(
@@ -230,9 +259,25 @@ export async function prepareNotifications(
       }
       if (desktop !== undefined) {
         const workspaceOf = describe === undefined ? undefined : (conversationId: string) => describe(conversationId).workspace;
-        notifiers.push(notify.createDesktopNotifier({ support: desktop.support, answer, answerOn: "page", onProblem: say, ...(workspaceOf === undefined ? {} : { workspaceOf }) }));
+        notifiers.push(
+          notify.createDesktopNotifier({
+            support: desktop.support,
+            answer,
+            answerOn: "page",
+            onProblem: say,
+            ...(workspaceOf === undefined ? {} : { workspaceOf }),
+          }),
+        );
       }
-      dispatcher = notify.createNotifyDispatcher({ notifiers, pageUrl: base, host, policy: options.policy, answer, onProblem: say, ...(escalation === undefined ? {} : { escalation }) });
+      dispatcher = notify.createNotifyDispatcher({
+        notifiers,
+        pageUrl: base,
+        host,
+        policy: options.policy,
+        answer,
+        onProblem: say,
+        ...(escalation === undefined ? {} : { escalation }),
+      });
       const watched = new Set<unknown>();
       const watch = () => {
         for (const session of hub.list()) {

@@ -53,7 +53,10 @@ export const pairCommand: Command = defineCommand({
   async run(io, { values }) {
     const base = parseUrl(values.url ?? io.env["AGY_BRIDGE_URL"] ?? "http://127.0.0.1:7878", "--url");
     // The bearer token must not travel to another machine in the clear.
-    if (!isLoopbackHost(base.hostname)) throw new UsageError(`--url must name serve on this machine (127.0.0.1, ::1 or localhost), not ${base.host}; run \`agy-bridge pair\` where serve runs, and use --link-base for the address the phone uses`);
+    if (!isLoopbackHost(base.hostname))
+      throw new UsageError(
+        `--url must name serve on this machine (127.0.0.1, ::1 or localhost), not ${base.host}; run \`agy-bridge pair\` where serve runs, and use --link-base for the address the phone uses`,
+      );
     const linkBase = values["link-base"] === undefined ? undefined : parseUrl(values["link-base"], "--link-base");
     const token = await bearerToken(io.env, values["token-file"]);
     if (typeof token !== "string") {
@@ -62,9 +65,15 @@ export const pairCommand: Command = defineCommand({
     }
     let response: Response;
     try {
-      response = await fetch(new URL("/v1/pairing/codes", base), { method: "POST", headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.any([io.signal, AbortSignal.timeout(10_000)]) });
+      response = await fetch(new URL("/v1/pairing/codes", base), {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.any([io.signal, AbortSignal.timeout(10_000)]),
+      });
     } catch (error) {
-      io.stderr.write(`agy-bridge pair: cannot reach serve at ${base.origin} (${causeOf(error)}); start \`agy-bridge serve\`, or pass --url with the address it printed\n`);
+      io.stderr.write(
+        `agy-bridge pair: cannot reach serve at ${base.origin} (${causeOf(error)}); start \`agy-bridge serve\`, or pass --url with the address it printed\n`,
+      );
       return 1;
     }
     const body = (await response.json().catch(() => ({}))) as Partial<PairingCode> & { detail?: string };
@@ -108,7 +117,12 @@ async function bearerToken(env: Readonly<Record<string, string | undefined>>, to
     return token === "" ? { problem: `the token file ${path} is empty; start \`agy-bridge serve\` once to create one` } : token;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    return { problem: code === "ENOENT" ? `no token file at ${path}; start \`agy-bridge serve\` first (it creates one), or pass --token-file` : `cannot read the token file ${path} (${code})` };
+    return {
+      problem:
+        code === "ENOENT"
+          ? `no token file at ${path}; start \`agy-bridge serve\` first (it creates one), or pass --token-file`
+          : `cannot read the token file ${path} (${code})`,
+    };
   }
 }
 

@@ -4,16 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import {
-  decide,
-  parsePolicy,
-  parsePolicyCases,
-  PolicyError,
-  runPolicyCases,
-  type Policy,
-  type PolicyDecision,
-  type PolicyRequest,
-} from "../policy/index.js";
+import { decide, parsePolicy, parsePolicyCases, PolicyError, runPolicyCases, type Policy, type PolicyDecision, type PolicyRequest } from "../policy/index.js";
 import { resolveRealPath } from "../session/policy-runner.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
@@ -125,7 +116,8 @@ async function readText(io: CliIo, file: string, what: string): Promise<string |
     return await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : "it cannot be read";
+    const why =
+      code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : "it cannot be read";
     io.stderr.write(`agy-bridge policy: cannot read the ${what} file ${JSON.stringify(file)}: ${why}\n`);
     return undefined;
   }
@@ -153,7 +145,9 @@ async function runTest(io: CliIo, policy: Policy, casesFile: string, json: boole
       );
     } else if (!result.passed) {
       const expected = result.case.rule === undefined ? result.case.expect : `${result.case.expect} by ${result.case.rule ?? "no rule"}`;
-      io.stdout.write(`FAIL case ${result.index + 1} ${JSON.stringify(label)}: expected ${expected}, got ${result.decision.decision} by ${result.decision.rule ?? "no rule"} — ${result.decision.reason}\n`);
+      io.stdout.write(
+        `FAIL case ${result.index + 1} ${JSON.stringify(label)}: expected ${expected}, got ${result.decision.decision} by ${result.decision.rule ?? "no rule"} — ${result.decision.reason}\n`,
+      );
     }
   }
   const summary = { passed: results.length - failed.length, failed: failed.length };

@@ -83,7 +83,13 @@ export function policyAttachOption(
 /** One human line for a policy decision. */
 export function decisionLine(outcome: PolicyOutcome): string {
   const request = outcome.request.request;
-  const what = request.kind === "permission" ? request.target : request.kind === "question" ? (request.questions[0]?.question ?? "a question") : request.variant;
-  const delivered = outcome.error !== undefined ? ` (not delivered: ${outcome.error})` : outcome.result !== undefined && outcome.result.result !== "delivered" ? ` (${outcome.result.result})` : "";
+  const what =
+    request.kind === "permission" ? request.target : request.kind === "question" ? (request.questions[0]?.question ?? "a question") : request.variant;
+  const delivered =
+    outcome.error !== undefined
+      ? ` (not delivered: ${outcome.error})`
+      : outcome.result !== undefined && outcome.result.result !== "delivered"
+        ? ` (${outcome.result.result})`
+        : "";
   return `[policy] ${outcome.decision.decision} ${what} — ${outcome.decision.reason}${delivered}`;
 }

@@ -20,7 +20,8 @@ export function shownRedisUrl(url: URL): string {
 
 /** Reads `--redis`; a {@link UsageError} (exit 2) names what is wrong without repeating the value. */
 export function redisUrlOf(command: string, text: string | undefined): URL {
-  if (text === undefined || text === "") throw new UsageError(`--redis URL is required (redis://host:port or rediss://host:port); run \`agy-bridge ${command} --help\``);
+  if (text === undefined || text === "")
+    throw new UsageError(`--redis URL is required (redis://host:port or rediss://host:port); run \`agy-bridge ${command} --help\``);
   if (!URL.canParse(text)) throw new UsageError("--redis does not parse as a URL; give redis://host:port or rediss://host:port");
   const url = new URL(text);
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new UsageError("--redis must be a redis:// or rediss:// URL");
@@ -38,7 +39,9 @@ export interface RedisConnection {
 /** Connects (10 s bound); undefined after saying on stderr why it could not. */
 export async function connectRedis(io: CliIo, command: string, url: URL): Promise<RedisConnection | undefined> {
   if (url.protocol === "redis:" && !isLoopbackHost(url.hostname)) {
-    io.stderr.write(`agy-bridge ${command}: warning: the Redis connection is not encrypted and not loopback; anyone on the path can read events and inject commands — use rediss:// (docs/fleet.md)\n`);
+    io.stderr.write(
+      `agy-bridge ${command}: warning: the Redis connection is not encrypted and not loopback; anyone on the path can read events and inject commands — use rediss:// (docs/fleet.md)\n`,
+    );
   }
   const { Redis } = await import("ioredis");
   const password = io.env["AGY_BRIDGE_REDIS_PASSWORD"];
@@ -64,13 +67,12 @@ export async function connectRedis(io: CliIo, command: string, url: URL): Promis
     if (connected) io.stderr.write(`${terminalText(`agy-bridge ${command}: Redis: ${error.message}`)}\n`);
   });
   try {
-    await Promise.race([
-      redis.connect(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 10 s")), 10_000).unref()),
-    ]);
+    await Promise.race([redis.connect(), new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 10 s")), 10_000).unref())]);
   } catch (error) {
     const why = lastError !== "" ? lastError : (error as Error).message;
-    io.stderr.write(`${terminalText(`agy-bridge ${command}: cannot reach Redis at ${shownRedisUrl(url)} (${why}); check the URL, that Redis runs, and the ACL user and password`)}\n`);
+    io.stderr.write(
+      `${terminalText(`agy-bridge ${command}: cannot reach Redis at ${shownRedisUrl(url)} (${why}); check the URL, that Redis runs, and the ACL user and password`)}\n`,
+    );
     redis.disconnect();
     return undefined;
   }

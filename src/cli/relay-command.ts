@@ -76,7 +76,10 @@ export const relayCommand = defineCommand({
     const redisUrl = redisUrlOf("relay", values.redis);
     const { HOST_NAME, createRelay } = await import("../fleet/index.js");
     const host = values.host ?? hostname().split(".")[0] ?? "";
-    if (!HOST_NAME.test(host)) throw new UsageError(`--host must be letters, digits, '.', '_' or '-' (up to 128, no ':'), since it is part of every key${values.host === undefined ? "; this machine's host name is not, so give --host" : ""}`);
+    if (!HOST_NAME.test(host))
+      throw new UsageError(
+        `--host must be letters, digits, '.', '_' or '-' (up to 128, no ':'), since it is part of every key${values.host === undefined ? "; this machine's host name is not, so give --host" : ""}`,
+      );
     const claimIdleMs = wholeNumber("claim-idle", values["claim-idle"], 30_000, 1);
     const maxLen = wholeNumber("max-len", values["max-len"], 10_000, 10);
     const refreshMs = wholeNumber("refresh-ms", values["refresh-ms"], 2000, 100);
@@ -90,7 +93,12 @@ export const relayCommand = defineCommand({
     const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
     const { createDiscoveryWatch } = await import("../discovery/index.js");
     const { AgySession } = await import("../session/index.js");
-    const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
+    const tmux =
+      values["socket-path"] !== undefined
+        ? { socketPath: values["socket-path"] }
+        : values["socket-name"] !== undefined
+          ? { socketName: values["socket-name"] }
+          : {};
     const servers = new Map<string, DiscoveredServer>();
     // Full discovery only when agy processes come or go (and every 30 s), as in serve.
     const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
@@ -131,7 +139,8 @@ export const relayCommand = defineCommand({
         return out;
       },
       async attach(conversationId) {
-        if (singleId !== undefined) return attachFromArgs(io, { ...target, connection: { ...target.connection, conversationId } }, { signal: new AbortController().signal });
+        if (singleId !== undefined)
+          return attachFromArgs(io, { ...target, connection: { ...target.connection, conversationId } }, { signal: new AbortController().signal });
         const server = servers.get(conversationId);
         if (server?.url === undefined) throw new Error("its server is gone");
         const options: AttachOptions = { conversationId, url: server.url };
@@ -147,7 +156,9 @@ export const relayCommand = defineCommand({
       await relay.start();
     } catch (error) {
       // E.g. the ACL user may not create the command group (NOPERM).
-      io.stderr.write(`${terminalText(`agy-bridge relay: cannot start taking commands from Redis (${(error as Error).message}); check the ACL user's permissions (docs/fleet.md)`)}\n`);
+      io.stderr.write(
+        `${terminalText(`agy-bridge relay: cannot start taking commands from Redis (${(error as Error).message}); check the ACL user's permissions (docs/fleet.md)`)}\n`,
+      );
       await relay.close();
       await discovery.close();
       redis.disconnect();

@@ -79,8 +79,13 @@ async function readCapture(path: string): Promise<string> {
     data = await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "it does not exist" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (code ?? "read failed");
-    throw new AgyBridgeError("invalid_argument", `The capture file ${terminalText(path)} cannot be read (${why}); save one with \`tmux capture-pane -p -t PANE > FILE\`.`, { cause: error });
+    const why =
+      code === "ENOENT" ? "it does not exist" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (code ?? "read failed");
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `The capture file ${terminalText(path)} cannot be read (${why}); save one with \`tmux capture-pane -p -t PANE > FILE\`.`,
+      { cause: error },
+    );
   }
   if (data.length > INPUT_LIMIT_BYTES) throw tooBig(`The capture file ${terminalText(path)}`);
   return data.toString("utf8");

@@ -15,7 +15,16 @@ import { findServer, lookUpAgyVersion } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";
 import { STEP_STATUS, STEP_TYPE } from "../protocol/wire-names.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../rpc/index.js";
-import { createTmuxDriver, isPaneTarget, MAX_TURN_BYTES, paneTarget, socketArgs, type DeliverTurnOptions, type TmuxSocket, type TurnDeliveryResult } from "../tmux/index.js";
+import {
+  createTmuxDriver,
+  isPaneTarget,
+  MAX_TURN_BYTES,
+  paneTarget,
+  socketArgs,
+  type DeliverTurnOptions,
+  type TmuxSocket,
+  type TurnDeliveryResult,
+} from "../tmux/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -44,10 +53,13 @@ Options:
   --pane TARGET       the pane: a pane id like %3, or an exact session =main
   -L NAME             the tmux server's socket name (tmux -L)
   -S PATH             the tmux server's socket path (tmux -S)
-${CONNECTION_HELP.replace(/^(  --conversation ID .*)$/m, `$1
+${CONNECTION_HELP.replace(
+  /^(  --conversation ID .*)$/m,
+  `$1
                       and with it: confirm the turn by a new USER_INPUT step,
                       and refuse while a step is WAITING (the server is --url,
-                      else the one discovery finds for it or the pane)`)}
+                      else the one discovery finds for it or the pane)`,
+)}
   --close-stale       with --conversation: close a dialog agy left open for an
                       answered step with Escape even where no key is known to
                       be safe for it (on agy 1.2.x that can cancel the command
@@ -94,8 +106,14 @@ export const sendCommand = defineCommand({
       target = values.pane ?? "";
       if (target === "") throw new UsageError("--pane TARGET is required (a pane id like %3 or a session =main); run `agy-bridge send --help`");
       if (!isPaneTarget(target)) throw new UsageError("--pane must be a pane id like %3 or an exact session name like =main; run `agy-bridge send --help`");
-      if (values["socket-name"] !== undefined && values["socket-path"] !== undefined) throw new UsageError("give -L or -S, not both; run `agy-bridge send --help`");
-      socket = values["socket-name"] !== undefined ? { name: values["socket-name"] } : values["socket-path"] !== undefined ? { path: values["socket-path"] } : undefined;
+      if (values["socket-name"] !== undefined && values["socket-path"] !== undefined)
+        throw new UsageError("give -L or -S, not both; run `agy-bridge send --help`");
+      socket =
+        values["socket-name"] !== undefined
+          ? { name: values["socket-name"] }
+          : values["socket-path"] !== undefined
+            ? { path: values["socket-path"] }
+            : undefined;
       socketArgs(socket);
     } catch (error) {
       io.stderr.write(`agy-bridge send: ${(error as Error).message}\n`);
@@ -108,7 +126,9 @@ export const sendCommand = defineCommand({
       return 2;
     }
     if (values["close-stale"] === true && connection.conversationId === undefined) {
-      io.stderr.write("agy-bridge send: --close-stale needs --conversation ID (only RPC can tell a leftover dialog from a live one); run `agy-bridge send --help`\n");
+      io.stderr.write(
+        "agy-bridge send: --close-stale needs --conversation ID (only RPC can tell a leftover dialog from a live one); run `agy-bridge send --help`\n",
+      );
       return 2;
     }
 
@@ -136,7 +156,12 @@ export const sendCommand = defineCommand({
         // The keys are chosen for the agy discovery found: its process, else its pane's banner (never by starting agy).
         options.agyVersion =
           binding.agyVersion ??
-          (await lookUpAgyVersion({ url: binding.url, ...(binding.pid === undefined ? {} : { pid: binding.pid }), pane: paneRef(target, socket) }, { signal: io.signal })).agyVersion;
+          (
+            await lookUpAgyVersion(
+              { url: binding.url, ...(binding.pid === undefined ? {} : { pid: binding.pid }), pane: paneRef(target, socket) },
+              { signal: io.signal },
+            )
+          ).agyVersion;
         Object.assign(options, await rpcChecks(client, connection.conversationId, io.signal));
       }
       const driver = createTmuxDriver({ socket });
@@ -177,14 +202,18 @@ async function rpcChecks(
     },
     async verifyStarted(s) {
       // A failed read is "not seen yet": the bound then decides, and the result says unverified.
-      return userInputs(s).then((count) => count > baseline, () => false);
+      return userInputs(s).then(
+        (count) => count > baseline,
+        () => false,
+      );
     },
   };
 }
 
 function report(io: CliIo, json: boolean, result: TurnDeliveryResult, allowUnverified: boolean): number {
   const ok = result.result === "delivered" || (result.result === "unverified" && allowUnverified);
-  if (json) io.stdout.write(`${JSON.stringify({ result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) })}\n`);
+  if (json)
+    io.stdout.write(`${JSON.stringify({ result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) })}\n`);
   else if (ok) io.stdout.write(`${result.result}: ${terminalText(result.reason)}\n`);
   if (!ok) {
     const hint = result.result === "unverified" ? " Pass --allow-unverified to accept an unconfirmed turn." : "";

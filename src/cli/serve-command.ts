@@ -104,6 +104,7 @@ export const serveCommand = defineCommand({
   summary: "serve every agy session over HTTP + SSE, with an approval page",
   help: HELP,
   options: OPTIONS,
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
   async run(io, { values }) {
     const listen = parseListen(values.listen ?? "127.0.0.1:7878");
     if (listen === undefined) {
@@ -111,7 +112,9 @@ export const serveCommand = defineCommand({
       return 2;
     }
     if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
-      io.stderr.write("agy-bridge serve: --listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who can reach the server with the token could approve commands\n");
+      io.stderr.write(
+        "agy-bridge serve: --listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who can reach the server with the token could approve commands\n",
+      );
       return 2;
     }
     if (listen.host !== "localhost" && isIP(listen.host) === 0 && values["allow-remote"] !== true) {
@@ -128,13 +131,28 @@ export const serveCommand = defineCommand({
       io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
       return 2;
     }
-    const tmux = values["socket-path"] !== undefined ? { socketPath: values["socket-path"] } : values["socket-name"] !== undefined ? { socketName: values["socket-name"] } : {};
+    const tmux =
+      values["socket-path"] !== undefined
+        ? { socketPath: values["socket-path"] }
+        : values["socket-name"] !== undefined
+          ? { socketName: values["socket-name"] }
+          : {};
 
-    const [{ createApiServer, createSessionHub, loadBearerToken, defaultTokenFile, buildOpenApiDocument, loadApprovalPage, createDeviceStore, deviceFileFor, createPairingCodes }, { createDiscoveryWatch }, { AgySession }] = await Promise.all([
-      import("../server/index.js"),
-      import("../discovery/index.js"),
-      import("../session/index.js"),
-    ]);
+    const [
+      {
+        createApiServer,
+        createSessionHub,
+        loadBearerToken,
+        defaultTokenFile,
+        buildOpenApiDocument,
+        loadApprovalPage,
+        createDeviceStore,
+        deviceFileFor,
+        createPairingCodes,
+      },
+      { createDiscoveryWatch },
+      { AgySession },
+    ] = await Promise.all([import("../server/index.js"), import("../discovery/index.js"), import("../session/index.js")]);
     const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
     let token;
     try {
@@ -169,7 +187,12 @@ export const serveCommand = defineCommand({
     // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
     let notifications: Notifications;
     try {
-      const prepared = await prepareNotifications(io, values, { configDir: dirname(defaultTokenFile(io.env, homedir())), auditLog, policy: policy !== undefined, devicesFile: deviceFileFor(tokenFile) });
+      const prepared = await prepareNotifications(io, values, {
+        configDir: dirname(defaultTokenFile(io.env, homedir())),
+        auditLog,
+        policy: policy !== undefined,
+        devicesFile: deviceFileFor(tokenFile),
+      });
       if (typeof prepared === "string") {
         io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
         return 2;
@@ -224,7 +247,11 @@ export const serveCommand = defineCommand({
         const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
         if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
         if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        if (policy !== undefined) Object.assign(options, policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)));
+        if (policy !== undefined)
+          Object.assign(
+            options,
+            policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)),
+          );
         return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
       },
       onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
@@ -243,7 +270,10 @@ export const serveCommand = defineCommand({
       if (workspace !== undefined) out.workspace = workspace;
       if (server !== undefined && !workspaces.has(server.pid)) {
         workspaces.set(server.pid, "");
-        void readlink(`/proc/${server.pid}/cwd`).then((dir) => workspaces.set(server.pid, dir), () => undefined);
+        void readlink(`/proc/${server.pid}/cwd`).then(
+          (dir) => workspaces.set(server.pid, dir),
+          () => undefined,
+        );
       }
       if (out.workspace === "") delete out.workspace;
       return out;
@@ -264,14 +294,17 @@ export const serveCommand = defineCommand({
       boundHost: listen.host,
       allowHosts: values["allow-host"] ?? [],
       connectionLimits: await connectionLimits(),
-      onInternalError: (error) => io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+      onInternalError: (error) =>
+        io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
       onServerError: (error) => {
         // Once a minute per kind: a flood of failing accepts must not become a flood of lines.
         const kind = error.code ?? "error";
         const now = Date.now();
         if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
         serverErrors.set(kind, now);
-        io.stderr.write(`agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`);
+        io.stderr.write(
+          `agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
+        );
       },
       ...(values.cors === undefined ? {} : { cors: values.cors }),
     });
@@ -281,7 +314,9 @@ export const serveCommand = defineCommand({
         api.server.listen(listen.port, listen.host, () => resolve());
       });
     } catch (error) {
-      io.stderr.write(`agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`);
+      io.stderr.write(
+        `agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`,
+      );
       await hub.close();
       await discovery.close();
       await fleetConnection?.close();
@@ -297,8 +332,12 @@ export const serveCommand = defineCommand({
     const pairingUrl = `${pageBase}/#/pair/${pairing.issue().code}`;
     if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile, pairingUrl })}\n`);
     else {
-      io.stderr.write(`agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`);
-      io.stderr.write(`agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`);
+      io.stderr.write(
+        `agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`,
+      );
+      io.stderr.write(
+        `agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`,
+      );
     }
 
     notifications.start({ hub, pageUrl: `http://${linkHost}:${port}`, describe });
@@ -339,7 +378,12 @@ export async function connectionLimits(): Promise<{ perAddress: number; total: n
 }
 
 function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPath?: string }): string {
-  const where = tmux.socketPath !== undefined ? `the tmux server -S ${tmux.socketPath}` : tmux.socketName !== undefined ? `the tmux server -L ${tmux.socketName}` : "tmux's default server";
+  const where =
+    tmux.socketPath !== undefined
+      ? `the tmux server -S ${tmux.socketPath}`
+      : tmux.socketName !== undefined
+        ? `the tmux server -L ${tmux.socketName}`
+        : "tmux's default server";
   return `agy${pid === undefined ? "" : ` (pid ${pid})`} runs in no pane of ${where}, so serve cannot type a turn into its TUI; start agy inside tmux, or restart serve with -L NAME / -S PATH naming the tmux server it runs in`;
 }
 
@@ -349,9 +393,22 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
   void (async () => {
     for await (const event of session.events({ history: false, background: true })) auditor.observe(event);
   })().catch(() => undefined);
-  const record = async (interactionId: string, decision: "approve" | "deny" | "answer", decidedBy: string, result: Promise<AnswerResult>, instruction?: string) => {
+  const record = async (
+    interactionId: string,
+    decision: "approve" | "deny" | "answer",
+    decidedBy: string,
+    result: Promise<AnswerResult>,
+    instruction?: string,
+  ) => {
     const outcome = await result;
-    auditor.answered({ conversationId: session.conversationId, interactionId, decision, decidedBy, delivery: outcome.result, ...(instruction === undefined ? {} : { instruction }) });
+    auditor.answered({
+      conversationId: session.conversationId,
+      interactionId,
+      decision,
+      decidedBy,
+      delivery: outcome.result,
+      ...(instruction === undefined ? {} : { instruction }),
+    });
     return outcome;
   };
   return {
@@ -369,15 +426,31 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
     respond(interactionId: string, action: InteractionAction, decidedBy = "http:default") {
       switch (action.action) {
         case "approve":
-          return record(interactionId, "approve", decidedBy, session.approve(interactionId, {
+          return record(
+            interactionId,
+            "approve",
             decidedBy,
-            ...(action.scope === undefined ? {} : { scope: action.scope }),
-            ...(action.instruction === undefined ? {} : { instruction: action.instruction }),
-          }));
+            session.approve(interactionId, {
+              decidedBy,
+              ...(action.scope === undefined ? {} : { scope: action.scope }),
+              ...(action.instruction === undefined ? {} : { instruction: action.instruction }),
+            }),
+          );
         case "deny":
-          return record(interactionId, "deny", decidedBy, session.deny(interactionId, { decidedBy, ...(action.instruction === undefined ? {} : { instruction: action.instruction }) }), action.instruction);
+          return record(
+            interactionId,
+            "deny",
+            decidedBy,
+            session.deny(interactionId, { decidedBy, ...(action.instruction === undefined ? {} : { instruction: action.instruction }) }),
+            action.instruction,
+          );
         case "answer":
-          return record(interactionId, "answer", decidedBy, session.answer(interactionId, { decidedBy, optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) }));
+          return record(
+            interactionId,
+            "answer",
+            decidedBy,
+            session.answer(interactionId, { decidedBy, optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) }),
+          );
       }
     },
     async sendTurn(text): Promise<TurnOutcome> {
@@ -399,14 +472,14 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
   };
 }
 
-
-
 /**
  * The fleet as serve's session source (`serve --redis`): the sessions every
  * host's relay publishes to the fleet index, each labelled with its host, and
  * answers, turns and interrupts sent to that host's command stream.
  */
-async function fleetSource(connection: RedisConnection): Promise<{ list(): Promise<SessionDescriptor[]>; attach(descriptor: SessionDescriptor): SupervisedSession }> {
+async function fleetSource(
+  connection: RedisConnection,
+): Promise<{ list(): Promise<SessionDescriptor[]>; attach(descriptor: SessionDescriptor): SupervisedSession }> {
   const { createFleetClient, createRemoteSession } = await import("../fleet/index.js");
   const client = createFleetClient({ redis: connection.redis });
   const hosts = new Map<string, string>();

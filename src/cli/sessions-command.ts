@@ -82,7 +82,16 @@ export function alignedTable(rows: readonly string[][]): string {
   const safe = rows.map((row) => row.map((cell) => terminalText(cell)));
   const widths: number[] = [];
   for (const row of safe) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return safe.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    safe
+      .map((row) =>
+        row
+          .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 /**
@@ -121,7 +130,13 @@ function sessionsTable(entries: readonly SessionEntry[], now: number, tmux: Tmux
   const rows = [["PID", "VERSION", "URL", "TOKEN", "PANE", "CONVERSATION", "STATUS", "STEPS", "WAITING", "LAST INPUT"]];
   for (const e of entries) {
     const version = `${e.agyVersion ?? e.version ?? "-"}${e.simulator ? " (simulator)" : ""}`;
-    const server = [String(e.pid), version, e.url ?? "(no answering listener)", e.csrfTokenPresent ? "yes" : "no", e.tmuxPane === undefined ? "-" : paneText(e.tmuxPane, tmux)];
+    const server = [
+      String(e.pid),
+      version,
+      e.url ?? "(no answering listener)",
+      e.csrfTokenPresent ? "yes" : "no",
+      e.tmuxPane === undefined ? "-" : paneText(e.tmuxPane, tmux),
+    ];
     if (e.conversations.length === 0) rows.push([...server, "-", "-", "-", "-", "-"]);
     for (const c of e.conversations) {
       rows.push([

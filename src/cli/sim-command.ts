@@ -17,7 +17,16 @@ import { AGY_VERSIONS, DEFAULT_AGY_VERSION, isAgyVersion, type AgyVersion } from
 import { startSimServer, type SimServer, type SimServerOptions } from "../sim/server/server.js";
 import { createFakeTui } from "../sim/tui/fake-tui.js";
 import { AGY_TRANSCRIPT_NAMES, writeAgyFiles, type AgyTranscriptName } from "../sim/engine/agy-files.js";
-import { resolveTuiVersion, TUI_DIGITS, TUI_STALE_DIALOGS, TUI_VERSIONS, type TuiCommandOptions, type TuiDigits, type TuiStaleDialog, type TuiVersion } from "../sim/tui/tui-options.js";
+import {
+  resolveTuiVersion,
+  TUI_DIGITS,
+  TUI_STALE_DIALOGS,
+  TUI_VERSIONS,
+  type TuiCommandOptions,
+  type TuiDigits,
+  type TuiStaleDialog,
+  type TuiVersion,
+} from "../sim/tui/tui-options.js";
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 import { runReplay } from "./sim-replay.js";
@@ -138,7 +147,13 @@ export function createSimCommand(deps: SimCommandDeps = {}): Command {
       const args = simArgs(parsed.values);
       const self = deps.self ?? currentProcess;
       try {
-        if (args.replay !== undefined) return await runReplay(io, { dir: args.replay, headless: args.headless, ...(args.speed === undefined ? {} : { speed: args.speed }), ...(args.csrfToken === undefined ? {} : { csrfToken: args.csrfToken }) });
+        if (args.replay !== undefined)
+          return await runReplay(io, {
+            dir: args.replay,
+            headless: args.headless,
+            ...(args.speed === undefined ? {} : { speed: args.speed }),
+            ...(args.csrfToken === undefined ? {} : { csrfToken: args.csrfToken }),
+          });
         if (args.asAgy) return await runAsAgy(io, args, self(), deps.mintToken ?? randomUUID);
         return await runServer(io, args, self());
       } catch (error) {
@@ -247,7 +262,7 @@ async function runAsAgy(io: CliIo, args: SimArgs, self: SimSelf, mintToken: () =
     ...((io.stdin as { isTTY?: boolean }).isTTY === true ? { AGY_SIM_FOREGROUND: "1" } : {}),
   };
   // The launcher shares this terminal: the TUI it runs reads keys from it directly.
-  const stdio = [io.stdin, io.stdout, io.stderr].map((stream) => (stream instanceof Stream ? stream : "inherit" as const));
+  const stdio = [io.stdin, io.stdout, io.stderr].map((stream) => (stream instanceof Stream ? stream : ("inherit" as const)));
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(launcher, launcherArgs, { env, stdio });
@@ -364,13 +379,19 @@ function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
     args.agyVersion = values["agy-version"];
   }
   if (values["interaction-timeout"] !== undefined) {
-    args.interactionTimeoutMs = parseNumber("--interaction-timeout", "a positive whole number of milliseconds", values["interaction-timeout"], (n) => Number.isInteger(n) && n > 0);
+    args.interactionTimeoutMs = parseNumber(
+      "--interaction-timeout",
+      "a positive whole number of milliseconds",
+      values["interaction-timeout"],
+      (n) => Number.isInteger(n) && n > 0,
+    );
   }
   if (values.speed !== undefined) args.speed = parseNumber("--speed", "a number >= 0", values.speed, (n) => n >= 0);
   const tuiVersion = values["tui-version"];
   if (tuiVersion !== undefined) {
     const known = resolveTuiVersion(tuiVersion);
-    if (known === undefined) throw new UsageError(`--tui-version wants one of ${TUI_VERSIONS.join(", ")}, or a full agy version from 1.0.0 to 1.2.9999 (such as 1.2.10)`);
+    if (known === undefined)
+      throw new UsageError(`--tui-version wants one of ${TUI_VERSIONS.join(", ")}, or a full agy version from 1.0.0 to 1.2.9999 (such as 1.2.10)`);
     args.tuiVersion = known.version;
     if (known.full !== undefined) args.tuiFullVersion = known.full;
   }
@@ -416,7 +437,8 @@ function simArgs(values: ParsedArgs<typeof SIM_OPTIONS>["values"]): SimArgs {
   }
   if (values.replay !== undefined) {
     if (values.replay === "") throw new UsageError("--replay needs a capture directory");
-    if (args.asAgy || args.scenariosDir !== undefined || args.listenFds !== undefined) throw new UsageError("--replay serves a capture: it cannot be combined with --as-agy, --scenarios or --listen-fds");
+    if (args.asAgy || args.scenariosDir !== undefined || args.listenFds !== undefined)
+      throw new UsageError("--replay serves a capture: it cannot be combined with --as-agy, --scenarios or --listen-fds");
     args.replay = values.replay;
   }
   if (args.asAgy && args.listenFds !== undefined) {

@@ -27,11 +27,15 @@ export async function runReplay(io: CliIo, args: ReplayArgs): Promise<number> {
   });
   try {
     if (args.headless) {
-      io.stdout.write(`${JSON.stringify({ conversationId: server.conversationId, tlsUrl: server.tlsUrl, plainUrl: server.plainUrl, pid: process.pid, csrfTokenPresent: args.csrfToken !== undefined, agyVersion: capture.agyVersion, replay: args.dir })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ conversationId: server.conversationId, tlsUrl: server.tlsUrl, plainUrl: server.plainUrl, pid: process.pid, csrfTokenPresent: args.csrfToken !== undefined, agyVersion: capture.agyVersion, replay: args.dir })}\n`,
+      );
       await aborted(io.signal);
       return 0;
     }
-    io.stderr.write(`${terminalText(`agy-bridge sim --replay: conversation ${server.conversationId} at ${server.tlsUrl} (TLS) and ${server.plainUrl} (plain)`)}\n`);
+    io.stderr.write(
+      `${terminalText(`agy-bridge sim --replay: conversation ${server.conversationId} at ${server.tlsUrl} (TLS) and ${server.plainUrl} (plain)`)}\n`,
+    );
     // The capture may be someone else's: its screens are shown, never obeyed (OSC 52, titles, links, C1 controls).
     const screen = createReplayScreen({ server, input: io.stdin, output: io.stdout, safeText: (row) => terminalText(row) });
     screen.start();

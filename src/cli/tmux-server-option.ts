@@ -23,10 +23,7 @@ export function tmuxServerHelp(what: string): string {
  * {@link UsageError} for an empty or malformed value or both flags; the
  * message never repeats the value.
  */
-export function tmuxServerOf(
-  command: string,
-  values: { "socket-name"?: string | undefined; "socket-path"?: string | undefined },
-): TmuxServerRef | undefined {
+export function tmuxServerOf(command: string, values: { "socket-name"?: string | undefined; "socket-path"?: string | undefined }): TmuxServerRef | undefined {
   const hint = `run \`agy-bridge ${command} --help\``;
   const name = values["socket-name"];
   const path = values["socket-path"];

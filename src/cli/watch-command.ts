@@ -11,6 +11,7 @@ import { LINE_REDRAW, TERMINAL_STYLE, terminalText } from "./terminal-text.js";
 import { auditLogFor, auditorFor, decisionLine, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import type { SessionAuditor } from "../audit/index.js";
 import { DESKTOP_HELP, DESKTOP_OPTIONS, prepareDesktop, startWatchDesktop, type WatchDesktop } from "./desktop-alerts.js";
+import type { PolicyOutcome } from "../session/index.js";
 
 const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll] [--policy FILE] [--notify-desktop]
 
@@ -106,7 +107,11 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
       if (event.type === "history_end") {
         live = true;
         // The conversation has been read: anything after this line is live.
-        spinner.line(terminalText(`agy-bridge watch: following ${session.conversationId} (${session.how}); agy ${session.agyVersion ?? "version unknown"}${session.simulator === true ? " (agy-bridge's simulator)" : ""}; Ctrl-C to stop`));
+        spinner.line(
+          terminalText(
+            `agy-bridge watch: following ${session.conversationId} (${session.how}); agy ${session.agyVersion ?? "version unknown"}${session.simulator === true ? " (agy-bridge's simulator)" : ""}; Ctrl-C to stop`,
+          ),
+        );
         continue;
       }
       if (event.type === "status" && event.reason === "server_gone") {
@@ -117,6 +122,8 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
         return 1;
       }
       if (!flags.json) {
+        // The session publishes the verdict with the request, so this line precedes the resolution it causes.
+        if (event.type === "interaction_requested" && event.policy !== undefined) spinner.line(terminalText(verdictLine(event)));
         const text = formatEvent(event, { color: tty });
         if (text !== undefined) spinner.line(text);
         const working = workingAfter(event);
@@ -129,6 +136,19 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
   } finally {
     spinner.stop();
   }
+}
+
+/** The `[policy]` line for a request the policy decided: `[policy] approve pwd — rule read-only`. */
+function verdictLine(event: Extract<MapperEvent, { type: "interaction_requested" }>): string {
+  const request = event.request;
+  const what =
+    request.kind === "permission" ? request.target : request.kind === "question" ? (request.questions[0]?.question ?? "a question") : request.variant;
+  return `[policy] ${event.policy!.decision} ${what} — ${event.policy!.rule === null ? "the default" : `rule ${event.policy!.rule}`}`;
+}
+
+/** After delivery, only a failure is news: the verdict was printed with the request. */
+function deliveryFailed(outcome: PolicyOutcome): boolean {
+  return outcome.error !== undefined || (outcome.result !== undefined && outcome.result.result !== "delivered");
 }
 
 /** Whether the agent is working after `event` (the spinner's state), or undefined when the event does not say. */
@@ -210,9 +230,12 @@ export const watchCommand = defineCommand({
       if (policy !== undefined) {
         auditor = auditorFor(io, auditLogFor(io, values), "watch");
         const json = values.json === true;
-        Object.assign(extra, policyAttachOption(io, policy, values, auditor, (outcome) => {
-          if (!json) io.stderr.write(`${terminalText(decisionLine(outcome))}\n`);
-        }));
+        Object.assign(
+          extra,
+          policyAttachOption(io, policy, values, auditor, (outcome) => {
+            if (!json && deliveryFailed(outcome)) io.stderr.write(`${terminalText(decisionLine(outcome))}\n`);
+          }),
+        );
       }
       session = await attachFromArgs(io, target, extra);
       desktop?.follow(session);

@@ -57,7 +57,10 @@ export function versionFromEnvironmentValue(value: string | undefined): string |
  * `~/.local/bin/agy`, name none): a path without one gives undefined.
  */
 export function versionFromExecutable(path: string): string | undefined {
-  const parts = path.replace(/ \(deleted\)$/, "").split("/").slice(0, -1);
+  const parts = path
+    .replace(/ \(deleted\)$/, "")
+    .split("/")
+    .slice(0, -1);
   for (let i = parts.length - 1; i >= 0; i--) {
     const found = asAgyVersion(parts[i]);
     if (found !== undefined && /^\d/.test(parts[i] ?? "")) return found;
@@ -128,10 +131,16 @@ export function versionOfProcess(evidence: ProcessEvidence): AgyVersionInfo & { 
   for (const child of evidence.childEnvs) {
     const version = versionFromEnvironmentValue(child.env.get("ANTIGRAVITY_LS_VERSION"));
     if (version !== undefined) {
-      return { agyVersion: version, agyVersionSource: "process", agyVersionDetail: `ANTIGRAVITY_LS_VERSION in the environment of its child pid ${child.pid}`, simulator };
+      return {
+        agyVersion: version,
+        agyVersionSource: "process",
+        agyVersionDetail: `ANTIGRAVITY_LS_VERSION in the environment of its child pid ${child.pid}`,
+        simulator,
+      };
     }
   }
   const fromPath = versionFromExecutable(evidence.executable);
-  if (fromPath !== undefined) return { agyVersion: fromPath, agyVersionSource: "process", agyVersionDetail: `its executable's directory (${evidence.executable})`, simulator };
+  if (fromPath !== undefined)
+    return { agyVersion: fromPath, agyVersionSource: "process", agyVersionDetail: `its executable's directory (${evidence.executable})`, simulator };
   return { ...UNKNOWN_VERSION, simulator };
 }

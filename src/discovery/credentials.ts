@@ -24,10 +24,7 @@ export interface ChildEnvironment {
   version?: string;
 }
 
-export type TokenDecision =
-  | { kind: "none" }
-  | { kind: "found"; token: string; where: string[] }
-  | { kind: "conflict"; reason: string };
+export type TokenDecision = { kind: "none" } | { kind: "found"; token: string; where: string[] } | { kind: "conflict"; reason: string };
 
 const FLAG = "--csrf_token";
 

@@ -13,7 +13,15 @@ import { join } from "node:path";
 import { createAgyRpcClient, type AgyRpcClient, type AgyRpcClientOptions } from "../rpc/client.js";
 import { versionOfProcess, isNewerThanProbed, NEWEST_PROBED_AGY, type AgyVersionInfo } from "./agy-version.js";
 import { childEnvironment, decideToken, tokenFromArgv, type TokenSighting } from "./credentials.js";
-import { attributeListeners, hostWideListeners, listenerOwners, lsofListeners, MAX_FALLBACK_LISTENERS, type Attribution, type CandidateListener } from "./listener-scan.js";
+import {
+  attributeListeners,
+  hostWideListeners,
+  listenerOwners,
+  lsofListeners,
+  MAX_FALLBACK_LISTENERS,
+  type Attribution,
+  type CandidateListener,
+} from "./listener-scan.js";
 import { parseLogPorts } from "./log-text.js";
 import { listPanes, socketArgs, type TmuxServerRef } from "./pane-lookup.js";
 import { parseEnviron, parseStatusUid } from "./proc-text.js";
@@ -84,7 +92,10 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   const steps: DiscoveryStep[] = [];
 
-  const scan = platform === "darwin" ? await scanWithPs(run, options.pids, commandTimeoutMs) : await scanProcesses(proc, options.pids === undefined ? {} : { pids: options.pids });
+  const scan =
+    platform === "darwin"
+      ? await scanWithPs(run, options.pids, commandTimeoutMs)
+      : await scanProcesses(proc, options.pids === undefined ? {} : { pids: options.pids });
   steps.push(...processSteps(scan, proc.root, platform));
 
   const gathered = await Promise.all(scan.processes.map((p) => gather(p, scan, proc, platform, run, commandTimeoutMs, options)));
@@ -154,7 +165,12 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
 function versionStep(pid: number, found: AgyVersionInfo & { simulator: boolean }): DiscoveryStep {
   const sim = found.simulator ? `; it is agy-bridge's simulator (agy-bridge sim --as-agy), not a real agy` : "";
   if (found.agyVersion === null) {
-    return { step: "version", status: "info", pid, detail: `pid ${pid}: agy's version is unknown (its children's environment names none, and agy is never started to ask it)${sim}` };
+    return {
+      step: "version",
+      status: "info",
+      pid,
+      detail: `pid ${pid}: agy's version is unknown (its children's environment names none, and agy is never started to ask it)${sim}`,
+    };
   }
   const detail = `pid ${pid}: agy ${found.agyVersion} (from ${found.agyVersionDetail ?? "its process"})${sim}`;
   if (!isNewerThanProbed(found.agyVersion)) return { step: "version", status: "info", pid, detail };
@@ -189,7 +205,15 @@ function processSteps(scan: ProcessScan, root: string, platform: NodeJS.Platform
   return steps;
 }
 
-async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platform: NodeJS.Platform, run: RunCommand, timeoutMs: number, options: DiscoverOptions): Promise<Gathered> {
+async function gather(
+  p: AgyProcess,
+  scan: ProcessScan,
+  proc: ProcSource,
+  platform: NodeJS.Platform,
+  run: RunCommand,
+  timeoutMs: number,
+  options: DiscoverOptions,
+): Promise<Gathered> {
   const pid = p.pid;
   const steps: DiscoveryStep[] = [];
   const attribution = platform === "darwin" ? await lsofListeners(run, pid, timeoutMs) : await attributeListeners(proc, pid);
@@ -200,7 +224,8 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
   let version: string | undefined;
   let envPort: number | undefined;
   const children = descendants(scan.parents, pid, 4, MAX_CHILDREN_READ);
-  const environs = platform === "darwin" ? [] : await Promise.all(children.map(async (child) => ({ child, env: await proc.read(`${child}/environ`, 256 * 1024) })));
+  const environs =
+    platform === "darwin" ? [] : await Promise.all(children.map(async (child) => ({ child, env: await proc.read(`${child}/environ`, 256 * 1024) })));
   const childEnvs: Array<{ pid: number; env: Map<string, string> }> = [];
   for (const { child, env } of environs) {
     if (!env.ok) continue;
@@ -218,7 +243,12 @@ async function gather(p: AgyProcess, scan: ProcessScan, proc: ProcSource, platfo
   if (attribution.attributed) {
     steps.push(
       attribution.listeners.length > 0
-        ? { step: "listeners", status: "ok", pid, detail: `pid ${pid} holds loopback listener${attribution.listeners.length === 1 ? "" : "s"} on port${attribution.listeners.length === 1 ? "" : "s"} ${attribution.listeners.map((l) => l.port).join(", ")} (${platform === "darwin" ? "lsof" : "its fds matched to net/tcp"})` }
+        ? {
+            step: "listeners",
+            status: "ok",
+            pid,
+            detail: `pid ${pid} holds loopback listener${attribution.listeners.length === 1 ? "" : "s"} on port${attribution.listeners.length === 1 ? "" : "s"} ${attribution.listeners.map((l) => l.port).join(", ")} (${platform === "darwin" ? "lsof" : "its fds matched to net/tcp"})`,
+          }
         : { step: "listeners", status: "warn", pid, detail: `pid ${pid} holds no loopback listener yet`, hint: HINTS.noListener },
     );
   } else {
@@ -296,7 +326,11 @@ function vetCandidates(g: Gathered): ProbeCandidate[] {
       return { ...c, trust: "same_user", trustDetail: `owned by uid ${c.uid}, the user of pid ${g.process.pid}, but not among its fds` };
     }
     const trustDetail =
-      c.uid === undefined ? "no socket in the host-wide table says who owns it" : g.uid === undefined ? `owned by uid ${c.uid}; pid ${g.process.pid}'s user is unknown` : `owned by uid ${c.uid}, not pid ${g.process.pid}'s uid ${g.uid}`;
+      c.uid === undefined
+        ? "no socket in the host-wide table says who owns it"
+        : g.uid === undefined
+          ? `owned by uid ${c.uid}; pid ${g.process.pid}'s user is unknown`
+          : `owned by uid ${c.uid}, not pid ${g.process.pid}'s uid ${g.uid}`;
     return { ...c, trust: "guess", trustDetail };
   });
 }
@@ -318,7 +352,12 @@ async function logPorts(proc: ProcSource, pid: number, logPath: string | false |
 
 function tokenOf(g: Gathered, given: string | undefined): { token?: string; sources: string[]; step: DiscoveryStep } {
   const pid = g.process.pid;
-  if (given !== undefined) return { token: given, sources: ["given by the caller"], step: { step: "credentials", status: "ok", pid, detail: `pid ${pid}: using the CSRF token given by the caller` } };
+  if (given !== undefined)
+    return {
+      token: given,
+      sources: ["given by the caller"],
+      step: { step: "credentials", status: "ok", pid, detail: `pid ${pid}: using the CSRF token given by the caller` },
+    };
   const decision = decideToken(g.sightings);
   if (decision.kind === "conflict") {
     return { sources: [], step: { step: "credentials", status: "fail", pid, detail: `pid ${pid}: ${decision.reason}`, hint: HINTS.tokenConflict } };

@@ -65,7 +65,10 @@ async function metadataOwners(servers: readonly DiscoveredServer[], id: string, 
       const client = createClient({ baseUrl: server.url as string, ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }) });
       try {
         const own = abort.child();
-        const answer = await client.getConversationMetadata({ conversationId: id }, { timeoutMs: options.rpcTimeoutMs ?? 2_000, ...(own === undefined ? {} : { signal: own }) });
+        const answer = await client.getConversationMetadata(
+          { conversationId: id },
+          { timeoutMs: options.rpcTimeoutMs ?? 2_000, ...(own === undefined ? {} : { signal: own }) },
+        );
         return answer.metadata?.rootConversationId === id ? server.pid : undefined;
       } catch {
         return undefined;

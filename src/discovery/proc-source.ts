@@ -26,7 +26,7 @@ export function createProcSource(root = "/proc"): ProcSource {
   const at = (path: string) => join(root, path);
   return {
     root,
-    read: (path, maxBytes = DEFAULT_MAX_BYTES) => guard(async () => (await readBounded(at(path), maxBytes, false))),
+    read: (path, maxBytes = DEFAULT_MAX_BYTES) => guard(async () => await readBounded(at(path), maxBytes, false)),
     readTail: (absolutePath, maxBytes) => guard(() => readBounded(absolutePath, maxBytes, true)),
     readlink: (path) => guard(() => readlink(at(path))),
     readdir: (path) => guard(() => readdir(at(path))),

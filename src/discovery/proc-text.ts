@@ -81,7 +81,10 @@ export function parseCmdline(text: string): string[] {
 export function parseStatPpid(text: string): number | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
-  const fields = text.slice(close + 1).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const ppid = fields[1];
   return ppid !== undefined && /^\d+$/.test(ppid) ? Number(ppid) : undefined;
 }
@@ -95,7 +98,10 @@ export function parseStatIdentity(text: string): string | undefined {
   const close = text.lastIndexOf(")");
   const open = text.indexOf("(");
   if (close < 0 || open < 0) return undefined;
-  const start = text.slice(close + 1).trim().split(/\s+/)[19];
+  const start = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/)[19];
   return start !== undefined && /^\d+$/.test(start) ? `${text.slice(open + 1, close)}\u0000${start}` : undefined;
 }
 

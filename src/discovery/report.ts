@@ -24,11 +24,13 @@ export interface DiscoveryStep {
 export const HINTS = {
   noProcess: "Start agy (or `agy-bridge sim --as-agy`) in this network namespace, then run this again.",
   otherNetns: "Run agy-bridge inside the same container or network namespace as agy.",
-  fdsUnreadable: "Run agy-bridge as the same user as agy so /proc/<pid>/fd is readable; until then listeners are guessed from the host-wide table, and a guessed listener is never sent the CSRF token.",
+  fdsUnreadable:
+    "Run agy-bridge as the same user as agy so /proc/<pid>/fd is readable; until then listeners are guessed from the host-wide table, and a guessed listener is never sent the CSRF token.",
   guessed:
     "agy's CSRF token goes only to a listener proven to be agy's (its own fds, or its user's socket that refuses a tokenless call): run agy-bridge as agy's user, or pass --url and --csrf-token yourself.",
   noListener: "agy binds its listeners a moment after it starts: wait a second and run this again.",
-  unauthorized: "The server wants a CSRF token and none was found: run as agy's user so its arguments and its children's environment are readable, or pass --csrf-token.",
+  unauthorized:
+    "The server wants a CSRF token and none was found: run as agy's user so its arguments and its children's environment are readable, or pass --csrf-token.",
   tokenRefused: "The CSRF token found was refused: pass the right one with --csrf-token.",
   tokenConflict: "Pass the right CSRF token with --csrf-token.",
   tlsFailed: "The listener accepted but the TLS handshake failed and it did not answer plain HTTP either: it is probably not agy's language server.",

@@ -71,7 +71,6 @@ export const spawnCommand: RunCommand = (file, args, options) =>
     child.on("close", (code) => finish({ code, ...text() }));
   });
 
-
 function failureOf(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);

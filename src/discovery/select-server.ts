@@ -38,10 +38,18 @@ export function selectServer(servers: readonly DiscoveredServer[], selection: Se
   if (selection.paneLabel !== undefined) {
     const inPane = servers.find((s) => s.pid === selection.paneAgyPid);
     if (inPane === undefined) {
-      throw new DiscoveryError("not_found", `no agy process runs in tmux pane ${selection.paneLabel}${all.length > 0 ? `; agy processes found: ${describeCandidates(all)}` : ""}; check the pane target and socket`, all);
+      throw new DiscoveryError(
+        "not_found",
+        `no agy process runs in tmux pane ${selection.paneLabel}${all.length > 0 ? `; agy processes found: ${describeCandidates(all)}` : ""}; check the pane target and socket`,
+        all,
+      );
     }
     if (inPane.url === undefined) {
-      throw new DiscoveryError("no_server", `the agy in tmux pane ${selection.paneLabel} (pid ${inPane.pid}) has no listener that answers Heartbeat; run \`agy-bridge doctor\` to see why`, [candidateOf(inPane)]);
+      throw new DiscoveryError(
+        "no_server",
+        `the agy in tmux pane ${selection.paneLabel} (pid ${inPane.pid}) has no listener that answers Heartbeat; run \`agy-bridge doctor\` to see why`,
+        [candidateOf(inPane)],
+      );
     }
     pool = [inPane];
     why.push(`the agy in tmux pane ${selection.paneLabel}`);
@@ -59,7 +67,8 @@ export function selectServer(servers: readonly DiscoveredServer[], selection: Se
     }
     const owner = owners[0];
     if (owner === undefined) {
-      const seen = usable.length === 0 ? "no usable agy language server was found" : `the servers found (${describeCandidates(usable.map(candidateOf))}) do not host it`;
+      const seen =
+        usable.length === 0 ? "no usable agy language server was found" : `the servers found (${describeCandidates(usable.map(candidateOf))}) do not host it`;
       throw new DiscoveryError("not_found", `no agy hosts conversation ${id}: ${seen}; check the id or run \`agy-bridge sessions\``, all);
     }
     why.push(`owns conversation ${id}`);

@@ -91,7 +91,11 @@ export async function probeServer(pid: number, listeners: readonly ProbeCandidat
   }
 }
 
-async function listConversations(pid: number, probe: ListenerProbe, settings: ProbeSettings): Promise<DiscoveryStep & { conversations?: DiscoveredConversation[] }> {
+async function listConversations(
+  pid: number,
+  probe: ListenerProbe,
+  settings: ProbeSettings,
+): Promise<DiscoveryStep & { conversations?: DiscoveredConversation[] }> {
   const port = probe.listener.port;
   try {
     // The Heartbeat's client: its kept-alive connection saves a second handshake.
@@ -189,7 +193,12 @@ async function heartbeat(
         : { ok: false, httpStatus: 401, error: "answered 401: the CSRF token found was refused", hint: HINTS.tokenRefused };
     }
     if (error instanceof RpcError && error.httpStatus !== undefined) {
-      return { ok: false, httpStatus: error.httpStatus, error: `answered Heartbeat with HTTP ${error.httpStatus}, so it is not agy's RPC listener`, hint: HINTS.notAgy };
+      return {
+        ok: false,
+        httpStatus: error.httpStatus,
+        error: `answered Heartbeat with HTTP ${error.httpStatus}, so it is not agy's RPC listener`,
+        hint: HINTS.notAgy,
+      };
     }
     if (isAgyBridgeError(error, "timeout")) {
       return { ok: false, error: `did not answer Heartbeat within ${settings.rpcTimeoutMs} ms`, hint: HINTS.timeout };

@@ -47,7 +47,12 @@ export function probeHandshake(host: string, port: number, timeoutMs: number, si
 function classify(error: NodeJS.ErrnoException): HandshakeOutcome {
   const code = error.code ?? "";
   if (code === "ECONNREFUSED") return { kind: "refused" };
-  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG" || code === "ERR_SSL_HTTP_REQUEST" || /wrong version number|packet length too long|http request/i.test(error.message)) {
+  if (
+    code === "ERR_SSL_WRONG_VERSION_NUMBER" ||
+    code === "ERR_SSL_PACKET_LENGTH_TOO_LONG" ||
+    code === "ERR_SSL_HTTP_REQUEST" ||
+    /wrong version number|packet length too long|http request/i.test(error.message)
+  ) {
     return { kind: "plain" };
   }
   return { kind: "closed", detail: `the TLS handshake failed (${code || error.message})` };

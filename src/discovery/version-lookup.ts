@@ -47,7 +47,13 @@ export async function lookUpAgyVersion(query: VersionQuery, options: VersionLook
   let found: VersionLookup = { ...UNKNOWN_VERSION, simulator: false };
   try {
     const scan = await scanProcesses(proc, query.pid === undefined ? {} : { pids: [query.pid] });
-    const pid = query.pid ?? (await holderOf(proc, scan.processes.map((p) => p.pid), portOf(query.url)));
+    const pid =
+      query.pid ??
+      (await holderOf(
+        proc,
+        scan.processes.map((p) => p.pid),
+        portOf(query.url),
+      ));
     const agy = pid === undefined ? undefined : scan.processes.find((p) => p.pid === pid);
     if (agy !== undefined) {
       const own = await proc.read(`${agy.pid}/environ`, 256 * 1024);
@@ -67,7 +73,9 @@ export async function lookUpAgyVersion(query: VersionQuery, options: VersionLook
   }
   if (found.agyVersion !== null || query.pane === undefined) return found;
   const banner = await paneBannerVersion(query.pane, options);
-  return banner === undefined ? found : { ...found, agyVersion: banner, agyVersionSource: "screen", agyVersionDetail: `the banner in tmux pane ${query.pane.target}` };
+  return banner === undefined
+    ? found
+    : { ...found, agyVersion: banner, agyVersionSource: "screen", agyVersionDetail: `the banner in tmux pane ${query.pane.target}` };
 }
 
 /**

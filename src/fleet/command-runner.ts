@@ -74,13 +74,26 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const finish = async (commandId: string, requestId: string, result: CommandResult): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await redis.eval(FINISH, 2, resultsStream(host), key, options.resultsMaxLen ?? 10_000, COMMAND_GROUP, commandId, requestId, JSON.stringify(result), now().toISOString());
+        await redis.eval(
+          FINISH,
+          2,
+          resultsStream(host),
+          key,
+          options.resultsMaxLen ?? 10_000,
+          COMMAND_GROUP,
+          commandId,
+          requestId,
+          JSON.stringify(result),
+          now().toISOString(),
+        );
         options.onResult?.(commandId, result);
         return;
       } catch (error) {
         // Left pending: this relay or another claims it after claimIdleMs, and the retry is safe.
         if (stopped || attempt >= 5) {
-          options.onProblem?.(`the result of command ${commandId} could not be written (${(error as Error).message}); it stays pending and will be claimed again`);
+          options.onProblem?.(
+            `the result of command ${commandId} could not be written (${(error as Error).message}); it stays pending and will be claimed again`,
+          );
           return;
         }
         await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
@@ -149,7 +162,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           await claimPending();
         }
         const block = Math.max(10, Math.min(blockMs, claimIdleMs / 2));
-        const reply = (await reader.xreadgroup("GROUP", COMMAND_GROUP, consumer, "COUNT", 10, "BLOCK", block, "STREAMS", key, ">")) as [string, Entry[]][] | null;
+        const reply = (await reader.xreadgroup("GROUP", COMMAND_GROUP, consumer, "COUNT", 10, "BLOCK", block, "STREAMS", key, ">")) as
+          | [string, Entry[]][]
+          | null;
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             if (stopped) return;

@@ -141,7 +141,9 @@ export function startPublisher(options: PublisherOptions): Publisher {
       gap = true;
       queue = [];
       live = 0;
-      options.onGap(`Redis was away or too slow while more than ${bufferLimit} events waited; events were dropped, and the relay read the conversation again after the gap`);
+      options.onGap(
+        `Redis was away or too slow while more than ${bufferLimit} events waited; events were dropped, and the relay read the conversation again after the gap`,
+      );
       return;
     }
     kick();

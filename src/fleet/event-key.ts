@@ -23,7 +23,9 @@ function stepRef(event: { trajectoryId?: string | undefined; stepIndex?: number 
 export function eventKey(event: MapperEvent, at = "start"): string | undefined {
   switch (event.type) {
     case "user_message":
-      return event.stepIndex === undefined ? `user_message:${event.trajectoryId}:text-${fnv1a64(event.text)}` : `user_message:${event.trajectoryId}:${event.stepIndex}`;
+      return event.stepIndex === undefined
+        ? `user_message:${event.trajectoryId}:text-${fnv1a64(event.text)}`
+        : `user_message:${event.trajectoryId}:${event.stepIndex}`;
     case "message_delta":
     case "reasoning_delta":
       return `${event.type}:${event.messageId}:${event.index}`;

@@ -85,7 +85,8 @@ const ResultSchema = z.looseObject({ result: z.string() });
 
 /** Why `value` is not an event, as a short phrase: its JSON kind, or the first problem the schema found. */
 function whyNotEvent(value: unknown, issues: readonly z.core.$ZodIssue[]): string {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return `its event field is ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}, not an event object`;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return `its event field is ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}, not an event object`;
   const type = (value as { type?: unknown }).type;
   const issue = issues[0];
   const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
@@ -105,7 +106,12 @@ function published(id: string, flat: readonly string[], stream: string, conversa
   const invalid = (why: string): PublishedEvent => ({
     id,
     key,
-    event: { type: "diagnostic", conversationId, code: "invalid_entry", message: `Entry ${id} of ${stream} was skipped: ${why}. Only the relay may write this stream; check the ACL of whoever wrote it (docs/fleet.md).` },
+    event: {
+      type: "diagnostic",
+      conversationId,
+      code: "invalid_entry",
+      message: `Entry ${id} of ${stream} was skipped: ${why}. Only the relay may write this stream; check the ACL of whoever wrote it (docs/fleet.md).`,
+    },
   });
   const text = f["event"];
   if (text === undefined) return invalid("it has no event field");
@@ -217,12 +223,17 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
       const commandId = (await redis.xadd(
         commandsStream(host),
         "*",
-        "requestId", requestId,
-        "type", request.type,
-        "conversationId", request.conversationId,
+        "requestId",
+        requestId,
+        "type",
+        request.type,
+        "conversationId",
+        request.conversationId,
         ...(request.interactionId === undefined ? [] : ["interactionId", request.interactionId]),
-        "body", body,
-        "principal", request.principal,
+        "body",
+        body,
+        "principal",
+        request.principal,
       ))!;
       const deadline = AbortSignal.timeout(timeoutMs);
       const until = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
@@ -238,11 +249,18 @@ export function createFleetClient(options: FleetClientOptions): FleetClient {
         }
         const result = ResultSchema.safeParse(value);
         if (!result.success) {
-          throw new AgyBridgeError("transport", `the result entry for command ${commandId} in ${resultsStream(host)} is not a JSON object with a result field, so what the relay did is unknown; look for the command's effect in the conversation's events before sending it again`);
+          throw new AgyBridgeError(
+            "transport",
+            `the result entry for command ${commandId} in ${resultsStream(host)} is not a JSON object with a result field, so what the relay did is unknown; look for the command's effect in the conversation's events before sending it again`,
+          );
         }
         return { requestId, commandId, result: result.data as FleetCommandOutcome["result"] };
       }
-      if (signal?.aborted === true) throw new AgyBridgeError("aborted", `the command ${commandId} was sent, and waiting for its result was cancelled; its result will be in ${resultsStream(host)}`);
+      if (signal?.aborted === true)
+        throw new AgyBridgeError(
+          "aborted",
+          `the command ${commandId} was sent, and waiting for its result was cancelled; its result will be in ${resultsStream(host)}`,
+        );
       throw new AgyBridgeError(
         "timeout",
         `no relay of host ${host} answered command ${commandId} within ${timeoutMs} ms; is \`agy-bridge relay --host ${host}\` running? The command stays queued and runs when one starts`,

@@ -36,13 +36,18 @@ export function fieldMap(flat: readonly string[]): Map<string, string> {
 export function parseCommand(fields: ReadonlyMap<string, string>): ParsedCommand {
   const requestId = fields.get("requestId") ?? "";
   const fail = (reason: string): ParsedCommand => ({ ok: false, requestId, reason });
-  if (requestId === "" || requestId.length > MAX_ID) return fail(`the command has no usable requestId field: give each command a unique id of 1 to ${MAX_ID} characters, so its result can be found in the results stream`);
+  if (requestId === "" || requestId.length > MAX_ID)
+    return fail(
+      `the command has no usable requestId field: give each command a unique id of 1 to ${MAX_ID} characters, so its result can be found in the results stream`,
+    );
   const type = fields.get("type") ?? "";
   if (!TYPES.includes(type as CommandType)) return fail(`the command type ${JSON.stringify(type.slice(0, 40))} is not one of ${TYPES.join(", ")}`);
   const conversationId = fields.get("conversationId") ?? "";
-  if (conversationId === "" || conversationId.length > MAX_ID) return fail("the command names no conversationId: take it from agy:sessions or an agy:events:<host>:<conversationId> stream name");
+  if (conversationId === "" || conversationId.length > MAX_ID)
+    return fail("the command names no conversationId: take it from agy:sessions or an agy:events:<host>:<conversationId> stream name");
   const principal = fields.get("principal") ?? "";
-  if (principal === "" || principal.length > MAX_ID || /[\u0000-\u001f]/.test(principal)) return fail("the command names no principal: say who issues it (e.g. approval-bot or a person's name), for the audit log");
+  if (principal === "" || principal.length > MAX_ID || /[\u0000-\u001f]/.test(principal))
+    return fail("the command names no principal: say who issues it (e.g. approval-bot or a person's name), for the audit log");
   let body: Record<string, unknown> = {};
   const bodyText = fields.get("body");
   if (bodyText !== undefined && bodyText !== "") {
@@ -50,23 +55,26 @@ export function parseCommand(fields: ReadonlyMap<string, string>): ParsedCommand
     try {
       parsed = JSON.parse(bodyText);
     } catch {
-      return fail("the command's body is not JSON: send a JSON object, e.g. {} or {\"text\":\"…\"}");
+      return fail('the command\'s body is not JSON: send a JSON object, e.g. {} or {"text":"…"}');
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return fail("the command's body must be a JSON object, e.g. {} or {\"instruction\":\"…\"}");
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      return fail('the command\'s body must be a JSON object, e.g. {} or {"instruction":"…"}');
     body = parsed as Record<string, unknown>;
   }
   const base = { requestId, conversationId, principal };
   const t = type as CommandType;
   if (t === "send_turn") {
-    if (typeof body["text"] !== "string" || body["text"].trim() === "") return fail("a send_turn command needs a body {\"text\":\"…\"} with the turn to type");
+    if (typeof body["text"] !== "string" || body["text"].trim() === "") return fail('a send_turn command needs a body {"text":"…"} with the turn to type');
     if (body["text"].length > MAX_TEXT) return fail(`the turn is longer than ${MAX_TEXT} characters; send a shorter one`);
     return { ok: true, command: { ...base, type: t, text: body["text"] } };
   }
   if (t === "interrupt") return { ok: true, command: { ...base, type: t } };
   const interactionId = fields.get("interactionId") ?? "";
-  if (interactionId === "" || interactionId.length > MAX_ID) return fail(`a ${t} command needs the interactionId of the interaction_requested event it answers`);
+  if (interactionId === "" || interactionId.length > MAX_ID)
+    return fail(`a ${t} command needs the interactionId of the interaction_requested event it answers`);
   if (t === "approve") {
-    if (body["scope"] !== undefined && typeof body["scope"] !== "string") return fail("an approve body's scope must be a string like PERMISSION_SCOPE_CONVERSATION");
+    if (body["scope"] !== undefined && typeof body["scope"] !== "string")
+      return fail("an approve body's scope must be a string like PERMISSION_SCOPE_CONVERSATION");
     return { ok: true, command: { ...base, type: t, interactionId, ...(typeof body["scope"] === "string" ? { scope: body["scope"] } : {}) } };
   }
   if (t === "deny") {
@@ -75,8 +83,10 @@ export function parseCommand(fields: ReadonlyMap<string, string>): ParsedCommand
   }
   const options = body["options"];
   const writeIn = body["writeIn"];
-  if (!Array.isArray(options) || !options.every((o) => typeof o === "string" && o !== "")) return fail("an answer command needs a body {\"options\":[\"1\",…]} with the chosen option ids (from the question's options)");
+  if (!Array.isArray(options) || !options.every((o) => typeof o === "string" && o !== ""))
+    return fail('an answer command needs a body {"options":["1",…]} with the chosen option ids (from the question\'s options)');
   if (writeIn !== undefined && typeof writeIn !== "string") return fail("an answer body's writeIn must be a string");
-  if (options.length === 0 && (writeIn === undefined || writeIn === "")) return fail("an answer command chooses no option and writes nothing in: give options, writeIn or both");
+  if (options.length === 0 && (writeIn === undefined || writeIn === ""))
+    return fail("an answer command chooses no option and writes nothing in: give options, writeIn or both");
   return { ok: true, command: { ...base, type: t, interactionId, optionIds: options as string[], ...(typeof writeIn === "string" ? { writeIn } : {}) } };
 }

@@ -7,5 +7,21 @@ export { parseCommand, fieldMap, type CommandType, type FleetCommand, type Parse
 export { startPublisher, stateOf, type FleetState, type Publisher, type PublisherOptions } from "./conversation-publisher.js";
 export { createKeyer, eventKey, type Keyer } from "./event-key.js";
 export { COMMAND_GROUP, HOST_NAME, SESSIONS_STREAM, commandsStream, cursorsKey, eventsStream, requestKey, resultsStream } from "./stream-names.js";
-export { createFleetClient, type FleetClient, type FleetClientOptions, type FleetCommandOutcome, type FleetCommandRequest, type FleetIndexEntry, type PublishedEvent } from "./fleet-client.js";
-export { createRemoteSession, type RemoteAction, type RemoteAnswerResult, type RemoteInterruptResult, type RemoteSession, type RemoteSessionOptions, type RemoteTurnResult } from "./remote-session.js";
+export {
+  createFleetClient,
+  type FleetClient,
+  type FleetClientOptions,
+  type FleetCommandOutcome,
+  type FleetCommandRequest,
+  type FleetIndexEntry,
+  type PublishedEvent,
+} from "./fleet-client.js";
+export {
+  createRemoteSession,
+  type RemoteAction,
+  type RemoteAnswerResult,
+  type RemoteInterruptResult,
+  type RemoteSession,
+  type RemoteSessionOptions,
+  type RemoteTurnResult,
+} from "./remote-session.js";

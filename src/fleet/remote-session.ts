@@ -15,7 +15,9 @@ export type RemoteAction =
   | { action: "deny"; instruction?: string | undefined }
   | { action: "answer"; optionIds: string[]; writeIn?: string | undefined };
 
-export type RemoteAnswerResult = { result: "delivered"; stepIndex: number } | { result: "already_resolved" | "timed_out" | "not_found"; stepIndex?: number; reason?: string };
+export type RemoteAnswerResult =
+  | { result: "delivered"; stepIndex: number }
+  | { result: "already_resolved" | "timed_out" | "not_found"; stepIndex?: number; reason?: string };
 export type RemoteTurnResult = { result: "delivered" | "unverified" | "failed"; reason: string };
 export type RemoteInterruptResult = { result: "cancelled" | "denied" | "idle"; stepIndices?: number[]; reason?: string };
 
@@ -64,12 +66,21 @@ const ANSWERS = new Set(["delivered", "already_resolved", "timed_out", "not_foun
 export function createRemoteSession(options: RemoteSessionOptions): RemoteSession {
   const { client, host, conversationId } = options;
   const principal = options.principal ?? "serve";
-  const send = async (request: Omit<FleetCommandRequest, "conversationId">) => (await client.command(host, { ...request, conversationId }, { timeoutMs: options.timeoutMs ?? 30_000 })).result;
+  const send = async (request: Omit<FleetCommandRequest, "conversationId">) =>
+    (await client.command(host, { ...request, conversationId }, { timeoutMs: options.timeoutMs ?? 30_000 })).result;
   const refused = (result: Record<string, unknown>): AgyBridgeError =>
-    new AgyBridgeError("invalid_argument", `the relay of host ${host} did not run the command (${String(result["result"])}): ${String(result["reason"] ?? "no reason given")}`);
+    new AgyBridgeError(
+      "invalid_argument",
+      `the relay of host ${host} did not run the command (${String(result["result"])}): ${String(result["reason"] ?? "no reason given")}`,
+    );
   const asEvent = (entry: PublishedEvent): MapperEvent =>
     entry.event.type === "resync"
-      ? { type: "diagnostic", conversationId, code: "events_dropped", message: `The relay of host ${host} lost events while Redis was away (${entry.event.reason}); what follows was read again from agy.` }
+      ? {
+          type: "diagnostic",
+          conversationId,
+          code: "events_dropped",
+          message: `The relay of host ${host} lost events while Redis was away (${entry.event.reason}); what follows was read again from agy.`,
+        }
       : entry.event;
   const historyEnd: MapperEvent = { type: "history_end", conversationId };
   /** The stream's entries from the start, with `history_end` (no id) after the newest one it held when reading began. */
@@ -104,9 +115,13 @@ export function createRemoteSession(options: RemoteSessionOptions): RemoteSessio
     async respond(interactionId, action, decidedBy) {
       const body =
         action.action === "approve"
-          ? action.scope === undefined ? {} : { scope: action.scope }
+          ? action.scope === undefined
+            ? {}
+            : { scope: action.scope }
           : action.action === "deny"
-            ? action.instruction === undefined ? {} : { instruction: action.instruction }
+            ? action.instruction === undefined
+              ? {}
+              : { instruction: action.instruction }
             : { options: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) };
       const result = await send({ type: action.action, interactionId, body, principal: decidedBy ?? principal });
       if (!ANSWERS.has(result.result)) throw refused(result);

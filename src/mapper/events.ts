@@ -124,6 +124,8 @@ export const PermissionRequestSchema = z.object({
   /** e.g. the command line. */
   target: z.string(),
   description: z.string(),
+  /** Where a command runs (`runCommand.cwd`), which may differ from agy's own directory; absent when agy sends none. */
+  cwd: z.string().optional(),
   suggestedPersistPattern: z.string().optional(),
   persistSuggestionType: z.string().optional(),
 });
@@ -154,11 +156,7 @@ export const OtherRequestSchema = z.object({
   spec: JsonRecordSchema,
 });
 
-export const InteractionRequestSchema = z.discriminatedUnion("kind", [
-  PermissionRequestSchema,
-  QuestionRequestSchema,
-  OtherRequestSchema,
-]);
+export const InteractionRequestSchema = z.discriminatedUnion("kind", [PermissionRequestSchema, QuestionRequestSchema, OtherRequestSchema]);
 export type InteractionRequest = z.infer<typeof InteractionRequestSchema>;
 
 export const InteractionRequestedEventSchema = z.object({

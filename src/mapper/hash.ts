@@ -10,17 +10,17 @@
 /** Up to four UTF-8 bytes of the code point at `text[i]`, packed low byte first, and how many UTF-16 units it took. */
 function utf8At(text: string, i: number): { bytes: number; count: number; units: number } {
   let c = text.charCodeAt(i);
-  if (c < 0x800) return { bytes: (0xc0 | (c >> 6)) | ((0x80 | (c & 0x3f)) << 8), count: 2, units: 1 };
+  if (c < 0x800) return { bytes: 0xc0 | (c >> 6) | ((0x80 | (c & 0x3f)) << 8), count: 2, units: 1 };
   if (c >= 0xd800 && c <= 0xdfff) {
     const next = text.charCodeAt(i + 1); // NaN past the end
     if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
       c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-      const bytes = (0xf0 | (c >> 18)) | ((0x80 | ((c >> 12) & 0x3f)) << 8) | ((0x80 | ((c >> 6) & 0x3f)) << 16);
+      const bytes = 0xf0 | (c >> 18) | ((0x80 | ((c >> 12) & 0x3f)) << 8) | ((0x80 | ((c >> 6) & 0x3f)) << 16);
       return { bytes: bytes + (0x80 | (c & 0x3f)) * 0x1000000, count: 4, units: 2 };
     }
     c = 0xfffd;
   }
-  return { bytes: (0xe0 | (c >> 12)) | ((0x80 | ((c >> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16), count: 3, units: 1 };
+  return { bytes: 0xe0 | (c >> 12) | ((0x80 | ((c >> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16), count: 3, units: 1 };
 }
 
 /** An FNV-1a 64 state: four 16-bit limbs, least significant first. */

@@ -83,7 +83,11 @@ export class InteractionBook {
   #request(raw: JsonObject, suffix: string, realTrajectoryId: string | undefined, where: At): PendingInteraction | undefined {
     const sink = this.sink;
     if (realTrajectoryId === undefined) {
-      sink.diagnostic("interaction_unusable", "A WAITING step was not surfaced because it carries no trajectory id, which agy needs to accept an answer.", where);
+      sink.diagnostic(
+        "interaction_unusable",
+        "A WAITING step was not surfaced because it carries no trajectory id, which agy needs to accept an answer.",
+        where,
+      );
       return undefined;
     }
     const request: InteractionRequest = interactionRequest(raw, (problem) =>
@@ -116,7 +120,9 @@ export class InteractionBook {
   /** Emits `interaction_resolved` (and the `running` edge when no other stays open). */
   #resolved(open: PendingInteraction, raw: JsonObject, status: string, where: StepWhere, outcome: InteractionOutcome): void {
     const sink = this.sink;
-    const response = echoedResponse(raw, (problem) => sink.diagnostic("unserializable_value", `The resolution of step ${open.stepIndex} was reported without a response: ${problem}.`, where));
+    const response = echoedResponse(raw, (problem) =>
+      sink.diagnostic("unserializable_value", `The resolution of step ${open.stepIndex} was reported without a response: ${problem}.`, where),
+    );
     sink.push({
       type: "interaction_resolved",
       conversationId: sink.conversationId,

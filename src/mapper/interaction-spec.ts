@@ -79,9 +79,16 @@ function permissionRequest(block: JsonObject): InteractionRequest {
 /** `runCommand { proposedCommandLine }`: approved with `confirm` (agy's schema, spike-notes §11). */
 function runCommandRequest(block: JsonObject, step: JsonObject): InteractionRequest {
   const body = asObject(step["runCommand"]);
-  const target =
-    asString(block["proposedCommandLine"]) ?? asString(body?.["proposedCommandLine"]) ?? asString(body?.["commandLine"]) ?? "";
-  return { kind: "permission", variant: "runCommand", action: "command", target, description: toolDescription(step) };
+  const target = asString(block["proposedCommandLine"]) ?? asString(body?.["proposedCommandLine"]) ?? asString(body?.["commandLine"]) ?? "";
+  const cwd = asString(body?.["cwd"]);
+  return {
+    kind: "permission",
+    variant: "runCommand",
+    action: "command",
+    target,
+    description: toolDescription(step),
+    ...(cwd === undefined || cwd === "" ? {} : { cwd }),
+  };
 }
 
 /** `filePermission { absolutePathUri }`: answered with `allow` and a `scope` (agy's schema, spike-notes §11). */

@@ -61,7 +61,7 @@ export function settledStep(stepType: string, status: string): SettledStep {
 
 /** A copy of `text` that shares no memory with the string it was sliced from. */
 function flat(text: string): string {
-  return text.length > 256 ? text : (` ${text}`).slice(1);
+  return text.length > 256 ? text : ` ${text}`.slice(1);
 }
 
 /** One trajectory's steps by index: live state, or what is kept once settled. */

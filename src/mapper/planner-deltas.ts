@@ -10,11 +10,10 @@ import type { LiveStep } from "./live-step.js";
 import { asString, plannerText, type JsonObject } from "./step-access.js";
 
 function rewriteDiagnostic(sink: EventSink, what: string, trajectoryId: string, stepIndex: number): void {
-  sink.diagnostic(
-    "non_prefix_rewrite",
-    `agy rewrote the ${what} of step ${stepIndex} instead of extending it; the whole text was sent again with replace.`,
-    { trajectoryId, stepIndex },
-  );
+  sink.diagnostic("non_prefix_rewrite", `agy rewrote the ${what} of step ${stepIndex} instead of extending it; the whole text was sent again with replace.`, {
+    trajectoryId,
+    stepIndex,
+  });
 }
 
 /** The deltas of one GENERATING version of a planner: reasoning first, then text. */

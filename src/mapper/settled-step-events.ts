@@ -15,8 +15,15 @@ import { pushToolEvents } from "./tool-projection.js";
 const SILENT_TYPES = new Set(["CONVERSATION_HISTORY", "CHECKPOINT", "SYSTEM_MESSAGE"]);
 /** Types that are tools even in a projection that lost the tool markers. */
 const TOOL_TYPES = new Set([
-  "RUN_COMMAND", "LIST_DIRECTORY", "ASK_QUESTION", "VIEW_FILE", "CODE_ACTION", "GENERIC",
-  "INVOKE_SUBAGENT", "MCP_TOOL", "COMMAND_STATUS",
+  "RUN_COMMAND",
+  "LIST_DIRECTORY",
+  "ASK_QUESTION",
+  "VIEW_FILE",
+  "CODE_ACTION",
+  "GENERIC",
+  "INVOKE_SUBAGENT",
+  "MCP_TOOL",
+  "COMMAND_STATUS",
 ]);
 
 /** The events of the first settled version of a step (not USER_INPUT, not PLANNER_RESPONSE); `fields` are its checked fields. */
@@ -34,8 +41,14 @@ function errorMessage(sink: EventSink, raw: JsonObject, body: JsonObject | undef
     return;
   }
   sink.push({
-    type: "message", conversationId: sink.conversationId, trajectoryId, stepIndex, messageId: messageIdFor(trajectoryId, stepIndex),
-    role: "assistant", text: `[agy-bridge: agy reported an error${detail === undefined ? "" : `: ${detail}`}]`, failed: true,
+    type: "message",
+    conversationId: sink.conversationId,
+    trajectoryId,
+    stepIndex,
+    messageId: messageIdFor(trajectoryId, stepIndex),
+    role: "assistant",
+    text: `[agy-bridge: agy reported an error${detail === undefined ? "" : `: ${detail}`}]`,
+    failed: true,
   });
 }
 
@@ -52,9 +65,5 @@ function settledOther(sink: EventSink, raw: JsonObject, fields: StepFields, traj
     return;
   }
   const name = suffix === "" ? "(missing)" : clipText(suffix, 80);
-  sink.diagnostic(
-    "unknown_step_type",
-    `Step ${stepIndex} of type ${name} carries no tool call and no body; it maps to no event.`,
-    { trajectoryId, stepIndex },
-  );
+  sink.diagnostic("unknown_step_type", `Step ${stepIndex} of type ${name} carries no tool call and no body; it maps to no event.`, { trajectoryId, stepIndex });
 }

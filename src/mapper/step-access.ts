@@ -10,7 +10,6 @@ import { StringMemo } from "./string-memo.js";
 
 export { asIndex, asObject, asString, isObject, type JsonObject };
 
-
 const stripped = (prefix: string) => (value: string) => (value.startsWith(prefix) ? value.slice(prefix.length) : value);
 // agy has a few dozen step types and statuses.
 const typeSuffixes = new StringMemo(stripped(STEP_TYPE_PREFIX), 512);

@@ -45,8 +45,15 @@ export interface StepFields {
 /** Fields to fill with {@link checkStep}; one per tracker is enough, as steps are read one at a time. */
 export function newStepFields(): StepFields {
   return {
-    suffix: "", status: "", metadata: undefined, trajectoryId: undefined, stepIndex: undefined,
-    modelUsage: undefined, toolCall: undefined, toolAction: undefined, body: undefined,
+    suffix: "",
+    status: "",
+    metadata: undefined,
+    trajectoryId: undefined,
+    stepIndex: undefined,
+    modelUsage: undefined,
+    toolCall: undefined,
+    toolAction: undefined,
+    body: undefined,
   };
 }
 

@@ -151,7 +151,11 @@ export function toolArguments(step: JsonObject, fields: StepFields, at: Projecti
   const invalid = asString(call?.["invalidJsonStr"]);
   if (invalid !== undefined && invalid !== "") {
     const error = asString(call?.["invalidJsonErr"]) || "the arguments are not valid JSON";
-    report(at, "invalid_tool_arguments", `The model's arguments for ${toolName(fields)} are not valid JSON (${clipText(error, 200)}); they are passed on as raw text.`);
+    report(
+      at,
+      "invalid_tool_arguments",
+      `The model's arguments for ${toolName(fields)} are not valid JSON (${clipText(error, 200)}); they are passed on as raw text.`,
+    );
     return { text: invalid, error };
   }
   const argumentsJson = asString(call?.["argumentsJson"]);
@@ -251,13 +255,29 @@ export function pushToolEvents(sink: EventSink, step: JsonObject, fields: StepFi
   // Literals, not spreads: this runs per tool step of a snapshot.
   const args = toolArguments(step, fields, at);
   const call: EventOf<"function_call"> = {
-    type: "function_call", conversationId, trajectoryId, stepIndex, callId, name, arguments: args.text,
+    type: "function_call",
+    conversationId,
+    trajectoryId,
+    stepIndex,
+    callId,
+    name,
+    arguments: args.text,
   };
   if (args.error !== undefined) call.argumentsError = args.error;
   if (description) call.description = description;
   const output = declined ? declinedOutput(step, fields, name, at) : toolOutput(step, fields, failed, at);
   sink.push(call);
-  const result: EventOf<"function_call_output"> = { type: "function_call_output", conversationId, trajectoryId, stepIndex, callId, name, output, isError: failed, stepStatus: status };
+  const result: EventOf<"function_call_output"> = {
+    type: "function_call_output",
+    conversationId,
+    trajectoryId,
+    stepIndex,
+    callId,
+    name,
+    output,
+    isError: failed,
+    stepStatus: status,
+  };
   if (declined) result.declined = true;
   sink.push(result);
 }

@@ -76,7 +76,10 @@ class Tracker implements TrajectoryTracker {
     if (!Array.isArray(steps)) {
       this.#sink.diagnostic("invalid_step", `A snapshot page whose steps are ${describeValue(steps)}, not a list, was skipped.`);
     } else if (offset === undefined || offset > Number.MAX_SAFE_INTEGER - steps.length) {
-      this.#sink.diagnostic("invalid_index", `A snapshot page at stepOffset ${describeValue(rawOffset)} was skipped: its steps would not have whole-number indices below 2^53.`);
+      this.#sink.diagnostic(
+        "invalid_index",
+        `A snapshot page at stepOffset ${describeValue(rawOffset)} was skipped: its steps would not have whole-number indices below 2^53.`,
+      );
     } else {
       for (let i = 0; i < steps.length; i++) this.#apply(steps[i], offset + i, undefined);
     }
@@ -101,10 +104,7 @@ class Tracker implements TrajectoryTracker {
       return sink.flush();
     }
     if (typeof foreign === "string" && foreign !== "" && foreign !== this.conversationId) {
-      sink.diagnostic(
-        "foreign_conversation",
-        `A stream update for conversation ${foreign} reached the tracker of ${this.conversationId}; it was ignored.`,
-      );
+      sink.diagnostic("foreign_conversation", `A stream update for conversation ${foreign} reached the tracker of ${this.conversationId}; it was ignored.`);
       return sink.flush();
     }
     const main = asObject(update.mainTrajectoryUpdate);
@@ -118,10 +118,7 @@ class Tracker implements TrajectoryTracker {
     }
     const stepList: unknown[] = Array.isArray(steps) ? steps : [];
     if (Array.isArray(indices) && indices.length !== stepList.length) {
-      sink.diagnostic(
-        "frame_length_mismatch",
-        `A stream update listed ${indices.length} indices for ${stepList.length} steps; the frame was ignored.`,
-      );
+      sink.diagnostic("frame_length_mismatch", `A stream update listed ${indices.length} indices for ${stepList.length} steps; the frame was ignored.`);
       return sink.flush();
     }
     const frameTrajectoryId = asString(update.trajectoryId) || undefined;
@@ -133,7 +130,10 @@ class Tracker implements TrajectoryTracker {
       }
       const position = asIndex(indices[i]);
       if (position === undefined) {
-        sink.diagnostic("invalid_index", `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`);
+        sink.diagnostic(
+          "invalid_index",
+          `Step ${i + 1} of a stream update was skipped: its index ${describeValue(indices[i])} is not a whole number from 0 to 2^53-1.`,
+        );
         continue;
       }
       this.#apply(step, position, frameTrajectoryId);
@@ -182,7 +182,6 @@ class Tracker implements TrajectoryTracker {
     if (slot !== undefined && !(slot instanceof LiveStep)) return false;
     return fullStepWanted(step, fields, slot?.requested === true);
   }
-
 
   /**
    * One step version. `position` is its index when the caller knows it (a
@@ -287,11 +286,10 @@ class Tracker implements TrajectoryTracker {
     const key = `${trajectoryId}\u0000${position}`;
     if (this.#mismatches.has(key)) return;
     this.#mismatches.add(key);
-    this.#sink.diagnostic(
-      "index_mismatch",
-      `The step at position ${position} says it is step ${metaIndex}; its position was used.`,
-      { trajectoryId, stepIndex: position },
-    );
+    this.#sink.diagnostic("index_mismatch", `The step at position ${position} says it is step ${metaIndex}; its position was used.`, {
+      trajectoryId,
+      stepIndex: position,
+    });
   }
 }
 

@@ -36,7 +36,13 @@ export interface AgentAnswer {
 }
 
 /** Delivers `verdict` for `interactionId`; a refusal of any kind is a {@link McpToolError} with the sentence. */
-export async function answerAsAgent(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string, rules: AgentRules): Promise<AgentAnswer> {
+export async function answerAsAgent(
+  entry: PooledSession,
+  interactionId: string,
+  verdict: AgentVerdict,
+  decidedBy: string,
+  rules: AgentRules,
+): Promise<AgentAnswer> {
   const request = entry.log.request(interactionId);
   // Awaited: the decision is on disk before the agent hears of it (a write failure is the auditor's to report).
   const record = async (delivery: string) => {
@@ -54,7 +60,9 @@ export async function answerAsAgent(entry: PooledSession, interactionId: string,
 
   if (verdict.kind !== "deny" && rules.policy !== undefined && request === undefined) {
     // The policy cannot be checked on a request never seen: nothing is sent on faith.
-    throw new McpToolError(`No interaction ${interactionId} has been seen in conversation ${entry.conversationId}; take the id from wait_for, read_events or the pending resource.`);
+    throw new McpToolError(
+      `No interaction ${interactionId} has been seen in conversation ${entry.conversationId}; take the id from wait_for, read_events or the pending resource.`,
+    );
   }
   if (verdict.kind !== "deny" && rules.policy !== undefined && request !== undefined) {
     // The policy layer (the shell parser, globs) loads only when a policy is given.
@@ -87,7 +95,11 @@ function deliver(entry: PooledSession, interactionId: string, verdict: AgentVerd
     case "deny":
       return entry.session.deny(interactionId, { decidedBy, ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) });
     case "answer":
-      return entry.session.answer(interactionId, { decidedBy, optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) });
+      return entry.session.answer(interactionId, {
+        decidedBy,
+        optionIds: verdict.optionIds,
+        ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }),
+      });
   }
 }
 

@@ -26,7 +26,10 @@ export interface AgyMcpServer {
 
 /** `mcp:<name>`, with the name the client gave at initialize cut to safe characters. */
 export function decidedByFor(clientName: string | undefined): string {
-  const name = (clientName ?? "").replace(/[^A-Za-z0-9._@/+-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64);
+  const name = (clientName ?? "")
+    .replace(/[^A-Za-z0-9._@/+-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
   return `mcp:${name === "" ? "unnamed-client" : name}`;
 }
 

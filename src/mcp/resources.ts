@@ -58,7 +58,11 @@ export function registerResources(server: McpServer, pool: SessionPool, options:
   server.registerResource(
     "transcript",
     new ResourceTemplate(`${PREFIX}{conversationId}/transcript`, { list: () => listAll("transcript") }),
-    { title: "Conversation transcript", description: "The conversation as readable text: turns, answers, tool calls and outputs, prompts and their answers.", mimeType: "text/plain" },
+    {
+      title: "Conversation transcript",
+      description: "The conversation as readable text: turns, answers, tool calls and outputs, prompts and their answers.",
+      mimeType: "text/plain",
+    },
     async (uri, variables) => {
       const entry = await entryFor(decodeURIComponent(String(variables["conversationId"])));
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: transcriptText(entry.log.after(0, Number.MAX_SAFE_INTEGER).map((e) => e.event)) }] };
@@ -84,7 +88,10 @@ export function registerResources(server: McpServer, pool: SessionPool, options:
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const parsed = parseUri(uri);
-    if (parsed === undefined) throw new McpToolError(`${JSON.stringify(uri.slice(0, 200))} is not a resource of agy-bridge; subscribe to agy://sessions/{conversationId}/transcript or …/pending.`);
+    if (parsed === undefined)
+      throw new McpToolError(
+        `${JSON.stringify(uri.slice(0, 200))} is not a resource of agy-bridge; subscribe to agy://sessions/{conversationId}/transcript or …/pending.`,
+      );
     const entry = await pool.get(parsed.conversationId);
     subscribed.add(uri);
     if (!watching.has(entry.conversationId)) {

@@ -40,6 +40,7 @@ interface Entry extends PooledSession {
   isDefault: boolean;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
 export function createSessionPool(options: SessionPoolOptions): SessionPool {
   const { source } = options;
   const entries = new Map<string, Entry>();
@@ -141,7 +142,9 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       try {
         return await defaultAttach;
       } catch (error) {
-        throw new McpToolError(`The conversation named when agy-bridge mcp started cannot be reached (${(error as Error).message.replace(/\.$/, "")}); pass a conversationId from list_sessions.`);
+        throw new McpToolError(
+          `The conversation named when agy-bridge mcp started cannot be reached (${(error as Error).message.replace(/\.$/, "")}); pass a conversationId from list_sessions.`,
+        );
       }
     }
     await refresh();
@@ -166,7 +169,9 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       await refresh();
       const found = entries.get(conversationId);
       if (found !== undefined) return found;
-      throw new McpToolError(`No agy session in reach has conversation ${JSON.stringify(conversationId.slice(0, 100))}; call list_sessions for the conversations on offer.`);
+      throw new McpToolError(
+        `No agy session in reach has conversation ${JSON.stringify(conversationId.slice(0, 100))}; call list_sessions for the conversations on offer.`,
+      );
     },
     onChange(listener) {
       listeners.add(listener);

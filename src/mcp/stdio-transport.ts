@@ -46,14 +46,62 @@ function usableId(value: unknown): RequestId | null {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }
 
-export function createStdioTransport(options: StdioTransportOptions): AgyStdioTransport {
-  const { stdin, stdout } = options;
-  const maxLineBytes = options.maxLineBytes ?? MAX_STDIO_LINE_BYTES;
+interface LineSplitter {
+  push(chunk: Buffer | string): void;
+  /** Hands on a last line that came without its newline. */
+  flush(): void;
+}
+
+/** Cuts bytes into lines, holding at most `maxLineBytes` of one; a longer line is reported once and skipped to its newline. */
+function createLineSplitter(maxLineBytes: number, onLine: (bytes: Buffer) => void, onTooLong: () => void): LineSplitter {
   /** The start of the line being read, in pieces (never more than `maxLineBytes` in all). */
   let pieces: Buffer[] = [];
   let held = 0;
   /** The line being read is too long: skip to its newline. */
   let skipping = false;
+  return {
+    push(chunk) {
+      let data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      while (data.length > 0) {
+        const at = data.indexOf(NEWLINE);
+        const part = at === -1 ? data : data.subarray(0, at);
+        if (!skipping) {
+          if (held + part.length > maxLineBytes) {
+            skipping = true;
+            pieces = [];
+            held = 0;
+            onTooLong();
+          } else {
+            pieces.push(part);
+            held += part.length;
+          }
+        }
+        if (at === -1) return;
+        if (!skipping) {
+          const whole = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, held);
+          pieces = [];
+          held = 0;
+          onLine(whole);
+        }
+        skipping = false;
+        data = data.subarray(at + 1);
+      }
+    },
+    flush() {
+      // A last line without its newline is still a line.
+      if (!skipping && held > 0) {
+        const rest = Buffer.concat(pieces, held);
+        pieces = [];
+        held = 0;
+        onLine(rest);
+      }
+    },
+  };
+}
+
+export function createStdioTransport(options: StdioTransportOptions): AgyStdioTransport {
+  const { stdin, stdout } = options;
+  const maxLineBytes = options.maxLineBytes ?? MAX_STDIO_LINE_BYTES;
   let ended = false;
   let closed = false;
   /** Requests read and not yet answered, by the id they came with (`typeof` kept apart: 1 is not "1"). */
@@ -99,7 +147,11 @@ export function createStdioTransport(options: StdioTransportOptions): AgyStdioTr
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      refuse(-32600, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (jsonrpc \"2.0\" with a method, or a result or error with an id)", usableId(value));
+      refuse(
+        -32600,
+        'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (jsonrpc "2.0" with a method, or a result or error with an id)',
+        usableId(value),
+      );
       return;
     }
     const message = parsed.data;
@@ -112,44 +164,22 @@ export function createStdioTransport(options: StdioTransportOptions): AgyStdioTr
     maybeDone();
   };
 
-  const onData = (chunk: Buffer | string): void => {
-    let data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    while (data.length > 0) {
-      const at = data.indexOf(NEWLINE);
-      const part = at === -1 ? data : data.subarray(0, at);
-      if (!skipping) {
-        if (held + part.length > maxLineBytes) {
-          skipping = true;
-          pieces = [];
-          held = 0;
-          refuse(-32600, `Invalid Request: a line is longer than ${maxLineBytes} bytes, so it was skipped unread; send smaller messages (one JSON-RPC message per line)`, null);
-        } else {
-          pieces.push(part);
-          held += part.length;
-        }
-      }
-      if (at === -1) return;
-      if (!skipping) {
-        const whole = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, held);
-        pieces = [];
-        held = 0;
-        line(whole);
-      }
-      skipping = false;
-      data = data.subarray(at + 1);
-    }
-  };
+  const splitter = createLineSplitter(
+    maxLineBytes,
+    (bytes) => line(bytes),
+    () =>
+      refuse(
+        -32600,
+        `Invalid Request: a line is longer than ${maxLineBytes} bytes, so it was skipped unread; send smaller messages (one JSON-RPC message per line)`,
+        null,
+      ),
+  );
+  const onData = (chunk: Buffer | string): void => splitter.push(chunk);
 
   const onEnd = (): void => {
     if (ended) return;
     ended = true;
-    // A last line without its newline is still a line.
-    if (!skipping && held > 0) {
-      const rest = Buffer.concat(pieces, held);
-      pieces = [];
-      held = 0;
-      line(rest);
-    }
+    splitter.flush();
     maybeDone();
   };
   const onError = (error: Error): void => {

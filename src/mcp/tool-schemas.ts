@@ -35,7 +35,9 @@ const conversationId = z
 
 const interactionId = z
   .string({ error: "interactionId must be a string like int_…, from wait_for, read_events or the pending resource" })
-  .regex(/^int_[0-9a-f]{1,64}$/, { error: "interactionId must look like int_ followed by hex digits, as wait_for, read_events and the pending resource give it" })
+  .regex(/^int_[0-9a-f]{1,64}$/, {
+    error: "interactionId must look like int_ followed by hex digits, as wait_for, read_events and the pending resource give it",
+  })
   .describe("The pending interaction, as wait_for / read_events / the pending resource name it (int_…).");
 
 const cursor = z
@@ -78,7 +80,9 @@ export const WaitForInput = strict(
       .describe(`How long to wait (default ${DEFAULT_WAIT_MS} ms, at most ${MAX_WAIT_MS}).`),
     since: cursor
       .optional()
-      .describe('Only what happens after this cursor counts (for "idle": an idle edge after it; for "event": an event after it). Absent: the state now counts, and "event" waits for the next one.'),
+      .describe(
+        'Only what happens after this cursor counts (for "idle": an idle edge after it; for "event": an event after it). Absent: the state now counts, and "event" waits for the next one.',
+      ),
   },
   "wait_for",
 ).refine((input) => input.until !== "event" || input.eventType !== undefined, { error: 'until "event" needs an eventType, e.g. "function_call_output"' });
@@ -100,7 +104,11 @@ export const ApproveInput = strict(
   {
     conversationId,
     interactionId,
-    instruction: z.string({ error: "instruction must be a string" }).max(10_000, { error: "instruction is longer than 10000 characters" }).optional().describe("Accepted for symmetry; agy's permission answer carries no approve instruction."),
+    instruction: z
+      .string({ error: "instruction must be a string" })
+      .max(10_000, { error: "instruction is longer than 10000 characters" })
+      .optional()
+      .describe("Accepted for symmetry; agy's permission answer carries no approve instruction."),
   },
   "approve",
 );
@@ -109,7 +117,11 @@ export const DenyInput = strict(
   {
     conversationId,
     interactionId,
-    instruction: z.string({ error: "instruction must be a string" }).max(10_000, { error: "instruction is longer than 10000 characters" }).optional().describe("What the model is told instead (newer agy builds)."),
+    instruction: z
+      .string({ error: "instruction must be a string" })
+      .max(10_000, { error: "instruction is longer than 10000 characters" })
+      .optional()
+      .describe("What the model is told instead (newer agy builds)."),
   },
   "deny",
 );
@@ -119,11 +131,18 @@ export const AnswerInput = strict(
     conversationId,
     interactionId,
     options: z
-      .array(z.string({ error: "each of options must be a string: an option's label or its id" }).min(1, { error: "an option must not be empty" }), { error: "options must be a list of the chosen options' labels or ids" })
+      .array(z.string({ error: "each of options must be a string: an option's label or its id" }).min(1, { error: "an option must not be empty" }), {
+        error: "options must be a list of the chosen options' labels or ids",
+      })
       .max(50, { error: "options lists more than 50 choices" })
       .optional()
       .describe('The chosen options of the first question, by label or id ("1".."N").'),
-    writeIn: z.string({ error: "writeIn must be a string" }).min(1, { error: "writeIn must not be empty" }).max(10_000, { error: "writeIn is longer than 10000 characters" }).optional().describe("Free text for the first question."),
+    writeIn: z
+      .string({ error: "writeIn must be a string" })
+      .min(1, { error: "writeIn must not be empty" })
+      .max(10_000, { error: "writeIn is longer than 10000 characters" })
+      .optional()
+      .describe("Free text for the first question."),
   },
   "answer",
 ).refine((input) => (input.options?.length ?? 0) > 0 || input.writeIn !== undefined, { error: "answer needs options (labels or ids) or writeIn" });
@@ -132,7 +151,12 @@ export const InterruptInput = strict({ conversationId }, "interrupt");
 export const ScreenInput = strict({ conversationId }, "screen");
 
 const looseEvent = z.looseObject({ type: z.string() });
-const pendingInteraction = z.looseObject({ interactionId: z.string(), stepIndex: z.number(), stepType: z.string(), request: z.looseObject({ kind: z.string() }) });
+const pendingInteraction = z.looseObject({
+  interactionId: z.string(),
+  stepIndex: z.number(),
+  stepType: z.string(),
+  request: z.looseObject({ kind: z.string() }),
+});
 const statusField = z.enum(["running", "waiting", "idle", "failed", "unknown"]);
 
 export const ListSessionsOutput = z.object({

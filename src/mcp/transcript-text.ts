@@ -17,12 +17,20 @@ export function transcriptLine(event: MapperEvent): string | undefined {
     case "function_call":
       return `tool call ${event.name} ${event.arguments}`;
     case "function_call_output": {
-      const output = event.output.length > MAX_OUTPUT_CHARS ? `${event.output.slice(0, MAX_OUTPUT_CHARS)}… [${event.output.length - MAX_OUTPUT_CHARS} more characters]` : event.output;
+      const output =
+        event.output.length > MAX_OUTPUT_CHARS
+          ? `${event.output.slice(0, MAX_OUTPUT_CHARS)}… [${event.output.length - MAX_OUTPUT_CHARS} more characters]`
+          : event.output;
       return `tool output ${event.name}${event.isError ? ` (${event.declined === true ? "declined" : `error, ${event.stepStatus}`})` : ""}:\n${output}`;
     }
     case "interaction_requested": {
       const r = event.request;
-      const what = r.kind === "permission" ? `permission to ${r.action} ${r.target}` : r.kind === "question" ? `question: ${r.questions.map((q) => `${q.question} [${q.options.map((o) => `${o.id}. ${o.text}`).join("; ")}]`).join(" / ")}` : `a ${r.variant || "TUI-only"} prompt (answer it in agy's TUI)`;
+      const what =
+        r.kind === "permission"
+          ? `permission to ${r.action} ${r.target}`
+          : r.kind === "question"
+            ? `question: ${r.questions.map((q) => `${q.question} [${q.options.map((o) => `${o.id}. ${o.text}`).join("; ")}]`).join(" / ")}`
+            : `a ${r.variant || "TUI-only"} prompt (answer it in agy's TUI)`;
       return `waiting for ${what} — ${event.interactionId}`;
     }
     case "interaction_resolved":

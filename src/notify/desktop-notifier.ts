@@ -53,19 +53,26 @@ function unixAddress(list: string): string | undefined {
 export function desktopSupport(platform: string, env: Readonly<Record<string, string | undefined>>): DesktopSupport {
   if (platform === "darwin") return { kind: "macos" };
   if (!FREEDESKTOP_PLATFORMS.has(platform)) {
-    return { kind: "unsupported", reason: `--notify-desktop works on Linux (and other freedesktop desktops) and macOS, not on ${platform}; use serve's page, ntfy or Telegram for alerts instead` };
+    return {
+      kind: "unsupported",
+      reason: `--notify-desktop works on Linux (and other freedesktop desktops) and macOS, not on ${platform}; use serve's page, ntfy or Telegram for alerts instead`,
+    };
   }
   const list = env["DBUS_SESSION_BUS_ADDRESS"];
   if (list === undefined || list.trim() === "") {
     return {
       kind: "unsupported",
-      reason: "--notify-desktop needs your desktop session's bus, and DBUS_SESSION_BUS_ADDRESS is not set: run it from a terminal of your desktop session, or set it (usually unix:path=/run/user/$(id -u)/bus)",
+      reason:
+        "--notify-desktop needs your desktop session's bus, and DBUS_SESSION_BUS_ADDRESS is not set: run it from a terminal of your desktop session, or set it (usually unix:path=/run/user/$(id -u)/bus)",
     };
   }
   const busAddress = unixAddress(list.trim());
   if (busAddress === undefined) {
     const transports = [...new Set(list.split(";").map((a) => a.split(":")[0] ?? ""))].join(", ");
-    return { kind: "unsupported", reason: `--notify-desktop reaches the session bus over a unix socket only (unix:path=… or unix:abstract=…), and DBUS_SESSION_BUS_ADDRESS names ${transports}` };
+    return {
+      kind: "unsupported",
+      reason: `--notify-desktop reaches the session bus over a unix socket only (unix:path=… or unix:abstract=…), and DBUS_SESSION_BUS_ADDRESS names ${transports}`,
+    };
   }
   return { kind: "freedesktop", busAddress };
 }
@@ -152,7 +159,11 @@ export async function checkDesktop(support: Exclude<DesktopSupport, { kind: "uns
 
 /** The desktop channel of this machine (connected with its first alert). */
 export function createDesktopNotifier(options: DesktopNotifierOptions): Notifier {
-  const shared = { answerOn: options.answerOn, ...(options.workspaceOf === undefined ? {} : { workspaceOf: options.workspaceOf }), ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }) };
+  const shared = {
+    answerOn: options.answerOn,
+    ...(options.workspaceOf === undefined ? {} : { workspaceOf: options.workspaceOf }),
+    ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+  };
   if (options.support.kind === "macos") return createMacNotifier(shared);
   return createFreedesktopNotifier({ ...shared, busAddress: options.support.busAddress, answer: options.answer });
 }

@@ -4,14 +4,55 @@
  * escalation when nobody answers. Adapters take a pending interaction and a
  * callback to answer it; they never talk to agy or a session directly.
  */
-export { checkDesktop, createDesktopNotifier, createMacNotifier, desktopSupport, type DesktopNotifierOptions, type DesktopSupport, type MacNotifierOptions } from "./desktop-notifier.js";
-export { desktopBody, desktopSafe, desktopTitle, displayPath, waitingKind, MAX_DESKTOP_BODY, type AnswerPlace, type DesktopTextOptions, type WaitingKind } from "./desktop-text.js";
-export { checkFreedesktopServer, createFreedesktopNotifier, DESKTOP_DECIDED_BY, type DesktopServer, type FreedesktopNotifier, type FreedesktopNotifierOptions } from "./freedesktop-notifier.js";
+export {
+  checkDesktop,
+  createDesktopNotifier,
+  createMacNotifier,
+  desktopSupport,
+  type DesktopNotifierOptions,
+  type DesktopSupport,
+  type MacNotifierOptions,
+} from "./desktop-notifier.js";
+export {
+  desktopBody,
+  desktopSafe,
+  desktopTitle,
+  displayPath,
+  waitingKind,
+  MAX_DESKTOP_BODY,
+  type AnswerPlace,
+  type DesktopTextOptions,
+  type WaitingKind,
+} from "./desktop-text.js";
+export {
+  checkFreedesktopServer,
+  createFreedesktopNotifier,
+  DESKTOP_DECIDED_BY,
+  type DesktopServer,
+  type FreedesktopNotifier,
+  type FreedesktopNotifierOptions,
+} from "./freedesktop-notifier.js";
 export { createActionTokens, type ActionTokens, type ScopedAction } from "./action-tokens.js";
 export { loadOrCreateSecret, randomSecret, readSecretFile, type InstallSecret } from "./install-secret.js";
-export { deepLink, type AnswerInteraction, type AnswerOutcome, type InteractionAction, type Notifier, type PendingNotice, type ResolvedNotice } from "./notice.js";
+export {
+  deepLink,
+  type AnswerInteraction,
+  type AnswerOutcome,
+  type InteractionAction,
+  type Notifier,
+  type PendingNotice,
+  type ResolvedNotice,
+} from "./notice.js";
 export { noticeBody, noticeTitle, outcomeText } from "./notice-text.js";
-export { createNotifyDispatcher, formatDuration, parseDuration, type Escalation, type NotifyDispatcher, type NotifyDispatcherOptions, type SessionObserver } from "./notify-dispatcher.js";
+export {
+  createNotifyDispatcher,
+  formatDuration,
+  parseDuration,
+  type Escalation,
+  type NotifyDispatcher,
+  type NotifyDispatcherOptions,
+  type SessionObserver,
+} from "./notify-dispatcher.js";
 export { createNtfyNotifier, ntfyTarget, type NtfyNotifierOptions, type NtfyReport } from "./ntfy-notifier.js";
 export {
   checkEndpoint,

@@ -29,7 +29,11 @@ export async function loadOrCreateSecret(path: string, make: () => string): Prom
       const theirs = await readPrivate(path);
       if (theirs !== undefined) return { text: theirs, created: false };
     }
-    throw new AgyBridgeError("invalid_argument", `cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); check that its directory is yours and writable`, { cause: error });
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); check that its directory is yours and writable`,
+      { cause: error },
+    );
   }
   await chmod(path, 0o600);
   return { text, created: true };
@@ -47,7 +51,9 @@ export async function readSecretFile(path: string, what: string): Promise<string
     text = (await readFile(path, "utf8")).trim();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new AgyBridgeError("invalid_argument", `the ${what} file ${path} ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`}`, { cause: error });
+    throw new AgyBridgeError("invalid_argument", `the ${what} file ${path} ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`}`, {
+      cause: error,
+    });
   }
   if (text === "") throw new AgyBridgeError("invalid_argument", `the ${what} file ${path} is empty; put the secret in it`);
   return text;
@@ -63,7 +69,10 @@ async function readPrivate(path: string): Promise<string | undefined> {
   }
   const mode = info.mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new AgyBridgeError("invalid_argument", `${path} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${path}\`, or delete it to have a new one generated`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `${path} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${path}\`, or delete it to have a new one generated`,
+    );
   }
   const text = (await readFile(path, "utf8")).trim();
   if (text === "") throw new AgyBridgeError("invalid_argument", `${path} is empty; delete it to have a new one generated`);

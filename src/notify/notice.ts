@@ -57,10 +57,7 @@ export interface AnswerOutcome {
 export type AnswerInteraction = (conversationId: string, interactionId: string, action: InteractionAction, decidedBy: string) => Promise<AnswerOutcome>;
 
 /** What a notifier may answer: the subset of serve's actions a button can carry. */
-export type InteractionAction =
-  | { action: "approve" }
-  | { action: "deny"; instruction?: string }
-  | { action: "answer"; optionIds: string[]; writeIn?: string };
+export type InteractionAction = { action: "approve" } | { action: "deny"; instruction?: string } | { action: "answer"; optionIds: string[]; writeIn?: string };
 
 /** The card's deep link under serve's page address. */
 export function deepLink(pageUrl: string, interactionId: string): string {

@@ -91,7 +91,12 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
     if (escalation === undefined) return undefined;
     const after = formatDuration(escalation.afterMs);
     if (escalation.action === "deny" && event.request.kind === "permission") {
-      const said = escalation.instruction === undefined ? undefined : escalation.instruction.length > 200 ? `${escalation.instruction.slice(0, 199)}…` : escalation.instruction;
+      const said =
+        escalation.instruction === undefined
+          ? undefined
+          : escalation.instruction.length > 200
+            ? `${escalation.instruction.slice(0, 199)}…`
+            : escalation.instruction;
       return `If nobody answers within ${after}, agy-bridge denies it${said === undefined ? "" : ` ("${said}")`}.`;
     }
     return `If nobody answers within ${after}, you will be reminded.`;
@@ -123,9 +128,16 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
     const { event } = entry;
     if (escalation.action === "deny" && event.request.kind === "permission" && options.answer !== undefined) {
       try {
-        const outcome = await options.answer(event.conversationId, event.interactionId, { action: "deny", ...(escalation.instruction === undefined ? {} : { instruction: escalation.instruction }) }, "escalation");
+        const outcome = await options.answer(
+          event.conversationId,
+          event.interactionId,
+          { action: "deny", ...(escalation.instruction === undefined ? {} : { instruction: escalation.instruction }) },
+          "escalation",
+        );
         if (outcome.result === "delivered" || outcome.result === "already_resolved") return;
-        options.onProblem?.(`the escalation could not deny interaction ${event.interactionId} (${outcome.result}${outcome.reason === undefined ? "" : `: ${outcome.reason}`})`);
+        options.onProblem?.(
+          `the escalation could not deny interaction ${event.interactionId} (${outcome.result}${outcome.reason === undefined ? "" : `: ${outcome.reason}`})`,
+        );
       } catch (error) {
         options.onProblem?.(`the escalation could not deny interaction ${event.interactionId}: ${error instanceof Error ? error.message : String(error)}`);
       }

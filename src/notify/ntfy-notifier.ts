@@ -106,7 +106,14 @@ export function createNtfyNotifier(options: NtfyNotifierOptions): Notifier {
       options.tokens.revoke(notice.interactionId);
       queue.push({
         interactionId: notice.interactionId,
-        message: { topic, title: outcomeText(notice.outcome, notice.decidedBy), message: noticeBody(notice.request), click: notice.url, priority: 2, tags: ["agy-bridge"] },
+        message: {
+          topic,
+          title: outcomeText(notice.outcome, notice.decidedBy),
+          message: noticeBody(notice.request),
+          click: notice.url,
+          priority: 2,
+          tags: ["agy-bridge"],
+        },
       });
     },
     async close() {

@@ -80,7 +80,8 @@ for (const [net, bits] of [
   ["203.0.113.0", 24],
   ["224.0.0.0", 4],
   ["240.0.0.0", 4],
-] as const) nonPublic.addSubnet(net, bits, "ipv4");
+] as const)
+  nonPublic.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [
   ["::", 128],
   ["::1", 128],
@@ -91,7 +92,8 @@ for (const [net, bits] of [
   ["2001:db8::", 32],
   ["64:ff9b::", 96],
   ["100::", 64],
-] as const) nonPublic.addSubnet(net, bits, "ipv6");
+] as const)
+  nonPublic.addSubnet(net, bits, "ipv6");
 
 /** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`), if it is one. */
 function mappedV4(address: string): string | undefined {
@@ -155,9 +157,13 @@ export function checkEndpoint(endpoint: string, options: { allowLoopback?: boole
   if (url.protocol !== "https:") {
     throw new AgyBridgeError("invalid_argument", `the subscription's endpoint must be an https: URL of a push service, not ${url.protocol}//${url.host}`);
   }
-  if (url.username !== "" || url.password !== "") throw new AgyBridgeError("invalid_argument", "the subscription's endpoint carries user:password@; push services take none");
+  if (url.username !== "" || url.password !== "")
+    throw new AgyBridgeError("invalid_argument", "the subscription's endpoint carries user:password@; push services take none");
   if ((isIP(host) !== 0 && isNonPublicAddress(host)) || (isIP(host) === 0 && isLocalName(host))) {
-    throw new AgyBridgeError("invalid_argument", `the subscription's endpoint names ${url.host}, on this machine or a private network; push endpoints must be a public push service (the browser's own, e.g. fcm.googleapis.com)`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `the subscription's endpoint names ${url.host}, on this machine or a private network; push endpoints must be a public push service (the browser's own, e.g. fcm.googleapis.com)`,
+    );
   }
 }
 
@@ -178,10 +184,16 @@ export async function openPushSubscriptionStore(path: string, options: PushSubsc
     const parsed = JSON.parse(await readFile(path, "utf8")) as unknown;
     // Stored before subscriptions had owners: the bearer token's. One push must not use (an older
     // version let loopback in) is never sent to; it is dropped at the next write.
-    if (Array.isArray(parsed)) subscriptions = parsed.filter(isSubscription).map((s) => ({ ...s, device: typeof s.device === "string" && s.device !== "" ? s.device : OWNER })).filter((s) => acceptable(s.endpoint));
+    if (Array.isArray(parsed))
+      subscriptions = parsed
+        .filter(isSubscription)
+        .map((s) => ({ ...s, device: typeof s.device === "string" && s.device !== "" ? s.device : OWNER }))
+        .filter((s) => acceptable(s.endpoint));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT" && !(error instanceof SyntaxError)) {
-      throw new AgyBridgeError("invalid_argument", `cannot read the push subscriptions ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, { cause: error });
+      throw new AgyBridgeError("invalid_argument", `cannot read the push subscriptions ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, {
+        cause: error,
+      });
     }
   }
   let chain: Promise<void> = Promise.resolve();
@@ -209,7 +221,12 @@ export async function openPushSubscriptionStore(path: string, options: PushSubsc
     check,
     async add(subscription, device = OWNER) {
       check(subscription.endpoint);
-      const stored: StoredPushSubscription = { endpoint: subscription.endpoint, expirationTime: subscription.expirationTime ?? null, keys: { p256dh: subscription.keys.p256dh, auth: subscription.keys.auth }, device };
+      const stored: StoredPushSubscription = {
+        endpoint: subscription.endpoint,
+        expirationTime: subscription.expirationTime ?? null,
+        keys: { p256dh: subscription.keys.p256dh, auth: subscription.keys.auth },
+        device,
+      };
       const created = !subscriptions.some((s) => s.endpoint === subscription.endpoint);
       // Stored again (new keys, or the browser paired again as another device): it moves to the end, as the newest.
       subscriptions = subscriptions.filter((s) => s.endpoint !== subscription.endpoint);

@@ -97,7 +97,9 @@ export function publicOnlyLookup(allowLoopback: boolean): LookupFunction {
       const list = addresses as LookupAddress[];
       const inward = list.find((a) => isNonPublicAddress(a.address) && !(allowLoopback && isLoopbackAddress(a.address)));
       if (inward !== undefined || list.length === 0) {
-        const refused = Object.assign(new Error(`${hostname} resolves to ${inward?.address ?? "nothing"}, not a public push service`), { code: "EPUSHADDRESS" });
+        const refused = Object.assign(new Error(`${hostname} resolves to ${inward?.address ?? "nothing"}, not a public push service`), {
+          code: "EPUSHADDRESS",
+        });
         callback(refused, "", 4);
         return;
       }
@@ -141,16 +143,24 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
   const pool = options.pool ?? PUSH_POOL;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const lookup = publicOnlyLookup(options.allowLoopback === true);
-  const vapidDetails = { subject: options.subject ?? "mailto:agy-bridge@localhost.invalid", publicKey: options.keys.publicKey, privateKey: options.keys.privateKey };
+  const vapidDetails = {
+    subject: options.subject ?? "mailto:agy-bridge@localhost.invalid",
+    publicKey: options.keys.publicKey,
+    privateKey: options.keys.privateKey,
+  };
 
   async function attempt(job: PushJob): Promise<AttemptResult> {
     const { endpoint, keys } = job.subscription;
-    const details: webpush.RequestDetails = webpush.generateRequestDetails({ endpoint, keys, expirationTime: job.subscription.expirationTime ?? null }, Buffer.from(job.payload), {
-      vapidDetails,
-      TTL: options.ttlSeconds ?? 3600,
-      urgency: job.type === "interaction.pending" ? "high" : "normal",
-      topic: job.interactionId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 32),
-    });
+    const details: webpush.RequestDetails = webpush.generateRequestDetails(
+      { endpoint, keys, expirationTime: job.subscription.expirationTime ?? null },
+      Buffer.from(job.payload),
+      {
+        vapidDetails,
+        TTL: options.ttlSeconds ?? 3600,
+        urgency: job.type === "interaction.pending" ? "high" : "normal",
+        topic: job.interactionId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 32),
+      },
+    );
     try {
       options.store.check(endpoint);
     } catch (error) {
@@ -193,12 +203,22 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
     maxAttempts: 5,
     ...options.retry,
     attempt,
-    onDone: (job, report) => options.onReport?.({ ...report, subscription: subscriptionId(job.subscription.endpoint), type: job.type, interactionId: job.interactionId }),
+    onDone: (job, report) =>
+      options.onReport?.({ ...report, subscription: subscriptionId(job.subscription.endpoint), type: job.type, interactionId: job.interactionId }),
   });
 
   function send(type: PushJob["type"], notice: PendingNotice | ResolvedNotice, extra: Record<string, unknown>, title: string, after = ""): void {
     // `after` (the escalation's announcement) is kept whole; the request text is what gets cut.
-    const build = (body: string) => JSON.stringify({ type, conversationId: notice.conversationId, interactionId: notice.interactionId, title, body: `${body}${after}`, url: notice.url, ...extra });
+    const build = (body: string) =>
+      JSON.stringify({
+        type,
+        conversationId: notice.conversationId,
+        interactionId: notice.interactionId,
+        title,
+        body: `${body}${after}`,
+        url: notice.url,
+        ...extra,
+      });
     let body = noticeBody(notice.request);
     let payload = build(body);
     // Push services take about 4 KB after encryption: a long request (multi-byte text) is cut.
@@ -230,10 +250,21 @@ export function createWebPushNotifier(options: WebPushNotifierOptions): Notifier
     name: "push",
     pending(notice) {
       const title = notice.escalated ? `Still waiting: ${noticeTitle(notice.request)}` : noticeTitle(notice.request);
-      send("interaction.pending", notice, { escalated: notice.escalated, ...(notice.escalation === undefined ? {} : { escalation: notice.escalation }) }, title, notice.escalation === undefined ? "" : `\n${notice.escalation}`);
+      send(
+        "interaction.pending",
+        notice,
+        { escalated: notice.escalated, ...(notice.escalation === undefined ? {} : { escalation: notice.escalation }) },
+        title,
+        notice.escalation === undefined ? "" : `\n${notice.escalation}`,
+      );
     },
     resolved(notice) {
-      send("interaction.resolved", notice, { outcome: notice.outcome, ...(notice.decidedBy === undefined ? {} : { decidedBy: notice.decidedBy }) }, outcomeText(notice.outcome, notice.decidedBy));
+      send(
+        "interaction.resolved",
+        notice,
+        { outcome: notice.outcome, ...(notice.decidedBy === undefined ? {} : { decidedBy: notice.decidedBy }) },
+        outcomeText(notice.outcome, notice.decidedBy),
+      );
     },
     async close() {
       lifetime.abort();

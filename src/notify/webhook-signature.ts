@@ -18,7 +18,13 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
  * the signature over exactly the bytes received, and a timestamp within
  * `toleranceS` of `nowS`.
  */
-export function verifyWebhook(secret: string, headers: { timestamp: string | undefined; signature: string | undefined }, body: string, nowS: number, toleranceS = 300): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: { timestamp: string | undefined; signature: string | undefined },
+  body: string,
+  nowS: number,
+  toleranceS = 300,
+): boolean {
   const timestamp = Number(headers.timestamp);
   if (!/^\d+$/.test(headers.timestamp ?? "") || Math.abs(nowS - timestamp) > toleranceS) return false;
   const expected = Buffer.from(signWebhook(secret, timestamp, body));

@@ -42,7 +42,12 @@ export function decide(policy: Policy, request: PolicyRequest, context: PolicyCo
   if (request.kind === "command") {
     analysis = analyseCommandLine(request.commandLine);
     if (analysis.status === "unparseable") {
-      return { decision: "ask", rule: null, reason: `The command line cannot be split safely (${analysis.reason}), so no rule decides it and a person is asked.`, trace };
+      return {
+        decision: "ask",
+        rule: null,
+        reason: `The command line cannot be split safely (${analysis.reason}), so no rule decides it and a person is asked.`,
+        trace,
+      };
     }
     if (analysis.status === "empty") {
       return { decision: "ask", rule: null, reason: "The command line is empty or only a comment, so no rule decides it.", trace };
@@ -168,13 +173,16 @@ function filePaths(requestPath: string, context: PolicyContext): FilePaths {
   const writtenPlaces: PathPlaces = { workspace: context.workspace, home: context.home };
   const given = context.resolvePath;
   // A resolver that throws resolves nothing: the path is asked, never approved.
-  const resolve = given === undefined ? undefined : (place: string): string | undefined => {
-    try {
-      return given(place);
-    } catch {
-      return undefined;
-    }
-  };
+  const resolve =
+    given === undefined
+      ? undefined
+      : (place: string): string | undefined => {
+          try {
+            return given(place);
+          } catch {
+            return undefined;
+          }
+        };
   if (resolve === undefined) {
     return { written, writtenPlaces, resolved: undefined, resolvedPlaces: {}, unresolved: `its path ${written} was not resolved through symlinks` };
   }

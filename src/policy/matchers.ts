@@ -35,7 +35,10 @@ export interface PathPlaces {
  */
 export function pathGlobMatches(glob: string, path: string, places: PathPlaces): boolean {
   let expanded = glob;
-  for (const [name, value] of [["workspace", places.workspace], ["home", places.home]] as const) {
+  for (const [name, value] of [
+    ["workspace", places.workspace],
+    ["home", places.home],
+  ] as const) {
     if (!expanded.includes(`{${name}}`)) continue;
     if (value === undefined) return false;
     expanded = expanded.split(`{${name}}`).join(escapeGlob(trimSlash(value)));

@@ -33,7 +33,12 @@ const CaseSchema = z
       expect: ActionSchema,
       rule: z.string().nullable().optional(),
     },
-    { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown key ${issue.keys.join(", ")}; a case has command, file, operation, kind, workspace, conversation, pane, expect, rule, name` : "each case must be a mapping") },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `unknown key ${issue.keys.join(", ")}; a case has command, file, operation, kind, workspace, conversation, pane, expect, rule, name`
+          : "each case must be a mapping",
+    },
   )
   .superRefine((value, ctx) => {
     const given = [value.command, value.file, value.kind].filter((x) => x !== undefined).length;
@@ -75,7 +80,7 @@ export function runPolicyCases(policy: Policy, cases: CasesFile, options: { reso
         ? { kind: "command", commandLine: entry.command }
         : entry.file !== undefined
           ? { kind: "file", path: entry.file, operation: entry.operation }
-          : { kind: entry.kind ?? "other", variant: "" } as PolicyRequest;
+          : ({ kind: entry.kind ?? "other", variant: "" } as PolicyRequest);
     const context: PolicyContext = {};
     const workspace = entry.workspace ?? cases.workspace;
     if (workspace !== undefined) context.workspace = workspace;

@@ -83,7 +83,10 @@ export const PolicySchema = z
       default: ActionSchema.default("ask"),
       rules: z.array(RuleSchema, { error: () => "must be a list of rules" }).default([]),
     },
-    { error: (issue) => (issue.code === "unrecognized_keys" ? unknownKeys(issue.keys, "the policy") : "a policy file is a mapping with version, default and rules") },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys" ? unknownKeys(issue.keys, "the policy") : "a policy file is a mapping with version, default and rules",
+    },
   )
   .superRefine((policy, ctx) => {
     const seen = new Map<string, number>();

@@ -198,7 +198,8 @@ function checkUnaryTest(node: ShNode, source: (node: ShNode) => string, unsafe: 
 
 /** A word used as a variable name: a subscript in it, or an expansion that may hold one, is evaluated. */
 function checkVariableName(word: ShNode, text: string, where: string, unsafe: Set<string>): void {
-  if (!isLiteralWord(word) || text.includes("[")) unsafe.add(`it names a variable (${JSON.stringify(where)}) whose subscript bash evaluates as arithmetic, which runs command substitutions`);
+  if (!isLiteralWord(word) || text.includes("["))
+    unsafe.add(`it names a variable (${JSON.stringify(where)}) whose subscript bash evaluates as arithmetic, which runs command substitutions`);
 }
 
 function checkNameArguments(name: string, args: ShNode[], texts: string[], unsafe: Set<string>): void {
@@ -224,7 +225,8 @@ function checkDecl(node: ShNode, source: (node: ShNode) => string, unsafe: Set<s
     if (name !== null) continue;
     if (value === null) continue;
     const text = wordText(value, source);
-    if (/^[-+][A-Za-z]*[in]/.test(text)) unsafe.add(`it declares with ${JSON.stringify(`${variant} ${text}`)}, whose values bash evaluates (as arithmetic, or as a name with a subscript)`);
+    if (/^[-+][A-Za-z]*[in]/.test(text))
+      unsafe.add(`it declares with ${JSON.stringify(`${variant} ${text}`)}, whose values bash evaluates (as arithmetic, or as a name with a subscript)`);
     else if (!/^[-+]/.test(text)) checkVariableName(value, text, `${variant} ${text}`, unsafe);
   }
 }
@@ -295,7 +297,19 @@ function unescapeDoubleQuoted(text: string): string {
 }
 
 const ANSI_C: Readonly<Record<string, string>> = {
-  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
 };
 
 /** bash's `$'…'` escapes. */

@@ -6,10 +6,7 @@ const text = new TextDecoder();
 
 describe("EnvelopeDecoder", () => {
   it("reassembles frames split at every byte boundary", () => {
-    const bytes = new Uint8Array([
-      ...encodeJsonEnvelope(FLAG_DATA, { a: 1 }),
-      ...encodeJsonEnvelope(FLAG_END_STREAM, {}),
-    ]);
+    const bytes = new Uint8Array([...encodeJsonEnvelope(FLAG_DATA, { a: 1 }), ...encodeJsonEnvelope(FLAG_END_STREAM, {})]);
     for (let cut = 0; cut <= bytes.length; cut++) {
       const d = new EnvelopeDecoder();
       const frames = [...d.push(bytes.subarray(0, cut)), ...d.push(bytes.subarray(cut))];
@@ -23,9 +20,7 @@ describe("EnvelopeDecoder", () => {
 
   it("reassembles frames fed one byte at a time, across thousands of chunks", () => {
     const payloads = [{ big: "x".repeat(5000) }, {}, { list: Array.from({ length: 300 }, (_, i) => i) }];
-    const bytes = new Uint8Array(
-      payloads.flatMap((p, i) => [...encodeJsonEnvelope(i === payloads.length - 1 ? FLAG_END_STREAM : FLAG_DATA, p)]),
-    );
+    const bytes = new Uint8Array(payloads.flatMap((p, i) => [...encodeJsonEnvelope(i === payloads.length - 1 ? FLAG_END_STREAM : FLAG_DATA, p)]));
     const d = new EnvelopeDecoder();
     const frames = [];
     let returned = 0;

@@ -84,9 +84,7 @@ export const TrajectorySummarySchema = z.looseObject({
   lastModifiedTime: z.string().optional(),
   lastUserInputTime: z.string().optional(),
   trajectoryType: z.string().optional(),
-  waitingSteps: z
-    .array(z.looseObject({ step: StepSchema.optional(), stepIndex: WireIntSchema.optional() }))
-    .optional(),
+  waitingSteps: z.array(z.looseObject({ step: StepSchema.optional(), stepIndex: WireIntSchema.optional() })).optional(),
 });
 
 export const AllTrajectoriesResponseSchema = z.looseObject({
@@ -115,7 +113,6 @@ export const AvailableModelsResponseSchema = z.looseObject({
 
 /** Any JSON object: the answer of calls whose body agy leaves empty (`{}`). */
 export const JsonObjectSchema = z.looseObject({});
-
 
 /** `GetConversationMetadata` answer. */
 export type ConversationMetadataResponse = z.infer<typeof ConversationMetadataResponseSchema>;

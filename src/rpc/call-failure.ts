@@ -44,11 +44,10 @@ export function toRpcError(reason: unknown, context: FailureContext): RpcError {
     if (ours !== undefined) {
       error = new RpcError(ours.code, `${method}: ${ours.message}`, { method, cause: reason });
     } else {
-      error = new RpcError(
-        "transport",
-        `${method} could not reach agy's language server at ${context.origin}: ${describeTransport(reason)}`,
-        { method, cause: reason },
-      );
+      error = new RpcError("transport", `${method} could not reach agy's language server at ${context.origin}: ${describeTransport(reason)}`, {
+        method,
+        cause: reason,
+      });
     }
   }
   return redactRpcError(error, context.secret);
@@ -62,12 +61,7 @@ const SHOWN_CHARS = 500;
  * `serverMessage` (but for `secret`, scrubbed before any cut). `truncated`
  * says the body was cut at the read limit.
  */
-export function httpStatusError(
-  method: string,
-  status: number,
-  body: { bytes: Uint8Array; truncated: boolean },
-  secret: string | undefined,
-): RpcError {
+export function httpStatusError(method: string, status: number, body: { bytes: Uint8Array; truncated: boolean }, secret: string | undefined): RpcError {
   const text = serverErrorText(body.bytes);
   const serverMessage = body.truncated ? scrubCutEnd(text.serverMessage, secret) : scrubText(text.serverMessage, secret);
   const connectCode = text.connectCode === undefined ? undefined : scrubText(text.connectCode, secret);

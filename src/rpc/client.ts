@@ -229,17 +229,10 @@ class ConnectJsonClient implements AgyRpcClient {
   }
 
   #object(method: MethodName, body: build.JsonBody, options: CallOptions | undefined): Promise<JsonObject> {
-    return this.#unary(method, body, options, (bytes, m) =>
-      bytes.byteLength === 0 ? {} : validateBody(parseJsonBody(bytes, m), JsonObjectSchema, m),
-    );
+    return this.#unary(method, body, options, (bytes, m) => (bytes.byteLength === 0 ? {} : validateBody(parseJsonBody(bytes, m), JsonObjectSchema, m)));
   }
 
-  async #unary<T>(
-    method: MethodName,
-    body: build.JsonBody,
-    options: CallOptions | undefined,
-    decode: (bytes: Uint8Array, method: string) => T,
-  ): Promise<T> {
+  async #unary<T>(method: MethodName, body: build.JsonBody, options: CallOptions | undefined, decode: (bytes: Uint8Array, method: string) => T): Promise<T> {
     const call = this.#startCall(method, options);
     try {
       const response = await this.#send(method, encoder.encode(JSON.stringify(body)), UNARY_CONTENT_TYPE, call);

@@ -21,12 +21,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
  * handing the socket over, so no request byte (and no CSRF token) reaches a
  * server that presented a different certificate.
  */
-export function connectTls(
-  url: URL,
-  alpn: string[] | undefined,
-  pin: CertificatePin | undefined,
-  timeoutMs: number,
-): Promise<tls.TLSSocket> {
+export function connectTls(url: URL, alpn: string[] | undefined, pin: CertificatePin | undefined, timeoutMs: number): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       host: url.hostname.replace(/^\[|\]$/g, ""),
@@ -67,10 +62,7 @@ export class PinnedHttpsAgent extends https.Agent {
     this.#timeoutMs = timeoutMs;
   }
 
-  override createConnection(
-    _options: http.ClientRequestArgs,
-    callback?: (error: Error | null, stream: Duplex) => void,
-  ): Duplex | null | undefined {
+  override createConnection(_options: http.ClientRequestArgs, callback?: (error: Error | null, stream: Duplex) => void): Duplex | null | undefined {
     // Returning nothing and calling back later is Node's asynchronous createConnection form.
     connectTls(this.#url, undefined, this.#pin, this.#timeoutMs).then(
       (socket) => callback?.(null, socket),
@@ -169,10 +161,7 @@ export class Http2Sessions implements SessionManager {
 /** Resolves on the server's first SETTINGS frame; rejects on error, close or the deadline. */
 function firstSettings(session: http2.ClientHttp2Session, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer =
-      timeoutMs > 0
-        ? setTimeout(() => settle(new Error(`no HTTP/2 SETTINGS from the server within ${timeoutMs} ms`)), timeoutMs)
-        : undefined;
+    const timer = timeoutMs > 0 ? setTimeout(() => settle(new Error(`no HTTP/2 SETTINGS from the server within ${timeoutMs} ms`)), timeoutMs) : undefined;
     const onSettings = () => settle(undefined);
     const onError = (error: Error) => settle(error);
     const onClose = () => settle(new Error("the server closed the HTTP/2 connection before its SETTINGS"));

@@ -21,10 +21,7 @@ export function assertLoopbackUrl(url: string | URL): URL {
     throw new AgyBridgeError("not_loopback", `refusing an RPC URL that does not parse as a URL`, { cause });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new AgyBridgeError(
-      "not_loopback",
-      `refusing RPC URL with scheme ${parsed.protocol}: only http: and https: to a loopback host are allowed`,
-    );
+    throw new AgyBridgeError("not_loopback", `refusing RPC URL with scheme ${parsed.protocol}: only http: and https: to a loopback host are allowed`);
   }
   if (!isLoopbackHost(parsed.hostname)) {
     throw new AgyBridgeError(

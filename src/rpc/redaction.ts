@@ -63,12 +63,7 @@ export function redactRpcError(error: RpcError, secret: string | undefined): Rpc
   const serverMessage = error.serverMessage === undefined ? undefined : scrub(error.serverMessage);
   const connectCode = error.connectCode === undefined ? undefined : scrub(error.connectCode);
   const cause = scrubCause(error.cause, scrub, new Set());
-  if (
-    message === error.message &&
-    serverMessage === error.serverMessage &&
-    connectCode === error.connectCode &&
-    cause === error.cause
-  ) {
+  if (message === error.message && serverMessage === error.serverMessage && connectCode === error.connectCode && cause === error.cause) {
     return error;
   }
   return new RpcError(error.code, message, {

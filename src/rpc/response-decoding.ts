@@ -141,10 +141,7 @@ export interface StreamDecodeOptions {
  * yields the inner update, any other object as-is; a body that ends without a
  * trailer → protocol error.
  */
-export async function* decodeStreamBody(
-  chunks: AsyncIterable<Uint8Array>,
-  options: StreamDecodeOptions,
-): AsyncGenerator<StreamUpdate, void, undefined> {
+export async function* decodeStreamBody(chunks: AsyncIterable<Uint8Array>, options: StreamDecodeOptions): AsyncGenerator<StreamUpdate, void, undefined> {
   const { method } = options;
   const decoder = new EnvelopeDecoder(options.maxFrameBytes);
   for await (const chunk of chunks) {

@@ -62,10 +62,7 @@ const IDLE = Symbol("idle");
 type Outcome = { kind: "open" } | { kind: "next"; result: IteratorResult<StreamUpdate, void> };
 
 /** Watches a conversation's stream until `signal` fires or the server refuses the token. */
-export async function* watchAgentStateUpdates(
-  client: StreamSource,
-  options: WatchOptions,
-): AsyncGenerator<WatchEvent, void, undefined> {
+export async function* watchAgentStateUpdates(client: StreamSource, options: WatchOptions): AsyncGenerator<WatchEvent, void, undefined> {
   const { signal, conversationId } = options;
   const backoff = { ...DEFAULT_WATCH_BACKOFF, ...options.backoff };
   const timers: WatchTimers = options.timers ?? {

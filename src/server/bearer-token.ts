@@ -37,7 +37,10 @@ export async function loadBearerToken(options: {
   const fromEnv = options.env["AGY_BRIDGE_TOKEN"];
   if (fromEnv !== undefined && fromEnv !== "") {
     if (fromEnv.length < MIN_TOKEN_LENGTH) {
-      throw new AgyBridgeError("invalid_argument", `AGY_BRIDGE_TOKEN is too short; use at least ${MIN_TOKEN_LENGTH} characters (32 random bytes, base64url, is the default)`);
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `AGY_BRIDGE_TOKEN is too short; use at least ${MIN_TOKEN_LENGTH} characters (32 random bytes, base64url, is the default)`,
+      );
     }
     return { token: fromEnv, source: "AGY_BRIDGE_TOKEN", created: false };
   }
@@ -73,17 +76,26 @@ async function readOwnFile(path: string, uid: number | undefined): Promise<strin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    throw new AgyBridgeError("invalid_argument", `cannot read the token file ${path} (${code ?? "error"}); fix its permissions or pass --token-file`, { cause: error });
+    throw new AgyBridgeError("invalid_argument", `cannot read the token file ${path} (${code ?? "error"}); fix its permissions or pass --token-file`, {
+      cause: error,
+    });
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new AgyBridgeError("invalid_argument", `the token file ${path} is not a regular file; delete it to have a new one generated, or pass --token-file`);
+    if (!info.isFile())
+      throw new AgyBridgeError("invalid_argument", `the token file ${path} is not a regular file; delete it to have a new one generated, or pass --token-file`);
     const mode = info.mode & 0o777;
     if ((mode & 0o077) !== 0) {
-      throw new AgyBridgeError("invalid_argument", `the token file ${path} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${path}\` or delete it to have a new one generated`);
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `the token file ${path} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${path}\` or delete it to have a new one generated`,
+      );
     }
     if (uid !== undefined && info.uid !== uid) {
-      throw new AgyBridgeError("invalid_argument", `the token file ${path} belongs to another user (uid ${info.uid}, not ${uid}), who chose its token; delete it to have a new one generated, or pass --token-file with a file of your own`);
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `the token file ${path} belongs to another user (uid ${info.uid}, not ${uid}), who chose its token; delete it to have a new one generated, or pass --token-file with a file of your own`,
+      );
     }
     return await handle.readFile("utf8");
   } finally {
@@ -96,10 +108,16 @@ async function checkDirectory(dir: string, uid: number | undefined, tokenFile: s
   const info = await stat(dir);
   const mode = info.mode & 0o777;
   if ((mode & 0o022) !== 0) {
-    throw new AgyBridgeError("invalid_argument", `the directory ${dir} of the token file ${tokenFile} can be written by other users (mode ${mode.toString(8)}), who could replace the token; run \`chmod 700 ${dir}\`, or pass --token-file with a path in a directory only you can write`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `the directory ${dir} of the token file ${tokenFile} can be written by other users (mode ${mode.toString(8)}), who could replace the token; run \`chmod 700 ${dir}\`, or pass --token-file with a path in a directory only you can write`,
+    );
   }
   if (uid !== undefined && info.uid !== uid && info.uid !== 0) {
-    throw new AgyBridgeError("invalid_argument", `the directory ${dir} of the token file ${tokenFile} belongs to another user (uid ${info.uid}), who could replace the token; pass --token-file with a path in a directory of your own`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `the directory ${dir} of the token file ${tokenFile} belongs to another user (uid ${info.uid}), who could replace the token; pass --token-file with a path in a directory of your own`,
+    );
   }
 }
 
@@ -109,7 +127,9 @@ export function createBearerCheck(token: string): (authorization: string | undef
   return (authorization) => {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "");
     // Hashing first gives both sides one length, so the comparison time says nothing.
-    const given = createHash("sha256").update(match?.[1] ?? "").digest();
+    const given = createHash("sha256")
+      .update(match?.[1] ?? "")
+      .digest();
     return timingSafeEqual(given, expected) && match !== null;
   };
 }

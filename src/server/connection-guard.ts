@@ -68,8 +68,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits = {}):
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
     const group = byAddress.get(address);
-    const roomed =
-      ((group?.size ?? 0) < perAddress || makeRoom(group ?? [])) && (sockets.size < total || makeRoom(sockets.keys()));
+    const roomed = ((group?.size ?? 0) < perAddress || makeRoom(group ?? [])) && (sockets.size < total || makeRoom(sockets.keys()));
     if (!roomed) {
       shed++;
       socket.destroy();

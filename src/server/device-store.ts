@@ -51,7 +51,11 @@ const TOKEN_PATTERN = /^agyd\.([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
 /** A device name as shown and recorded: printable, one line, at most 64 characters. */
 export function cleanDeviceName(name: string | undefined, id: string): string {
-  const clean = (name ?? "").replace(/[^\p{L}\p{N} ._@()+'’-]/gu, " ").replace(/\s+/g, " ").trim().slice(0, 64);
+  const clean = (name ?? "")
+    .replace(/[^\p{L}\p{N} ._@()+'’-]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 64);
   return clean === "" ? `device ${id}` : clean;
 }
 
@@ -69,7 +73,11 @@ export function createDeviceStore(options: { file: string; now?: () => Date; uid
       info = await stat(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw new AgyBridgeError("invalid_argument", `cannot read the device file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions or delete it (every device then pairs again)`, { cause: error });
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `cannot read the device file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions or delete it (every device then pairs again)`,
+        { cause: error },
+      );
     }
     const key = `${info.ino}:${info.mtimeMs}:${info.size}`;
     if (cache?.key === key) return cache.devices;
@@ -77,10 +85,16 @@ export function createDeviceStore(options: { file: string; now?: () => Date; uid
     try {
       const own = await handle.stat();
       if ((own.mode & 0o077) !== 0) {
-        throw new AgyBridgeError("invalid_argument", `the device file ${file} can be read by other users (mode ${(own.mode & 0o777).toString(8)}); run \`chmod 600 ${file}\``);
+        throw new AgyBridgeError(
+          "invalid_argument",
+          `the device file ${file} can be read by other users (mode ${(own.mode & 0o777).toString(8)}); run \`chmod 600 ${file}\``,
+        );
       }
       if (options.uid !== undefined && own.uid !== options.uid) {
-        throw new AgyBridgeError("invalid_argument", `the device file ${file} belongs to another user (uid ${own.uid}), who could add devices; delete it (every device then pairs again)`);
+        throw new AgyBridgeError(
+          "invalid_argument",
+          `the device file ${file} belongs to another user (uid ${own.uid}), who could add devices; delete it (every device then pairs again)`,
+        );
       }
       const devices = parse(await handle.readFile("utf8"), file);
       cache = { key, devices };
@@ -186,9 +200,16 @@ function parse(text: string, file: string): StoredDevice[] {
     throw new AgyBridgeError("invalid_argument", `the device file ${file} is not JSON; delete it (every device then pairs again)`, { cause: error });
   }
   const list = (data as { devices?: unknown } | null)?.devices;
-  if (!Array.isArray(list)) throw new AgyBridgeError("invalid_argument", `the device file ${file} has no "devices" list; delete it (every device then pairs again)`);
+  if (!Array.isArray(list))
+    throw new AgyBridgeError("invalid_argument", `the device file ${file} has no "devices" list; delete it (every device then pairs again)`);
   return list.filter(
     (d): d is StoredDevice =>
-      typeof d === "object" && d !== null && typeof d.id === "string" && typeof d.name === "string" && typeof d.pairedAt === "string" && typeof d.tokenSha256 === "string" && /^[0-9a-f]{64}$/.test(d.tokenSha256),
+      typeof d === "object" &&
+      d !== null &&
+      typeof d.id === "string" &&
+      typeof d.name === "string" &&
+      typeof d.pairedAt === "string" &&
+      typeof d.tokenSha256 === "string" &&
+      /^[0-9a-f]{64}$/.test(d.tokenSha256),
   );
 }

@@ -39,7 +39,10 @@ export function resumePoint(header: string | undefined, epoch: string, head: num
   if (/^\d{1,15}$/.test(value)) return { kind: "earlier_run" };
   const match = ID.exec(value);
   if (match === null) {
-    return { kind: "malformed", detail: `Last-Event-ID must be an event id this API sent (like ${formatEventId(epoch, 1)}); omit it to get the conversation from the start` };
+    return {
+      kind: "malformed",
+      detail: `Last-Event-ID must be an event id this API sent (like ${formatEventId(epoch, 1)}); omit it to get the conversation from the start`,
+    };
   }
   if (match[1] !== epoch) return { kind: "earlier_run" };
   const seq = Number(match[2]);

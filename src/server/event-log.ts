@@ -165,7 +165,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
     append(event, sourceId) {
       if (sourced) {
         if (sourceId === undefined || !isStreamId(sourceId)) throw new Error(`an event of a sourced log needs a stream entry id, not ${String(sourceId)}`);
-        if (lastSourceId !== undefined && compareStreamIds(sourceId, lastSourceId) <= 0) throw new Error(`the source id ${sourceId} is not after the log's newest, ${lastSourceId}`);
+        if (lastSourceId !== undefined && compareStreamIds(sourceId, lastSourceId) <= 0)
+          throw new Error(`the source id ${sourceId} is not after the log's newest, ${lastSourceId}`);
         lastSourceId = sourceId;
       }
       const id = ++lastId;

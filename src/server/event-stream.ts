@@ -48,13 +48,24 @@ export interface StreamSink {
 export const ResyncSchema = z
   .object({
     conversationId: z.string(),
-    reason: z.enum(["outside_window", "earlier_run"]).describe("outside_window: the position is older than the replay window (or no Last-Event-ID was sent once the window dropped the start); earlier_run: an id of an earlier run of serve whose start this run no longer holds (with serve --redis: an id of serve's own `<epoch>-<seq>` kind, not a stream entry id)"),
-    lastEventId: z.string().nullable().describe("where the client was: the Last-Event-ID it sent (null: none), or the last id it received when it fell behind mid-stream (with serve --redis, ids are Redis stream entry ids)"),
+    reason: z
+      .enum(["outside_window", "earlier_run"])
+      .describe(
+        "outside_window: the position is older than the replay window (or no Last-Event-ID was sent once the window dropped the start); earlier_run: an id of an earlier run of serve whose start this run no longer holds (with serve --redis: an id of serve's own `<epoch>-<seq>` kind, not a stream entry id)",
+      ),
+    lastEventId: z
+      .string()
+      .nullable()
+      .describe(
+        "where the client was: the Last-Event-ID it sent (null: none), or the last id it received when it fell behind mid-stream (with serve --redis, ids are Redis stream entry ids)",
+      ),
     oldestEventId: z.string().nullable().describe("the oldest event the window still holds (null when it holds none)"),
     events: z.number().int().nonnegative().describe("how many snapshot events follow this one"),
     resumesAfter: z.string().describe("the id the last snapshot event (or this event, when none follow) carries; the stream continues after it"),
   })
-  .describe("Announces a rebuild: discard what you hold of the conversation; the next `events` messages are its state read afresh from agy (no ids but the last), then the live stream continues.");
+  .describe(
+    "Announces a rebuild: discard what you hold of the conversation; the next `events` messages are its state read afresh from agy (no ids but the last), then the live stream continues.",
+  );
 
 export type ResyncReason = z.infer<typeof ResyncSchema>["reason"];
 export type ResyncBody = z.infer<typeof ResyncSchema>;
@@ -90,7 +101,11 @@ function resumeFromSource(header: string | undefined, log: EventLog): ResumeStar
   }
   // `<epoch>-<seq>` or a bare number: an id a serve gave before its sessions had stream ids.
   if (value !== "" && resumePoint(value, log.epoch, log.lastId).kind === "malformed") {
-    throw new HttpProblem(400, "Bad Request", `Last-Event-ID must be an event id this API sent: the Redis stream entry id of the event (like 1733050000000-0); omit it to get the conversation from the start`);
+    throw new HttpProblem(
+      400,
+      "Bad Request",
+      `Last-Event-ID must be an event id this API sent: the Redis stream entry id of the event (like 1733050000000-0); omit it to get the conversation from the start`,
+    );
   }
   // No id, or one of an earlier kind: from the start of what this log holds.
   const after = log.startId - 1;

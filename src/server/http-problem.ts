@@ -28,7 +28,8 @@ export class HttpProblem extends Error {
  */
 export function toProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (error instanceof AgyBridgeError && error.code === "invalid_argument") return new HttpProblem(422, "Unprocessable Content", error.message, "invalid_argument");
+  if (error instanceof AgyBridgeError && error.code === "invalid_argument")
+    return new HttpProblem(422, "Unprocessable Content", error.message, "invalid_argument");
   if (error instanceof AgyBridgeError) return new HttpProblem(502, "Bad Gateway", error.message);
   return new HttpProblem(500, "Internal Server Error", "the request failed inside agy-bridge; the server log has no more detail than this");
 }
@@ -52,6 +53,10 @@ export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   if (problem.result !== undefined) body.result = problem.result;
   if (problem.interactionId !== undefined) body.interactionId = problem.interactionId;
   const text = JSON.stringify(body);
-  res.writeHead(problem.status, { "content-type": "application/problem+json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
+  res.writeHead(problem.status, {
+    "content-type": "application/problem+json; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }

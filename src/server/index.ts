@@ -2,7 +2,16 @@
  * The server layer: the HTTP + SSE API over supervised sessions.
  */
 export { createApiServer, type ApiServer, type ApiServerOptions } from "./http-api.js";
-export { createSessionHub, type HubSession, type SessionDescriptor, type SessionHub, type SessionHubOptions, type SupervisedSession, type TurnOutcome, type TurnRefused } from "./session-hub.js";
+export {
+  createSessionHub,
+  type HubSession,
+  type SessionDescriptor,
+  type SessionHub,
+  type SessionHubOptions,
+  type SupervisedSession,
+  type TurnOutcome,
+  type TurnRefused,
+} from "./session-hub.js";
 export { createBearerCheck, createFailureLimiter, defaultTokenFile, loadBearerToken, type FailureLimiter, type LoadedToken } from "./bearer-token.js";
 export { buildOpenApiDocument } from "./openapi.js";
 export { loadApprovalPage } from "./approval-page.js";

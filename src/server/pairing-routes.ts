@@ -51,7 +51,12 @@ export function createPairingRoutes(options: PairingRoutesOptions): PairingRoute
     },
     issue(req, res, principal) {
       // A device must not mint more devices: only the bearer token's holder pairs.
-      if (principal !== "owner") throw new HttpProblem(403, "Forbidden", "only the bearer token (not a device token) can create pairing codes; run `agy-bridge pair` on the machine serve runs on");
+      if (principal !== "owner")
+        throw new HttpProblem(
+          403,
+          "Forbidden",
+          "only the bearer token (not a device token) can create pairing codes; run `agy-bridge pair` on the machine serve runs on",
+        );
       if (pairing === undefined || devices === undefined) throw new HttpProblem(404, "Not Found", "this server does not pair devices");
       const issued = pairing.issue();
       const base = options.pageUrl ?? `http://${req.headers.host ?? "127.0.0.1"}`;
@@ -71,10 +76,19 @@ export function createPairingRoutes(options: PairingRoutesOptions): PairingRoute
       }
       if (limiter.blocked(address)) {
         res.setHeader("retry-after", "60");
-        throw new HttpProblem(429, "Too Many Requests", "too many wrong pairing codes from this address; wait a minute (the right code still works), or run `agy-bridge pair` for a new link");
+        throw new HttpProblem(
+          429,
+          "Too Many Requests",
+          "too many wrong pairing codes from this address; wait a minute (the right code still works), or run `agy-bridge pair` for a new link",
+        );
       }
       limiter.fail(address);
-      throw new HttpProblem(401, "Unauthorized", "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link", "pairing_refused");
+      throw new HttpProblem(
+        401,
+        "Unauthorized",
+        "that pairing code is unknown, already used or expired (codes last 5 minutes and pair one device); run `agy-bridge pair` for a new link",
+        "pairing_refused",
+      );
     },
   };
 }

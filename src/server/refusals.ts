@@ -8,6 +8,7 @@ import type { ServerResponse } from "node:http";
 import type { AnswerResult, InteractionAction } from "./contract.js";
 import { HttpProblem, sendJson, sendProblem } from "./http-problem.js";
 import type { HubSession, InteractionRequested, TurnOutcome } from "./session-hub.js";
+import { instructionAllowed } from "../session/index.js";
 
 export function sendAnswer(res: ServerResponse, result: AnswerResult): void {
   if (result.result === "delivered") return sendJson(res, 200, result);
@@ -42,12 +43,35 @@ export function refuseWrongAction(waiting: InteractionRequested, action: Interac
   const kind = waiting.request.kind;
   const route = `POST /v1/sessions/${conversationId}/interactions/${waiting.interactionId}`;
   if (kind === "other") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a ${waiting.request.variant || "gate of no known kind"} that agy-bridge cannot answer over RPC; answer it in the agy TUI`, "not_answerable");
+    throw new HttpProblem(
+      422,
+      "Unprocessable Content",
+      `interaction ${waiting.interactionId} is a ${waiting.request.variant || "gate of no known kind"} that agy-bridge cannot answer over RPC; answer it in the agy TUI`,
+      "not_answerable",
+    );
   }
   if (kind === "permission" && action.action === "answer") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a permission, not a question: ${route} with {"action":"approve"} or {"action":"deny"}`, "wrong_action");
+    throw new HttpProblem(
+      422,
+      "Unprocessable Content",
+      `interaction ${waiting.interactionId} is a permission, not a question: ${route} with {"action":"approve"} or {"action":"deny"}`,
+      "wrong_action",
+    );
   }
   if (kind === "question" && action.action === "approve") {
-    throw new HttpProblem(422, "Unprocessable Content", `interaction ${waiting.interactionId} is a question, not a permission: ${route} with {"action":"answer","optionIds":[…]} (or {"action":"deny"} to decline it)`, "wrong_action");
+    throw new HttpProblem(
+      422,
+      "Unprocessable Content",
+      `interaction ${waiting.interactionId} is a question, not a permission: ${route} with {"action":"answer","optionIds":[…]} (or {"action":"deny"} to decline it)`,
+      "wrong_action",
+    );
+  }
+  if ("instruction" in action && action.instruction !== undefined && !instructionAllowed(kind, action.action)) {
+    throw new HttpProblem(
+      422,
+      "Unprocessable Content",
+      `interaction ${waiting.interactionId}: agy's ${action.action} of a ${kind} carries no instruction, so it would never reach agy; send {"action":"${action.action}"} without one (only a deny of a permission takes an instruction)`,
+      "invalid_argument",
+    );
   }
 }

@@ -170,12 +170,14 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
     const entry = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0, options.replayWindow);
     entries.set(descriptor.conversationId, entry);
     changed();
-    void pump(entry).then(
-      () => undefined,
-      (error: unknown) => options.onProblem?.(`conversation ${descriptor.conversationId}: ${(error as Error).message}`),
-    ).finally(() => {
-      if (entries.get(descriptor.conversationId) === entry) remove(descriptor.conversationId);
-    });
+    void pump(entry)
+      .then(
+        () => undefined,
+        (error: unknown) => options.onProblem?.(`conversation ${descriptor.conversationId}: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        if (entries.get(descriptor.conversationId) === entry) remove(descriptor.conversationId);
+      });
   }
 
   /**
@@ -271,8 +273,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     // A request the session's policy approved or denied is the policy's to answer: never pending (docs/policy.md).
     if (event.type === "interaction_requested") {
       if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
-    }
-    else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
+    } else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
     else if (event.type === "status") status = event.status;
   });
   return {
@@ -304,9 +305,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
       // and never delivers (the session also re-reads, this makes it certain).
       const earlier = inflight.get(interactionId);
       if (earlier !== undefined) {
-        return earlier.then((first) =>
-          first.result === "delivered" ? { result: "already_resolved", reason: "another request answered it first" } : first,
-        );
+        return earlier.then((first) => (first.result === "delivered" ? { result: "already_resolved", reason: "another request answered it first" } : first));
       }
       const attempt = session.respond(interactionId, action, decidedBy);
       inflight.set(interactionId, attempt);

@@ -13,7 +13,15 @@ import type { ClosePromptResult, TurnDeliveryResult } from "../tmux/types.js";
 import type { SettledAnswer } from "../tmux/key-plans.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
 import { createConversationReader, type ConversationReader, type RelocateOutcome } from "./conversation-reader.js";
-import { deliverVerdict, findInteraction, readPending, variantOf, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
+import {
+  deliverVerdict,
+  findInteraction,
+  readPending,
+  variantOf,
+  type CapturedInteraction,
+  type DeliveryContext,
+  type Verdict,
+} from "./interaction-delivery.js";
 import { gateIdentity } from "./gate-identity.js";
 import { activityOf, isChildConversation } from "./rotation.js";
 import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
@@ -399,7 +407,9 @@ class Session implements AgySessionApi {
       signal: this.#closed.signal,
       agyVersion: this.agyVersion,
       ...(pane === undefined ? {} : { closePrompt: (answer: SettledAnswer | undefined) => this.#closeLeftover(pane, answer) }),
-      ...(decidedBy === undefined ? {} : { sending: (id: string) => attribution.sending(id, decidedBy), sent: (id: string, took: boolean) => attribution.sent(id, took) }),
+      ...(decidedBy === undefined
+        ? {}
+        : { sending: (id: string) => attribution.sending(id, decidedBy), sent: (id: string, took: boolean) => attribution.sent(id, took) }),
     };
   }
 
@@ -438,7 +448,12 @@ class Session implements AgySessionApi {
   }
 
   #approve(interactionId: string, options: ApproveOptions): Promise<AnswerResult> {
-    return this.#answer(interactionId, { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) }, options.via, options.decidedBy);
+    return this.#answer(
+      interactionId,
+      { kind: "permission", allow: true, ...(options.scope === undefined ? {} : { scope: options.scope }) },
+      options.via,
+      options.decidedBy,
+    );
   }
 
   deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
@@ -460,11 +475,16 @@ class Session implements AgySessionApi {
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
     const refused = this.#refusal(interactionId);
     if (refused !== undefined) return Promise.resolve(refused);
-    return this.#answer(interactionId, {
-      kind: "question",
-      optionIds: [...options.optionIds],
-      ...(options.writeIn === undefined ? {} : { writeIn: options.writeIn }),
-    }, options.via, options.decidedBy);
+    return this.#answer(
+      interactionId,
+      {
+        kind: "question",
+        optionIds: [...options.optionIds],
+        ...(options.writeIn === undefined ? {} : { writeIn: options.writeIn }),
+      },
+      options.via,
+      options.decidedBy,
+    );
   }
 
   async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
@@ -556,15 +576,18 @@ class Session implements AgySessionApi {
 
   async screen(options: { signal?: AbortSignal } = {}): Promise<ScreenModel> {
     const pane = await this.#paneRef();
-    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to read its screen.");
+    if (pane === undefined)
+      throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to read its screen.");
     const driver = await this.#driver();
-    if (driver.readScreen === undefined) throw new AgyBridgeError("invalid_argument", "This session's turn driver cannot read the screen; attach with the default tmux driver.");
+    if (driver.readScreen === undefined)
+      throw new AgyBridgeError("invalid_argument", "This session's turn driver cannot read the screen; attach with the default tmux driver.");
     return driver.readScreen(pane, { signal: anySignal(options.signal, this.#closed.signal) });
   }
 
   async sendTurn(text: string, options: { signal?: AbortSignal; slash?: boolean; closeStale?: boolean } = {}): Promise<TurnDeliveryResult> {
     const pane = await this.#paneRef();
-    if (pane === undefined) throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to type turns.");
+    if (pane === undefined)
+      throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to type turns.");
     const driver = await this.#driver();
     const id = this.conversationId;
     const before = await this.#userInputMark(id);

@@ -31,3 +31,5 @@ export { displayNameFor } from "./model-names.js";
 export { runPolicy } from "./policy-runner.js";
 export { createSummariesBoard, type SummariesBoard, type SummariesReading } from "./summaries-board.js";
 export type { PolicyOutcome, PolicyRun, PolicyRunOptions } from "./policy-runner.js";
+export { VerdictSchema, parseVerdict, instructionAllowed, MAX_VERDICT_TEXT } from "./verdict.js";
+export type { Verdict as AnswerVerdict, VerdictAction, ParsedVerdict } from "./verdict.js";

@@ -130,11 +130,7 @@ async function readFrom(ctx: DeliveryContext, conversationId: string, from: numb
 }
 
 /** Finds an interaction id no event announced to us: a scan of the whole conversation. */
-export async function findInteraction(
-  ctx: DeliveryContext,
-  conversationId: string,
-  interactionId: string,
-): Promise<CapturedInteraction | undefined> {
+export async function findInteraction(ctx: DeliveryContext, conversationId: string, interactionId: string): Promise<CapturedInteraction | undefined> {
   const steps = await readFrom(ctx, conversationId, 0);
   for (const [stepIndex, step] of steps) {
     const kind = kindOf(step);
@@ -260,7 +256,10 @@ export function checkVerdict(request: InteractionRequest | undefined, verdict: V
   if (request === undefined) return;
   if (request.kind === "other") {
     const what = request.variant === "" ? "a gate of no known kind" : `the ${request.variant} gate`;
-    throw new AgyBridgeError("invalid_argument", `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI.`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `Interaction ${interactionId} waits on ${what}, which agy-bridge cannot answer over RPC; answer it in the agy TUI.`,
+    );
   }
   if (request.kind !== verdict.kind) {
     const use = request.kind === "permission" ? "approve or deny" : "answer (or deny to decline)";
@@ -329,7 +328,9 @@ export async function deliverVerdict(ctx: DeliveryContext, captured: CapturedInt
       throw error;
     }
     if (ctx.closePrompt === undefined) return { result: "delivered", stepIndex: target.stepIndex };
-    const closed = await ctx.closePrompt(settledAnswer(requestOf(target.step), verdict)).catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
+    const closed = await ctx
+      .closePrompt(settledAnswer(requestOf(target.step), verdict))
+      .catch((error: unknown) => ({ result: "failed" as const, reason: AgyBridgeError.from(error).message }));
     return { result: "delivered", stepIndex: target.stepIndex, prompt: { result: closed.result, reason: closed.reason } };
   }
   return { result: "timed_out", stepIndex: captured.stepIndex };

@@ -30,7 +30,12 @@ export interface CompletedFrame {
  * thrown, for a caller that would rather read the steps again (the session
  * reconnects: the new stream's replay brings them back).
  */
-export async function completeFrame(update: StreamUpdate, tracker: TrajectoryTracker, read: PageReader, options: { rethrow?: boolean } = {}): Promise<CompletedFrame> {
+export async function completeFrame(
+  update: StreamUpdate,
+  tracker: TrajectoryTracker,
+  read: PageReader,
+  options: { rethrow?: boolean } = {},
+): Promise<CompletedFrame> {
   const su = update.mainTrajectoryUpdate?.stepsUpdate;
   const indices = su?.indices;
   const steps = su?.steps;

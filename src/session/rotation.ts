@@ -69,12 +69,7 @@ function timeOf(text: string | undefined): number | undefined {
  * With `rules.named`, see {@link RotationRules.named}: a bound conversation
  * without turns, or one that is running, never rotates.
  */
-export function rotationTarget(
-  bound: string,
-  summaries: Summaries,
-  skip: ReadonlySet<string> = new Set(),
-  rules: RotationRules = {},
-): string | undefined {
+export function rotationTarget(bound: string, summaries: Summaries, skip: ReadonlySet<string> = new Set(), rules: RotationRules = {}): string | undefined {
   const own = summaries[bound];
   if (!isObject(own)) return undefined;
   const ownActivity = activityOf(own);

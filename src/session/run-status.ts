@@ -24,7 +24,6 @@ export function withoutRunStatus(update: StreamUpdate): { update: StreamUpdate; 
   return { update: { ...rest, mainTrajectoryUpdate: mainRest }, idle };
 }
 
-
 /**
  * The summaries as a run-status reading keeps them (summaries-board.ts holds
  * the latest one per server): each `waitingSteps` entry cut to its

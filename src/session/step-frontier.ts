@@ -8,13 +8,7 @@ import { asIndex, asObject, asString, isObject } from "../protocol/json.js";
 import { STEP_STATUS, STEP_TYPE } from "../protocol/wire-names.js";
 import type { Step, StreamUpdate } from "../protocol/wire-schemas.js";
 
-const SETTLED = new Set<string>([
-  STEP_STATUS.DONE,
-  STEP_STATUS.ERROR,
-  STEP_STATUS.CANCELED,
-  STEP_STATUS.INTERRUPTED,
-  STEP_STATUS.CLEARED,
-]);
+const SETTLED = new Set<string>([STEP_STATUS.DONE, STEP_STATUS.ERROR, STEP_STATUS.CANCELED, STEP_STATUS.INTERRUPTED, STEP_STATUS.CLEARED]);
 
 export function isSettled(step: unknown): boolean {
   if (!isObject(step)) return true;

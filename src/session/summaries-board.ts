@@ -85,13 +85,11 @@ export function createSummariesBoard(clock: () => number = () => performance.now
       if (flying !== undefined && fits(flying.ticket, flying.requestedAt)) return abandonable(flying.promise, want.signal);
       const ticket = nextTicket();
       const own = readings;
-      const promise = fetch().then(
-        (summaries) => {
-          const reading: SummariesReading = { summaries, ticket, requestedAt: now };
-          if (own.latest === undefined || own.latest.ticket < ticket) own.latest = reading;
-          return reading;
-        },
-      );
+      const promise = fetch().then((summaries) => {
+        const reading: SummariesReading = { summaries, ticket, requestedAt: now };
+        if (own.latest === undefined || own.latest.ticket < ticket) own.latest = reading;
+        return reading;
+      });
       own.inFlight = { ticket, requestedAt: now, promise };
       const settle = () => {
         if (own.inFlight?.ticket === ticket) own.inFlight = undefined;

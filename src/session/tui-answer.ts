@@ -27,7 +27,10 @@ export async function answerInTui(
 ): Promise<AnswerResult> {
   const id = captured.interactionId;
   if (pane === undefined) {
-    throw new AgyBridgeError("invalid_argument", `Answering interaction ${id} in the TUI needs agy's tmux pane, and none is known; pass --pane (or attach with a pane).`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `Answering interaction ${id} in the TUI needs agy's tmux pane, and none is known; pass --pane (or attach with a pane).`,
+    );
   }
   const target = await currentTarget(ctx, captured);
   if ("none" in target) return target.none;
@@ -49,26 +52,38 @@ function choiceFor(request: InteractionRequest, verdict: Verdict, id: string): T
       throw new AgyBridgeError("invalid_argument", `A scope cannot be chosen by agy-bridge in the TUI; approve interaction ${id} without one, or over RPC.`);
     }
     if (!verdict.allow && verdict.instruction !== undefined) {
-      throw new AgyBridgeError("invalid_argument", `An instruction cannot be typed into agy's dialog (text in a dialog approves it); deny interaction ${id} without one, or over RPC.`);
+      throw new AgyBridgeError(
+        "invalid_argument",
+        `An instruction cannot be typed into agy's dialog (text in a dialog approves it); deny interaction ${id} without one, or over RPC.`,
+      );
     }
     return verdict.allow ? { kind: "approve" } : { kind: "decline" };
   }
-  if (request.kind !== "question" && request.kind !== "other") throw new AgyBridgeError("invalid_argument", `Interaction ${id} is a ${request.kind}; use approve or deny.`);
+  if (request.kind !== "question" && request.kind !== "other")
+    throw new AgyBridgeError("invalid_argument", `Interaction ${id} is a ${request.kind}; use approve or deny.`);
   if (verdict.decline === true) return { kind: "decline" };
   if (verdict.writeIn !== undefined || verdict.optionIds.length !== 1) {
-    throw new AgyBridgeError("invalid_argument", `In the TUI agy-bridge chooses exactly one option and types no text (text in a dialog approves it); answer interaction ${id} with one --option, or over RPC.`);
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `In the TUI agy-bridge chooses exactly one option and types no text (text in a dialog approves it); answer interaction ${id} with one --option, or over RPC.`,
+    );
   }
   const optionId = verdict.optionIds[0]!;
   if (request.kind === "other") return { kind: "option", number: Number(optionId) };
   const options = request.questions[0]?.options ?? [];
   const index = options.findIndex((o) => o.id === optionId);
-  if (index < 0) throw new AgyBridgeError("invalid_argument", `Option ${optionId} is not offered by interaction ${id}; choose from ${options.map((o) => o.id).join(", ") || "none"}.`);
+  if (index < 0)
+    throw new AgyBridgeError(
+      "invalid_argument",
+      `Option ${optionId} is not offered by interaction ${id}; choose from ${options.map((o) => o.id).join(", ") || "none"}.`,
+    );
   return { kind: "option", label: options[index]!.text, number: index + 1 };
 }
 
 /** The dialogs the answer may act on: a permission's command or file dialog, a question's, or any for other gates. */
 function kindsFor(request: InteractionRequest): ScreenPromptKind[] {
-  if (request.kind === "permission") return request.variant === "filePermission" ? ["file"] : request.variant === "runCommand" ? ["command"] : ["command", "file", "other"];
+  if (request.kind === "permission")
+    return request.variant === "filePermission" ? ["file"] : request.variant === "runCommand" ? ["command"] : ["command", "file", "other"];
   if (request.kind === "question") return ["question"];
   return ["command", "file", "question", "other"];
 }

@@ -4,7 +4,15 @@
  */
 import type { SummariesBoard } from "./summaries-board.js";
 import type { PaneRef, ServerBinding, ServerQuery } from "../discovery/types.js";
-import type { ClosePromptOptions, ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "../tmux/types.js";
+import type {
+  ClosePromptOptions,
+  ClosePromptResult,
+  DeliverTurnOptions,
+  PromptActionOptions,
+  TuiAnswerResult,
+  TuiChoice,
+  TurnDeliveryResult,
+} from "../tmux/types.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
 import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
@@ -165,10 +173,7 @@ export type AnswerResult =
   | { result: "decided_by_policy"; decision: "approve" | "deny"; rule: string | null; reason: string };
 
 /** The outcome of `interrupt()`. */
-export type InterruptResult =
-  | { result: "cancelled" }
-  | { result: "denied"; stepIndices: number[] }
-  | { result: "idle" };
+export type InterruptResult = { result: "cancelled" } | { result: "denied"; stepIndices: number[] } | { result: "idle" };
 
 export interface ApproveOptions {
   /** Who decided (`cli`, `http:<token name>`, `page`, `policy:<rule id>`): carried on the `interaction_resolved` this delivery causes. */

@@ -83,7 +83,10 @@ export function isSeparatorLine(line: string): boolean {
 
 /** Parses one captured screen. */
 export function parseScreen(captured: string, markers: ScreenMarkers = AGY_MARKERS): ComposerScreen {
-  const lines = captured.replace(/\r/g, "").split("\n").map((line) => line.trimEnd());
+  const lines = captured
+    .replace(/\r/g, "")
+    .split("\n")
+    .map((line) => line.trimEnd());
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   const rules: number[] = [];
   lines.forEach((line, i) => {
@@ -119,7 +122,10 @@ function isTaskStrip(region: readonly string[]): boolean {
 
 /** The visible tail of a clipped composer's draft: its rows without the continuation indent. */
 function clippedDraftOf(region: readonly string[]): string {
-  return region.map((line) => line.replace(/^ {1,2}/, "")).join("\n").trim();
+  return region
+    .map((line) => line.replace(/^ {1,2}/, ""))
+    .join("\n")
+    .trim();
 }
 
 /** The draft text in a composer region. */

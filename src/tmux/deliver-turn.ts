@@ -64,12 +64,7 @@ const BLIND_SETTLE_MS = 200;
  * Delivers `text` to `pane`. Rejects only for unusable input (NUL, over 1 MiB,
  * empty) or an abort; everything else, tmux failures included, is a result.
  */
-export async function deliverTurnToPane(
-  pane: TurnPane,
-  text: string,
-  options: DeliverTurnOptions,
-  clock: TurnClock,
-): Promise<TurnDeliveryResult> {
+export async function deliverTurnToPane(pane: TurnPane, text: string, options: DeliverTurnOptions, clock: TurnClock): Promise<TurnDeliveryResult> {
   const clean = sanitizeTurnText(text);
   if (clean.trim() === "") {
     throw new AgyBridgeError("invalid_argument", "The turn text is empty (or only control characters); give some text to send.");
@@ -127,7 +122,10 @@ class Delivery {
     if ("refused" in ready) return ready.refused;
     if (ready.screen.composer === "draft") {
       if (o.clearDraft !== true) {
-        return this.#failed("The composer holds a draft someone typed and the turn would be appended to it; let them finish, or clear the draft.", ready.screen);
+        return this.#failed(
+          "The composer holds a draft someone typed and the turn would be appended to it; let them finish, or clear the draft.",
+          ready.screen,
+        );
       }
       const refused = await this.#clearDraft();
       if (refused !== undefined) return refused;
@@ -244,13 +242,25 @@ class Delivery {
             this.#clock,
           );
           if (closed.result === "closed") continue;
-          return { refused: this.#failed(`agy's leftover ${dialog.kind} dialog of an answered step is still open, so nothing was typed: ${closed.reason}`, closed.screen ?? screen) };
+          return {
+            refused: this.#failed(
+              `agy's leftover ${dialog.kind} dialog of an answered step is still open, so nothing was typed: ${closed.reason}`,
+              closed.screen ?? screen,
+            ),
+          };
         }
-        return { refused: this.#failed(`${capitalised(screenSummary(screen))}, which holds the keyboard: a typed turn would go into it, so nothing was typed. Answer or close it first.`, screen) };
+        return {
+          refused: this.#failed(
+            `${capitalised(screenSummary(screen))}, which holds the keyboard: a typed turn would go into it, so nothing was typed. Answer or close it first.`,
+            screen,
+          ),
+        };
       }
       if (this.#clock.now() >= deadline) {
         const what = screen.state === "busy" ? "agy was still working" : "no agy composer could be recognised";
-        return { refused: this.#failed(`agy was not ready to type into within ${seconds(bound)} (${what}; ${screenSummary(screen)}); nothing was typed.`, screen) };
+        return {
+          refused: this.#failed(`agy was not ready to type into within ${seconds(bound)} (${what}; ${screenSummary(screen)}); nothing was typed.`, screen),
+        };
       }
       await this.#clock.sleep(this.#options.pollMs ?? DEFAULTS.pollMs, this.#signal);
     }
@@ -274,7 +284,10 @@ class Delivery {
       }
       const keys = this.#clearingKeys(screen);
       if (keys instanceof KeyRefusal) {
-        return this.#failed(`The composer holds a draft and no key is known to clear it safely on ${versionWords(this.#table)} (${keys.reason}); clear it by hand and send again.`, screen);
+        return this.#failed(
+          `The composer holds a draft and no key is known to clear it safely on ${versionWords(this.#table)} (${keys.reason}); clear it by hand and send again.`,
+          screen,
+        );
       }
       await this.#pane.sendKeys(keys, this.#signal);
       const changed = await this.#poll(1_000, async () => (await this.#pane.capture(this.#signal)) !== before);
@@ -282,7 +295,10 @@ class Delivery {
     }
     const screen = await this.#screen();
     if (screen.state === "ready" && screen.composer === "empty") return undefined;
-    return this.#failed("The draft in the composer could not be cleared with C-a C-k (the composer never showed empty), so nothing was pasted; clear it by hand and send again.", screen);
+    return this.#failed(
+      "The draft in the composer could not be cleared with C-a C-k (the composer never showed empty), so nothing was pasted; clear it by hand and send again.",
+      screen,
+    );
   }
 
   /**

@@ -42,7 +42,18 @@ export {
 } from "./composer-screen.js";
 export type { ComposerScreen, FooterState, PromptOption, ScreenMarkers, VisiblePrompt } from "./composer-screen.js";
 export { readScreen } from "./screen-model.js";
-export type { ComposerState, FileAction, PermissionMode, QuestionForm, ScreenModel, ScreenOption, ScreenPrompt, ScreenPromptKind, ScreenState, SetupScreen } from "./screen-types.js";
+export type {
+  ComposerState,
+  FileAction,
+  PermissionMode,
+  QuestionForm,
+  ScreenModel,
+  ScreenOption,
+  ScreenPrompt,
+  ScreenPromptKind,
+  ScreenState,
+  SetupScreen,
+} from "./screen-types.js";
 export type {
   ClosePromptOptions,
   ClosePromptResult,

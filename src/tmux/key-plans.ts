@@ -33,12 +33,16 @@ export function choosePlan(table: KeyTable, prompt: ScreenPrompt, position: numb
   const option = prompt.options[position - 1];
   if (option === undefined) return { how: "refused", reason: `the ${situationWords(situation)} has no row ${position}` };
   if (prompt.form !== undefined && prompt.form.total > 1) {
-    return { how: "refused", reason: `the question form asks ${prompt.form.total} questions and a key answers only the one on screen (spike-notes K9); answer over RPC` };
+    return {
+      how: "refused",
+      reason: `the question form asks ${prompt.form.total} questions and a key answers only the one on screen (spike-notes K9); answer over RPC`,
+    };
   }
   const digit = option.number === null || option.number < 0 || option.number > 9 ? undefined : String(option.number);
   const context: KeyContext = { settled, advertisedDigits: prompt.keys === "digits" };
   if (digit !== undefined && !(chooseKey(table, situation, digit, "answers_at_once", context) instanceof KeyRefusal)) return { how: "digit", position, digit };
-  if (settled) return { how: "refused", reason: `no key is known to close ${situationWords(situation)} left over after an RPC answer on ${versionWords(table)}` };
+  if (settled)
+    return { how: "refused", reason: `no key is known to close ${situationWords(situation)} left over after an RPC answer on ${versionWords(table)}` };
   const moves = ["Up", "Down"].every((k) => effectOf(table, situation, k).effects.includes("moves_pointer"));
   const selects = effectOf(table, situation, "Enter").effects.includes("selects_pointed");
   if (moves && selects) return { how: "pointer", position };
@@ -47,7 +51,9 @@ export function choosePlan(table: KeyTable, prompt: ScreenPrompt, position: numb
 
 /** A dialog's plain "No" row (`No`, `No, cancel`, `No, deny creation`), never an "always deny" one; 1-based, or undefined. */
 export function noOption(prompt: ScreenPrompt): number | undefined {
-  const rows = prompt.options.map((o, i) => ({ key: o.label.replace(/\s+/g, " ").trim().toLowerCase(), position: i + 1 })).filter((r) => /^no\b/.test(r.key) && !/\balways\b/.test(r.key));
+  const rows = prompt.options
+    .map((o, i) => ({ key: o.label.replace(/\s+/g, " ").trim().toLowerCase(), position: i + 1 }))
+    .filter((r) => /^no\b/.test(r.key) && !/\balways\b/.test(r.key));
   return rows.length === 1 ? rows[0]!.position : undefined;
 }
 
@@ -69,7 +75,10 @@ export function declinePlan(table: KeyTable, prompt: ScreenPrompt): DeclinePlan 
   const no = noOption(prompt);
   if (no !== undefined) return choosePlan(table, prompt, no);
   if (!(chooseKey(table, situation, "Escape", "declines") instanceof KeyRefusal)) return { how: "escape" };
-  return { how: "refused", reason: `${capital(situationWords(situation))} shows no single "No" row, and Escape is not known to decline it safely on ${versionWords(table)}` };
+  return {
+    how: "refused",
+    reason: `${capital(situationWords(situation))} shows no single "No" row, and Escape is not known to decline it safely on ${versionWords(table)}`,
+  };
 }
 
 /** What an RPC answer chose, for matching the leftover dialog's row to it. */
@@ -84,7 +93,10 @@ export function closePlan(table: KeyTable, prompt: ScreenPrompt, answer: Settled
   if (!(chooseKey(table, situation, "Escape", "dismisses", { settled: true }) instanceof KeyRefusal)) return { how: "escape" };
   const escape = effectOf(table, situation, "Escape", { settled: true });
   const why = escape.effects.includes("unknown") ? "" : ` (Escape would ${escape.effects.map(effectWords).join(" and ")}, spike-notes ${escape.fact})`;
-  const none = (detail: string): ClosePlan => ({ how: "none", reason: `no key is known to close ${situationWords(situation)} left over after an RPC answer on ${versionWords(table)}${why}${detail}` });
+  const none = (detail: string): ClosePlan => ({
+    how: "none",
+    reason: `no key is known to close ${situationWords(situation)} left over after an RPC answer on ${versionWords(table)}${why}${detail}`,
+  });
   if (answer === undefined) return none("");
   const position = answerRow(prompt, answer);
   if (position === undefined) return none(`; and its rows show no single option matching the answer given`);

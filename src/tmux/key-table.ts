@@ -89,8 +89,25 @@ export type KeySituation =
   | "other"
   | "unknown";
 export const KEY_SITUATIONS: readonly KeySituation[] = [
-  "composer", "busy", "command", "file_create", "pending_edit", "file_access", "question", "trust", "picker", "slider",
-  "menu", "slash", "survey", "amend", "overlay", "artifact_review", "setup", "other", "unknown",
+  "composer",
+  "busy",
+  "command",
+  "file_create",
+  "pending_edit",
+  "file_access",
+  "question",
+  "trust",
+  "picker",
+  "slider",
+  "menu",
+  "slash",
+  "survey",
+  "amend",
+  "overlay",
+  "artifact_review",
+  "setup",
+  "other",
+  "unknown",
 ];
 
 /** The dialogs about a step: what an RPC answer settles and may leave drawn. */
@@ -441,7 +458,9 @@ export function chooseKey(table: KeyTable, situation: KeySituation, key: string,
   const where = `${options.settled === true ? "a leftover " : ""}${situationWords(situation)} on ${versionWords(table)}`;
   if (!cell.effects.includes(wanted)) {
     const does = cell.effects.includes("unknown") ? "is not known to" : `would ${cell.effects.map(effectWords).join(" and ")} and not`;
-    return new KeyRefusal(`${key} ${does} ${effectWords(wanted)} at ${where} (spike-notes ${cell.fact === "none" ? "key table" : cell.fact}), so it was not pressed`);
+    return new KeyRefusal(
+      `${key} ${does} ${effectWords(wanted)} at ${where} (spike-notes ${cell.fact === "none" ? "key table" : cell.fact}), so it was not pressed`,
+    );
   }
   const harm = cell.effects.filter((e) => e !== wanted && HARMFUL.includes(e));
   if (harm.length > 0) {

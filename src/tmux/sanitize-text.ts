@@ -28,10 +28,7 @@ export function sanitizeTurnText(text: string): string {
   const clean = text.replace(/\r\n?/g, "\n").replace(CONTROLS, "").replace(LONE_SURROGATE, "\ufffd");
   const bytes = Buffer.byteLength(clean, "utf8");
   if (bytes > MAX_TURN_BYTES) {
-    throw new AgyBridgeError(
-      "invalid_argument",
-      `The turn text is ${bytes} bytes, over the 1 MiB limit; attach a file and refer to it instead.`,
-    );
+    throw new AgyBridgeError("invalid_argument", `The turn text is ${bytes} bytes, over the 1 MiB limit; attach a file and refer to it instead.`);
   }
   return clean;
 }

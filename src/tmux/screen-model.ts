@@ -49,7 +49,8 @@ function readAbove(rows: readonly string[], end: number, status: StatusRow | und
   let composer = findComposer(rows, end);
   // A rule under the composer means it is not the live one (a dialog's header rule is drawn below it),
   // unless it closes the task strip (#27): rows under the composer that are tasks and nothing else.
-  if (composer !== undefined && rows.slice(composer.bottom + 1, end).some(isRule) && taskStripStart(rows, composer.bottom + 1, end) !== composer.bottom + 1) composer = undefined;
+  if (composer !== undefined && rows.slice(composer.bottom + 1, end).some(isRule) && taskStripStart(rows, composer.bottom + 1, end) !== composer.bottom + 1)
+    composer = undefined;
   const reading = composer === undefined ? dialogPrompt(rows, end) : promptBelowComposer(rows, composer.bottom + 1, end);
   return { rows, composer, reading, status };
 }

@@ -71,7 +71,8 @@ export function promptBelowComposer(rows: readonly string[], from: number, to: n
   if (review !== undefined) return found(review);
   const list = numberedList(rows, start, listEnd) ?? unnumberedList(rows, start, listEnd);
   // `/effort`'s `Set Effort`: a slider (`◂ ◉──○──○ ▸`) and `←/→ Effort`, no option rows.
-  if (list === undefined && footer >= 0 && /←\/→ Effort/u.test(footerText) && rows.slice(start, listEnd).some((row) => SLIDER.test(row))) return found(bare("slider"));
+  if (list === undefined && footer >= 0 && /←\/→ Effort/u.test(footerText) && rows.slice(start, listEnd).some((row) => SLIDER.test(row)))
+    return found(bare("slider"));
   if (list === undefined || (list.pointer === null && footer < 0)) return UNKNOWN;
   const slash = list.options.every((o) => o.label.startsWith("/"));
   const kind: ScreenPromptKind = slash ? "slash" : list.options[0]?.number === null ? "picker" : "menu";
@@ -151,7 +152,8 @@ function questionForm(match: RegExpExecArray, footer: string): QuestionForm {
  */
 function dialogKind(header: string, tool: string, body: readonly string[], question: string | null): ScreenPromptKind {
   if (body.includes("Accessing workspace:") || question?.startsWith("Do you trust") === true) return "trust";
-  if (header === "Command" || body.includes("Requesting permission for:") || question === "Do you want to proceed?" || question === "Run this command?") return "command";
+  if (header === "Command" || body.includes("Requesting permission for:") || question === "Do you want to proceed?" || question === "Run this command?")
+    return "command";
   if (/\bfile\b/iu.test(header) || header === "Pending edit" || (question !== null && FILE_QUESTION.test(question))) return "file";
   if (/\bquestions?\b/iu.test(header)) return "question";
   if (/^(Bash|Shell|RunCommand)\(/u.test(tool)) return "command";
@@ -182,7 +184,10 @@ function fileAction(header: string, tool: string, question: string | null): File
 // The first-run screens (fact 38), by the sentence each shows; checked only in what replaced the composer.
 const SETUP_MARKERS: ReadonlyArray<[RegExp, SetupScreen]> = [
   [/^Welcome to the Antigravity CLI\. You are currently not signed in\.$|^Select login method:$/u, "sign_in"],
-  [/^Your browser should open automatically\.|^Open the URL below in your browser:?$|paste the authorization code below:?$|^→ Click here to authenticate$/u, "oauth"],
+  [
+    /^Your browser should open automatically\.|^Open the URL below in your browser:?$|paste the authorization code below:?$|^→ Click here to authenticate$/u,
+    "oauth",
+  ],
   [/^Terms of Service & Data Use$/u, "terms"],
 ];
 

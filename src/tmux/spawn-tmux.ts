@@ -57,9 +57,7 @@ export const spawnTmux: TmuxExec = (file, args, options) =>
     };
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      finish(() =>
-        reject(new TmuxError("timeout", `tmux did not finish within ${options.timeoutMs} ms; check that the tmux server is responsive.`)),
-      );
+      finish(() => reject(new TmuxError("timeout", `tmux did not finish within ${options.timeoutMs} ms; check that the tmux server is responsive.`)));
     }, options.timeoutMs);
     const onAbort = (): void => {
       child.kill("SIGKILL");
@@ -81,7 +79,9 @@ export const spawnTmux: TmuxExec = (file, args, options) =>
       finish(() =>
         reject(
           error.code === "ENOENT" || error.code === "EACCES"
-            ? new TmuxError("no_binary", `The tmux program "${file}" could not be started (${error.code}); install tmux or point tmuxBinary at it.`, { cause: error })
+            ? new TmuxError("no_binary", `The tmux program "${file}" could not be started (${error.code}); install tmux or point tmuxBinary at it.`, {
+                cause: error,
+              })
             : new TmuxError("failed", `tmux could not be started: ${error.message}.`, { cause: error }),
         ),
       );

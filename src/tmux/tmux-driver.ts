@@ -19,7 +19,16 @@ import type { ScreenModel } from "./screen-types.js";
 import { answerOnScreen, closeAnsweredPrompt, type PromptPane } from "./tui-prompt.js";
 import { spawnTmux, type TmuxExec } from "./spawn-tmux.js";
 import { paneTarget, socketArgs } from "./target.js";
-import type { ClosePromptOptions, ClosePromptResult, DeliverTurnOptions, PromptActionOptions, TmuxSocket, TuiAnswerResult, TuiChoice, TurnDeliveryResult } from "./types.js";
+import type {
+  ClosePromptOptions,
+  ClosePromptResult,
+  DeliverTurnOptions,
+  PromptActionOptions,
+  TmuxSocket,
+  TuiAnswerResult,
+  TuiChoice,
+  TurnDeliveryResult,
+} from "./types.js";
 
 export interface TmuxDriverOptions {
   /** `{ name }` → `-L name`, `{ path }` → `-S path`, undefined → tmux's default server. */
@@ -120,7 +129,11 @@ class SpawnTmuxDriver implements TmuxDriver {
     const execOptions = { timeoutMs: this.#timeoutMs, ...options };
     const result = await this.#exec(this.#binary, [...this.#flags, ...args], execOptions).catch((error: unknown) => {
       if (error instanceof TmuxError && error.failure === "timeout") {
-        throw new TmuxError("timeout", `tmux ${args[0] ?? ""} did not finish within ${this.#timeoutMs} ms on ${this.#where()}; check that the server is responsive.`, { cause: error });
+        throw new TmuxError(
+          "timeout",
+          `tmux ${args[0] ?? ""} did not finish within ${this.#timeoutMs} ms on ${this.#where()}; check that the server is responsive.`,
+          { cause: error },
+        );
       }
       throw error;
     });

@@ -65,18 +65,28 @@ export async function closeAnsweredPrompt(pane: PromptPane, options: ClosePrompt
   try {
     const first = await run.read();
     const prompt = dialogOn(first, run.kinds);
-    if (prompt === undefined) return { result: "none", reason: `No dialog was open (${screenSummary(first)}), so no key was pressed.`, keys: [], screen: first };
+    if (prompt === undefined)
+      return { result: "none", reason: `No dialog was open (${screenSummary(first)}), so no key was pressed.`, keys: [], screen: first };
     // agy may close its dialog by itself once the answer reached it: give it a bounded while before any key.
     const waited = await run.pollFor(options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS, gone(prompt));
-    if (waited.ok) return { result: "closed", reason: `agy closed its ${prompt.kind} dialog by itself after the answer; no key was pressed.`, keys: [], screen: waited.screen };
+    if (waited.ok)
+      return {
+        result: "closed",
+        reason: `agy closed its ${prompt.kind} dialog by itself after the answer; no key was pressed.`,
+        keys: [],
+        screen: waited.screen,
+      };
     const left = (reason: string): ClosePromptResult => ({ result: "left_open", reason, keys: run.keys, screen: run.lastScreen().screen ?? waited.screen });
     // The answered step may still read WAITING for a moment; a step that keeps waiting may own the dialog on screen.
     if (options.hasWaitingStep !== undefined && !(await run.waitUntil(async () => !(await options.hasWaitingStep!())))) {
-      return left(`${capitalised(situationWords(promptSituation(prompt)))} is still drawn, but a step is WAITING again, so it may be that step's own; nothing was pressed — answer it, or close it in the agy TUI.`);
+      return left(
+        `${capitalised(situationWords(promptSituation(prompt)))} is still drawn, but a step is WAITING again, so it may be that step's own; nothing was pressed — answer it, or close it in the agy TUI.`,
+      );
     }
     // Read again right before choosing a key: the label under the digit is checked on this very screen.
     const fresh = await run.read();
-    if (gone(prompt)(fresh)) return { result: "closed", reason: `agy closed its ${prompt.kind} dialog by itself after the answer; no key was pressed.`, keys: [], screen: fresh };
+    if (gone(prompt)(fresh))
+      return { result: "closed", reason: `agy closed its ${prompt.kind} dialog by itself after the answer; no key was pressed.`, keys: [], screen: fresh };
     const still = dialogOn(fresh, run.kinds) ?? prompt;
     const situation = promptSituation(still);
     const what = situationWords(situation);
@@ -84,7 +94,9 @@ export async function closeAnsweredPrompt(pane: PromptPane, options: ClosePrompt
     let key: ChosenKey;
     if (plan.how === "none") {
       if (options.closeStale !== true) {
-        return left(`agy kept ${what} drawn after the answer over RPC, and ${plan.reason}; it was left open — close it in the agy TUI, or send with --close-stale to close it with Escape.`);
+        return left(
+          `agy kept ${what} drawn after the answer over RPC, and ${plan.reason}; it was left open — close it in the agy TUI, or send with --close-stale to close it with Escape.`,
+        );
       }
       key = explicitKey(run.table, situation, "Escape", true);
     } else if (plan.how === "escape") {
@@ -99,11 +111,14 @@ export async function closeAnsweredPrompt(pane: PromptPane, options: ClosePrompt
     }
     // Once more right before the key: a gate that parked since would own a dialog drawn in the same place.
     if (options.hasWaitingStep !== undefined && (await options.hasWaitingStep())) {
-      return left(`${capitalised(what)} is still drawn, but a step started WAITING just now, so it may be that step's own; nothing was pressed — answer it, or close it in the agy TUI.`);
+      return left(
+        `${capitalised(what)} is still drawn, but a step started WAITING just now, so it may be that step's own; nothing was pressed — answer it, or close it in the agy TUI.`,
+      );
     }
     const after = await run.pressUntilGone(key, still);
     const how = key.key === "Escape" ? "Escape" : `The digit ${key.key} (the option the answer chose)`;
-    if (after.gone) return { result: "closed", reason: `${how} closed ${what} agy had left open (spike-notes ${key.fact}).`, keys: run.keys, screen: after.screen };
+    if (after.gone)
+      return { result: "closed", reason: `${how} closed ${what} agy had left open (spike-notes ${key.fact}).`, keys: run.keys, screen: after.screen };
     return {
       result: "still_open",
       reason: `${how} was pressed but ${what} was still open after ${seconds(run.settleMs)} (${screenSummary(after.screen)}); close it in the agy TUI.`,
@@ -119,7 +134,12 @@ export async function closeAnsweredPrompt(pane: PromptPane, options: ClosePrompt
 /** Answers the dialog on screen in the TUI itself (see the file comment). */
 export async function answerOnScreen(pane: PromptPane, choice: TuiChoice, options: PromptActionOptions, clock: PromptClock): Promise<TuiAnswerResult> {
   const run = new PromptRun(pane, options, clock);
-  const fail = (reason: string, screen?: ScreenModel): TuiAnswerResult => ({ result: "failed", reason, keys: run.keys, ...(screen === undefined ? run.lastScreen() : { screen }) });
+  const fail = (reason: string, screen?: ScreenModel): TuiAnswerResult => ({
+    result: "failed",
+    reason,
+    keys: run.keys,
+    ...(screen === undefined ? run.lastScreen() : { screen }),
+  });
   try {
     let screen = await run.read();
     const prompt = dialogOn(screen, run.kinds);
@@ -149,7 +169,12 @@ export async function answerOnScreen(pane: PromptPane, choice: TuiChoice, option
       if (key instanceof KeyRefusal) return fail(`Nothing was pressed: ${key.reason}.`, screen);
       const after = await run.pressUntilGone(key, prompt);
       return after.gone
-        ? { result: "answered", reason: `Chose ${plan.digit}. ${option.label} with its digit alone, which answers at once on ${versionWords(run.table)} (spike-notes ${key.fact}).`, keys: run.keys, screen: after.screen }
+        ? {
+            result: "answered",
+            reason: `Chose ${plan.digit}. ${option.label} with its digit alone, which answers at once on ${versionWords(run.table)} (spike-notes ${key.fact}).`,
+            keys: run.keys,
+            screen: after.screen,
+          }
         : fail(`The digit ${plan.digit} was pressed but the dialog stayed open (${screenSummary(after.screen)}).`, after.screen);
     }
     const signature = promptSignature(prompt);
@@ -163,9 +188,12 @@ export async function answerOnScreen(pane: PromptPane, choice: TuiChoice, option
       const expected = from + (name === "Down" ? 1 : -1);
       await run.press(key);
       // An `unknown` read is a redraw caught half-way: read again rather than judge it.
-      const moved = await run.poll((s) => s.state !== "unknown" && !(s.prompt !== null && promptSignature(s.prompt) === signature && s.prompt.pointer === from));
+      const moved = await run.poll(
+        (s) => s.state !== "unknown" && !(s.prompt !== null && promptSignature(s.prompt) === signature && s.prompt.pointer === from),
+      );
       screen = moved.screen;
-      if (!moved.ok) return fail(`${name} was pressed but the pointer stayed on row ${from} within ${seconds(run.settleMs)}; nothing more was pressed.`, screen);
+      if (!moved.ok)
+        return fail(`${name} was pressed but the pointer stayed on row ${from} within ${seconds(run.settleMs)}; nothing more was pressed.`, screen);
       if (screen.prompt === null || promptSignature(screen.prompt) !== signature) {
         return fail(`After ${name} the screen no longer shows the same dialog (${screenSummary(screen)}); nothing more was pressed.`, screen);
       }

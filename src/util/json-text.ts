@@ -51,4 +51,3 @@ function jsonEscapes(text: string): string {
   for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`;
   return out;
 }
-

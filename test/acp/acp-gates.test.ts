@@ -14,7 +14,9 @@ afterEach(async () => {
 });
 
 function toolUpdates(w: AcpWorld, toolCallId: string) {
-  return w.updates.map((n) => n.update).filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === toolCallId);
+  return w.updates
+    .map((n) => n.update)
+    .filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === toolCallId);
 }
 
 describe("gates over ACP", { timeout: 120_000 }, () => {
@@ -35,9 +37,15 @@ describe("gates over ACP", { timeout: 120_000 }, () => {
     ]);
     const updates = toolUpdates(w, asked.toolCall.toolCallId);
     expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", status: "pending", kind: "execute", title: "pwd" });
-    expect(updates.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed", content: [{ type: "content", content: { type: "text", text: "/home/sim/project\n" } }] });
+    expect(updates.at(-1)).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "/home/sim/project\n" } }],
+    });
     expect(w.text("agent_message_chunk")).toContain("/home/sim/project");
-    await expect.poll(async () => (await w.auditLog()).find((r) => r["decidedBy"] === "acp:acp-test"), { timeout: 10_000 }).toMatchObject({ decision: "approve", delivery: "delivered" });
+    await expect
+      .poll(async () => (await w.auditLog()).find((r) => r["decidedBy"] === "acp:acp-test"), { timeout: 10_000 })
+      .toMatchObject({ decision: "approve", delivery: "delivered" });
   });
 
   it("deny declines the command: it never runs and the turn still ends", async () => {
@@ -87,7 +95,21 @@ describe("gates over ACP", { timeout: 120_000 }, () => {
       mode: "form",
       sessionId,
       message: "Which features do you want?",
-      requestedSchema: { properties: { choice: { type: "array", items: { anyOf: [{ const: "1", title: "Dark mode" }, { const: "2", title: "Offline support" }, { const: "3", title: "Export to CSV" }, { const: "4", title: "Keyboard shortcuts" }] } } } },
+      requestedSchema: {
+        properties: {
+          choice: {
+            type: "array",
+            items: {
+              anyOf: [
+                { const: "1", title: "Dark mode" },
+                { const: "2", title: "Offline support" },
+                { const: "3", title: "Export to CSV" },
+                { const: "4", title: "Keyboard shortcuts" },
+              ],
+            },
+          },
+        },
+      },
     });
     expect(w.text("agent_message_chunk")).toContain("Adding: Offline support, Keyboard shortcuts.");
   });
@@ -97,7 +119,9 @@ describe("gates over ACP", { timeout: 120_000 }, () => {
     const w = world;
     const sessionId = await join(w);
     // The editor never answers: it waits until the request is withdrawn.
-    w.answerPermissions((_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })));
+    w.answerPermissions(
+      (_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })),
+    );
     const running = prompt(w, sessionId, "Run pwd");
     await w.until(() => w.permissionRequests.length === 1, "the permission request");
     await w.tmux.waitForScreen("agy", (s) => s.includes("Do you want to proceed?"), "agy's own permission dialog");

@@ -46,7 +46,11 @@ describe("choosing the session", { timeout: 120_000 }, () => {
 
     const byCwd = await w.connection.agent.request("session/new", { cwd: "/home/sim/project/src", mcpServers: [] });
     expect(byCwd.sessionId).toBe(withWorkspace!.sessionId);
-    const byMeta = await w.connection.agent.request("session/new", { cwd: "/somewhere/else", mcpServers: [], _meta: { agyBridge: { conversationId: other!.sessionId } } });
+    const byMeta = await w.connection.agent.request("session/new", {
+      cwd: "/somewhere/else",
+      mcpServers: [],
+      _meta: { agyBridge: { conversationId: other!.sessionId } },
+    });
     expect(byMeta.sessionId).toBe(other!.sessionId);
     // Each prompt goes to its own agy.
     expect((await prompt(w, byMeta.sessionId, "Say hello in one short sentence.")).stopReason).toBe("end_turn");
@@ -85,10 +89,12 @@ describe("--policy", { timeout: 120_000 }, () => {
     w.answerPermissions(() => ({ outcome: { outcome: "selected", optionId: "deny" } }));
     expect((await prompt(w, sessionId, "Delete the build directory")).stopReason).toBe("end_turn");
     expect(w.permissionRequests).toHaveLength(1);
-    await expect.poll(async () => (await w.auditLog()).map((r) => [r["decidedBy"], r["decision"]]), { timeout: 10_000 }).toEqual([
-      ["policy:pwd-is-fine", "approve"],
-      ["policy:default", "ask"],
-      ["acp:acp-test", "deny"],
-    ]);
+    await expect
+      .poll(async () => (await w.auditLog()).map((r) => [r["decidedBy"], r["decision"]]), { timeout: 10_000 })
+      .toEqual([
+        ["policy:pwd-is-fine", "approve"],
+        ["policy:default", "ask"],
+        ["acp:acp-test", "deny"],
+      ]);
   });
 });

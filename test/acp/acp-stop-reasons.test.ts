@@ -45,11 +45,19 @@ describe("stop reasons", () => {
 
   it("a failed turn ends the prompt (end_turn) with agy's error shown as text", async () => {
     world = scriptedWorld((text, emit) =>
-      emit(...turnStart(text), ...answer("[agy-bridge: the model did not complete this turn (status ERROR)]", { failed: true }), { type: "status", conversationId: CONVERSATION, trajectoryId: "t", status: "failed", reason: "turn_failed" }),
+      emit(...turnStart(text), ...answer("[agy-bridge: the model did not complete this turn (status ERROR)]", { failed: true }), {
+        type: "status",
+        conversationId: CONVERSATION,
+        trajectoryId: "t",
+        status: "failed",
+        reason: "turn_failed",
+      }),
     );
     const sessionId = await joined(world);
     expect((await ask(world, sessionId, "go")).stopReason).toBe("end_turn");
-    expect(world.updates.map((n) => n.update).find((u) => u.sessionUpdate === "agent_message_chunk")).toMatchObject({ content: { text: expect.stringContaining("did not complete") } });
+    expect(world.updates.map((n) => n.update).find((u) => u.sessionUpdate === "agent_message_chunk")).toMatchObject({
+      content: { text: expect.stringContaining("did not complete") },
+    });
   });
 
   it("agy going away mid-turn fails the prompt with a sentence saying what to do", async () => {
@@ -70,11 +78,27 @@ describe("stop reasons", () => {
 
   it("carries agy's token totals on the prompt's answer", async () => {
     world = scriptedWorld((text, emit) =>
-      emit(...turnStart(text), ...answer("hi"), { type: "usage", conversationId: CONVERSATION, trajectoryId: "t", stepIndex: 1, inputTokens: 120, outputTokens: 7, thinkingOutputTokens: 3, cacheReadTokens: 40 }, idle()),
+      emit(
+        ...turnStart(text),
+        ...answer("hi"),
+        {
+          type: "usage",
+          conversationId: CONVERSATION,
+          trajectoryId: "t",
+          stepIndex: 1,
+          inputTokens: 120,
+          outputTokens: 7,
+          thinkingOutputTokens: 3,
+          cacheReadTokens: 40,
+        },
+        idle(),
+      ),
     );
     const sessionId = await joined(world);
     const response = await ask(world, sessionId, "go");
-    expect(response._meta).toEqual({ agyBridge: { delivery: "delivered", usage: { inputTokens: 120, outputTokens: 7, thinkingOutputTokens: 3, cacheReadTokens: 40 } } });
+    expect(response._meta).toEqual({
+      agyBridge: { delivery: "delivered", usage: { inputTokens: 120, outputTokens: 7, thinkingOutputTokens: 3, cacheReadTokens: 40 } },
+    });
   });
 });
 
@@ -82,7 +106,9 @@ describe("prompts the agent refuses", () => {
   it("refuses an image (agy's TUI takes text), an empty prompt and a second prompt while one runs", async () => {
     world = scriptedWorld(() => undefined);
     const sessionId = await joined(world);
-    const image = await failure(world.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AA==", mimeType: "image/png" }] }));
+    const image = await failure(
+      world.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AA==", mimeType: "image/png" }] }),
+    );
     expect([image.code, image.message]).toEqual([-32602, expect.stringContaining("takes text only")]);
     const empty = await failure(ask(world, sessionId, "   "));
     expect([empty.code, empty.message]).toEqual([-32602, expect.stringContaining("empty")]);

@@ -103,16 +103,38 @@ describe("an ACP transcript", { timeout: 120_000 }, () => {
     await w.connection.agent.request("session/load", { sessionId, cwd: "/nowhere", mcpServers: [] });
 
     const methods = new Set(w.wire.map((m) => (m.message as { method?: string }).method).filter((x) => x !== undefined));
-    expect([...methods].sort()).toEqual(["elicitation/create", "initialize", "session/cancel", "session/list", "session/load", "session/new", "session/prompt", "session/request_permission", "session/update"]);
+    expect([...methods].sort()).toEqual([
+      "elicitation/create",
+      "initialize",
+      "session/cancel",
+      "session/list",
+      "session/load",
+      "session/new",
+      "session/prompt",
+      "session/request_permission",
+      "session/update",
+    ]);
     const kinds = new Set(w.updates.map((n) => n.update.sessionUpdate));
     for (const kind of ["agent_message_chunk", "user_message_chunk", "tool_call", "tool_call_update"]) expect(kinds).toContain(kind);
     expect(check(w.wire)).toEqual([]);
   });
 
   it("the check refuses what the schema refuses", () => {
-    const prompt = { from: "client", message: { jsonrpc: "2.0", id: 1, method: "session/prompt", params: { sessionId: "s", prompt: [{ type: "text", text: "hi" }] } } as AnyMessage };
+    const prompt = {
+      from: "client",
+      message: { jsonrpc: "2.0", id: 1, method: "session/prompt", params: { sessionId: "s", prompt: [{ type: "text", text: "hi" }] } } as AnyMessage,
+    };
     const cases: Array<Array<{ from: string; message: AnyMessage }>> = [
-      [{ from: "agent", message: { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "txt", text: "x" } } } } as AnyMessage }],
+      [
+        {
+          from: "agent",
+          message: {
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "txt", text: "x" } } },
+          } as AnyMessage,
+        },
+      ],
       [{ from: "client", message: { jsonrpc: "2.0", id: 1, method: "session/prompt", params: { prompt: [] } } as AnyMessage }],
       [prompt, { from: "agent", message: { jsonrpc: "2.0", id: 1, result: { stopReason: "finished" } } as AnyMessage }],
     ];

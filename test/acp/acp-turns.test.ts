@@ -22,7 +22,8 @@ describe("turns over ACP", { timeout: 120_000 }, () => {
     await w.until(() => w.text("agent_message_chunk").length > 0, "the first chunk of the answer");
     await w.connection.agent.notify("session/cancel", { sessionId });
     expect((await running).stopReason, w.stderr()).toBe("cancelled");
-    const full = "Once upon a time there was a language server that answered every question slowly, one small chunk after another, so that impatient clients could practise pressing Escape.";
+    const full =
+      "Once upon a time there was a language server that answered every question slowly, one small chunk after another, so that impatient clients could practise pressing Escape.";
     expect(w.text("agent_message_chunk").length).toBeLessThan(full.length);
     // agy is idle again: the next prompt is taken and ends normally.
     expect((await prompt(w, sessionId, "Say hello in one short sentence.")).stopReason).toBe("end_turn");
@@ -32,13 +33,18 @@ describe("turns over ACP", { timeout: 120_000 }, () => {
     world = await startAcpWorld();
     const w = world;
     const sessionId = await join(w);
-    w.answerPermissions((_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })));
+    w.answerPermissions(
+      (_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })),
+    );
     const running = prompt(w, sessionId, "Run pwd");
     await w.until(() => w.permissionRequests.length === 1, "the permission request");
     await w.connection.agent.notify("session/cancel", { sessionId });
     expect((await running).stopReason, w.stderr()).toBe("cancelled");
     const id = w.permissionRequests[0]!.toolCall.toolCallId;
-    const last = w.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id).at(-1);
+    const last = w.updates
+      .map((n) => n.update)
+      .filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id)
+      .at(-1);
     expect(last).toMatchObject({ status: "failed", rawOutput: { declined: true } });
   });
 
@@ -56,7 +62,9 @@ describe("turns over ACP", { timeout: 120_000 }, () => {
     world = await startAcpWorld();
     const w = world;
     const sessionId = await join(w);
-    w.answerPermissions((_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })));
+    w.answerPermissions(
+      (_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true })),
+    );
     // The person's own turn raises a gate: the editor is asked about it too.
     await w.tmux.paste("agy", "Run pwd");
     await w.tmux.sendKeys("agy", "Enter");
@@ -67,7 +75,7 @@ describe("turns over ACP", { timeout: 120_000 }, () => {
       (error: { code?: number; message?: string }) => error,
     );
     expect(refused?.code, w.stderr()).toBe(-32603);
-    expect(refused?.message).toContain('agy did not take the prompt: permission');
+    expect(refused?.message).toContain("agy did not take the prompt: permission");
     expect(refused?.message).toContain('("pwd") waits for an answer');
     // Nothing was typed into the dialog: it still asks, and agy never saw the prompt.
     const screen = await w.tmux.capture("agy");

@@ -91,7 +91,11 @@ export function checkLayers(files: ReadonlyMap<string, string>): Violation[] {
       if (!allowed.includes(to)) out.push({ file, imports: spec, reason: `${from}/ may not import ${to}/` });
     }
     if (isPureFile(file) && /\bDate\.now\(|new Date\(|Math\.random\(|\bconsole\.|\bprocess\./.test(source)) {
-      out.push({ file, imports: "", reason: `${PURE_DIRS.find((dir) => file.startsWith(dir)) ?? `${from}/`} is pure: no clock, randomness, console or process` });
+      out.push({
+        file,
+        imports: "",
+        reason: `${PURE_DIRS.find((dir) => file.startsWith(dir)) ?? `${from}/`} is pure: no clock, randomness, console or process`,
+      });
     }
   }
   return out;

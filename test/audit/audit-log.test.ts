@@ -29,7 +29,10 @@ describe("the audit log", () => {
     const log = createAuditLog({ path, now: () => new Date("2026-12-01T08:00:00.000Z"), host: "box" });
     await log.append(entry(1));
     await log.append({ ...entry(2), decision: "deny", decidedBy: "cli", instruction: "use git clean" });
-    const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       { time: "2026-12-01T08:00:00.000Z", host: "box", ...entry(1) },
       { time: "2026-12-01T08:00:00.000Z", host: "box", ...entry(2), decision: "deny", decidedBy: "cli", instruction: "use git clean" },
@@ -87,7 +90,12 @@ describe("the audit log", () => {
     const env = { XDG_STATE_HOME: dir };
     const json = await runMain(["audit", "--since", "30m", "--json"], { env });
     expect(json.code).toBe(0);
-    expect(json.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { conversationId: string }).conversationId)).toEqual(["conv-new"]);
+    expect(
+      json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { conversationId: string }).conversationId),
+    ).toEqual(["conv-new"]);
     const human = await runMain(["audit", "--conversation", "conv-new"], { env });
     expect(human.stdout).toContain("approve policy:read-only");
     expect(human.stdout).toContain("echo \\x1b]52;c;aGk=\\x07");

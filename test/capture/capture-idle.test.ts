@@ -86,10 +86,14 @@ describe("capture --until-idle", () => {
     await started(dir);
     sim.engine.tuiPort().submitTurn("Check, then clean up");
     const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-    const gate = await until(() => {
-      const index = conv.steps.findIndex((s) => s.status === STEP_STATUS.WAITING);
-      return index >= 0 ? index : undefined;
-    }, "the silent gate to park", { ms: 20_000 });
+    const gate = await until(
+      () => {
+        const index = conv.steps.findIndex((s) => s.status === STEP_STATUS.WAITING);
+        return index >= 0 ? index : undefined;
+      },
+      "the silent gate to park",
+      { ms: 20_000 },
+    );
     // The planner's text closed the turn in the events long before; agy was RUNNING all along.
     expect(ended(), "the capture ended while agy was still running").toBeUndefined();
     expect(sim.engine.tuiPort().answer(gate, { kind: "permission", allow: true })).toBe(true);

@@ -44,7 +44,12 @@ function scratch(): string {
 function session(prefix: string): string {
   sessions += 1;
   const name = `${prefix}${sessions}`;
-  onTestFinished(() => tmux.run(["kill-session", "-t", name]).then(() => undefined, () => undefined));
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", name]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   return name;
 }
 
@@ -56,7 +61,11 @@ function session(prefix: string): string {
 async function playGatedTurn(sim: SimPane, dir: string): Promise<void> {
   await sim.typeTurn("Run pwd");
   await tmux.waitForScreen(sim.target, (s) => s.includes("  4. No"), "the command dialog", 20_000);
-  await until(() => existsSync(join(dir, "screens")) && readdirSync(join(dir, "screens")).some((n) => n.endsWith("-prompt.txt")), "the capture to record the dialog", { ms: 20_000, everyMs: 50 });
+  await until(
+    () => existsSync(join(dir, "screens")) && readdirSync(join(dir, "screens")).some((n) => n.endsWith("-prompt.txt")),
+    "the capture to record the dialog",
+    { ms: 20_000, everyMs: 50 },
+  );
   await tmux.sendKeys(sim.target, "Enter");
 }
 
@@ -91,13 +100,22 @@ describe("agy-bridge capture", () => {
     expect(states).toContain("prompt");
     expect(states[states.length - 1]).toBe("ready");
 
-    const answers = readFileSync(join(dir, "answers.ndjson"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const answers = readFileSync(join(dir, "answers.ndjson"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatchObject({ kind: "permission", outcome: "approved" });
 
     const events = await mapDir(dir);
     expect(eventKinds(events).filter((k) => !k.startsWith("message_delta") && !k.startsWith("status"))).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^user_message/), expect.stringMatching(/^interaction_requested@/), expect.stringMatching(/^interaction_resolved@/), expect.stringMatching(/^function_call_output@/), expect.stringMatching(/^message@/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^user_message/),
+        expect.stringMatching(/^interaction_requested@/),
+        expect.stringMatching(/^interaction_resolved@/),
+        expect.stringMatching(/^function_call_output@/),
+        expect.stringMatching(/^message@/),
+      ]),
     );
     expect(events.find((e) => e.type === "interaction_resolved")).toMatchObject({ outcome: "approved" });
     expect(new Set(events.map((e) => e.conversationId))).toEqual(new Set([meta.conversationId]));
@@ -109,7 +127,10 @@ describe("agy-bridge capture", () => {
   it("finds the 1.2 persona by its pane through discovery, sees both listeners, and writes its CSRF token nowhere", async () => {
     const token = `tok-${randomUUID()}`;
     const cache = scratch();
-    const sim = await startSimPane(tmux, session("q"), ["--as-agy", "--agy-version", "1.2", "--speed", "0.5", "--csrf_token", token], { token, env: { AGY_BRIDGE_CACHE_DIR: cache } });
+    const sim = await startSimPane(tmux, session("q"), ["--as-agy", "--agy-version", "1.2", "--speed", "0.5", "--csrf_token", token], {
+      token,
+      env: { AGY_BRIDGE_CACHE_DIR: cache },
+    });
     const id = await sim.conversationId();
     const dir = join(scratch(), "cap");
     const run = startMain(captureArgs(dir, sim, ["--conversation", id]));
@@ -117,12 +138,18 @@ describe("agy-bridge capture", () => {
     expect(run.stderr()).toContain("recording");
     await playGatedTurn(sim, dir);
     expect(await run.code, run.stderr()).toBe(0);
-    const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as { agyVersion: string | null; listeners: Array<{ role: string; transport: string; port: number }> };
+    const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as {
+      agyVersion: string | null;
+      listeners: Array<{ role: string; transport: string; port: number }>;
+    };
     // The version agy names for its children: `sim --as-agy --agy-version 1.2` says cli-1.2 (spike-notes §14 #12).
     expect(meta.agyVersion).toBe("1.2");
     expect(meta.listeners.map((l) => `${l.role}/${l.transport}`).sort()).toEqual(["rpc/plain", "rpc/tls"]);
     const files = filesOf(dir);
-    const frames = [...files.entries()].filter(([path]) => path.startsWith("stream/")).map(([, text]) => text).join("\n");
+    const frames = [...files.entries()]
+      .filter(([path]) => path.startsWith("stream/"))
+      .map(([, text]) => text)
+      .join("\n");
     // Persona 1.2 sends the run status inside mainTrajectoryUpdate too (spike-notes §10.5).
     expect(frames).toMatch(/"mainTrajectoryUpdate":\{"stepsUpdate":\{[^]*?\},"status":"CASCADE_RUN_STATUS_RUNNING"/);
     const all = [...files.values()].join("\n");
@@ -145,13 +172,30 @@ describe("agy-bridge capture", () => {
       capturePane: () => driver.capturePane(`=${sim.target}`),
       sink: createCaptureSink(join(base, "raw")),
       redactor: identity,
-      clock: { now: () => Date.now(), sleep: (ms, signal) => new Promise((r) => { const t = setTimeout(r, ms); signal.addEventListener("abort", () => { clearTimeout(t); r(undefined); }, { once: true }); }) },
+      clock: {
+        now: () => Date.now(),
+        sleep: (ms, signal) =>
+          new Promise((r) => {
+            const t = setTimeout(r, ms);
+            signal.addEventListener(
+              "abort",
+              () => {
+                clearTimeout(t);
+                r(undefined);
+              },
+              { once: true },
+            );
+          }),
+      },
       untilIdle: true,
       durationMs: 60_000,
       signal: controller.signal,
       meta: { agyVersion: null, platform: "test", agyBridgeVersion: "test", listeners: [] },
     });
-    await until(() => existsSync(join(base, "raw", "screens")) && filesOf(join(base, "raw", "screens")).size > 0, "the first screen", { ms: 20_000, everyMs: 50 });
+    await until(() => existsSync(join(base, "raw", "screens")) && filesOf(join(base, "raw", "screens")).size > 0, "the first screen", {
+      ms: 20_000,
+      everyMs: 50,
+    });
     await playGatedTurn(sim, join(base, "raw"));
     expect((await recording).ended).toBe("idle");
     redactCopy(join(base, "raw"), join(base, "redacted"), createRedactor({ home: "/home/sim", users: ["sim"] }));
@@ -173,15 +217,37 @@ describe("agy-bridge capture", () => {
     const id = await sim.conversationId();
     const base = scratch();
     const first = startMain(captureArgs(join(base, "first"), sim, ["--url", sim.plainUrl, "--conversation", id]));
-    await until(() => first.stderr().includes("recording") || first.stderr().includes("agy-bridge capture:"), "the first capture to start", { ms: 20_000, everyMs: 50 });
+    await until(() => first.stderr().includes("recording") || first.stderr().includes("agy-bridge capture:"), "the first capture to start", {
+      ms: 20_000,
+      everyMs: 50,
+    });
     await playGatedTurn(sim, join(base, "first"));
     expect(await first.code, first.stderr()).toBe(0);
     const meta = JSON.parse(readFileSync(join(base, "first", "meta.json"), "utf8")) as { conversationId: string };
 
     const replay = session("t");
     const infoFile = join(base, "replay-stderr.txt");
-    await tmux.newSession(replay, [process.execPath, "--import", "tsx", join(ROOT, "test/capture/support/replay-entry.ts"), infoFile, "sim", "--replay", join(base, "first"), "--speed", "5"], { cwd: ROOT, ...PANE });
-    const plainUrl = await until(() => (existsSync(infoFile) ? /http:\/\/127\.0\.0\.1:\d+/.exec(readFileSync(infoFile, "utf8"))?.[0] : undefined), "the replay's URLs", { ms: 30_000, everyMs: 50 });
+    await tmux.newSession(
+      replay,
+      [
+        process.execPath,
+        "--import",
+        "tsx",
+        join(ROOT, "test/capture/support/replay-entry.ts"),
+        infoFile,
+        "sim",
+        "--replay",
+        join(base, "first"),
+        "--speed",
+        "5",
+      ],
+      { cwd: ROOT, ...PANE },
+    );
+    const plainUrl = await until(
+      () => (existsSync(infoFile) ? /http:\/\/127\.0\.0\.1:\d+/.exec(readFileSync(infoFile, "utf8"))?.[0] : undefined),
+      "the replay's URLs",
+      { ms: 30_000, everyMs: 50 },
+    );
     const second = startMain(captureArgs(join(base, "second"), { target: replay }, ["--url", plainUrl, "--conversation", meta.conversationId]));
     expect(await second.code, second.stderr()).toBe(0);
     expect(JSON.parse(second.stdout())).toMatchObject({ ended: "idle" });
@@ -189,8 +255,14 @@ describe("agy-bridge capture", () => {
     const firstEvents = eventKinds(await mapDir(join(base, "first")));
     expect(firstEvents.some((k) => k.startsWith("interaction_resolved@"))).toBe(true);
     expect(eventKinds(await mapDir(join(base, "second")))).toEqual(firstEvents);
-    const models = (dir: string) => screensOf(dir).map((s) => s.shape).filter((shape, i, all) => i === 0 || JSON.stringify(shape) !== JSON.stringify(all[i - 1]));
-    const names = (dir: string) => screensOf(dir).map((s) => s.name).join(" ");
+    const models = (dir: string) =>
+      screensOf(dir)
+        .map((s) => s.shape)
+        .filter((shape, i, all) => i === 0 || JSON.stringify(shape) !== JSON.stringify(all[i - 1]));
+    const names = (dir: string) =>
+      screensOf(dir)
+        .map((s) => s.name)
+        .join(" ");
     expect(models(join(base, "second")), `${names(join(base, "first"))} | ${names(join(base, "second"))}`).toEqual(models(join(base, "first")));
     expect(readScreen(readFileSync(join(base, "second", "screens", screensOf(join(base, "second")).at(-1)!.name), "utf8")).state).toBe("ready");
   }, 150_000);

@@ -41,18 +41,27 @@ afterAll(async () => {
 function session(prefix: string): string {
   sessions += 1;
   const name = `${prefix}${sessions}`;
-  onTestFinished(() => tmux.run(["kill-session", "-t", name]).then(() => undefined, () => undefined));
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", name]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   return name;
 }
 
 /** A finished turn, so the conversation has steps for the stream and snapshot facts. */
 async function finishedTurn(sim: SimPane, id: string): Promise<void> {
   await sim.typeTurn("Say hello in one short sentence.");
-  await until(async () => {
-    const all = await sim.rpc<{ trajectorySummaries?: Record<string, { status?: string; stepCount?: number }> }>("GetAllCascadeTrajectories", {});
-    const mine = all.trajectorySummaries?.[id];
-    return mine?.status === "CASCADE_RUN_STATUS_IDLE" && (mine.stepCount ?? 0) >= 3 ? true : undefined;
-  }, "the turn to finish", { ms: 20_000, everyMs: 50 });
+  await until(
+    async () => {
+      const all = await sim.rpc<{ trajectorySummaries?: Record<string, { status?: string; stepCount?: number }> }>("GetAllCascadeTrajectories", {});
+      const mine = all.trajectorySummaries?.[id];
+      return mine?.status === "CASCADE_RUN_STATUS_IDLE" && (mine.stepCount ?? 0) >= 3 ? true : undefined;
+    },
+    "the turn to finish",
+    { ms: 20_000, everyMs: 50 },
+  );
 }
 
 function status_(report: Report, id: string): Report["facts"][number] | undefined {
@@ -68,7 +77,19 @@ describe("agy-bridge doctor --report", () => {
     const sim = await startSimPane(tmux, session("a"), ["--speed", "0", "--agy-version", "1.0.10"]);
     const id = await sim.conversationId();
     await finishedTurn(sim, id);
-    const result = await runMain(["doctor", "--report", "--json", "--url", sim.tlsUrl, "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
+    const result = await runMain([
+      "doctor",
+      "--report",
+      "--json",
+      "--url",
+      sim.tlsUrl,
+      "--conversation",
+      id,
+      "--pane",
+      `=${sim.target}`,
+      "-L",
+      tmux.socketName,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
     expect(Object.keys(report)).toEqual(["agyVersion", "agyVersionSource", "newerThanProbed", "simulator", "generatedAt", "facts"]);
@@ -92,7 +113,10 @@ describe("agy-bridge doctor --report", () => {
     const token = `tok-${randomUUID()}`;
     const cache = mkdtempSync(join(tmpdir(), "agyb-report-"));
     onTestFinished(() => rmSync(cache, { recursive: true, force: true }));
-    const sim = await startSimPane(tmux, session("b"), ["--as-agy", "--agy-version", "1.2", "--speed", "0", "--csrf_token", token], { token, env: { AGY_BRIDGE_CACHE_DIR: cache } });
+    const sim = await startSimPane(tmux, session("b"), ["--as-agy", "--agy-version", "1.2", "--speed", "0", "--csrf_token", token], {
+      token,
+      env: { AGY_BRIDGE_CACHE_DIR: cache },
+    });
     const id = await sim.conversationId();
     await finishedTurn(sim, id);
     const result = await runMain(["doctor", "--report", "--json", "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
@@ -131,7 +155,19 @@ describe("agy-bridge doctor --report", () => {
     };
     await until(async () => ((await waitingSteps()) === 1 ? true : undefined), "the command approval", { ms: 20_000, everyMs: 50 });
     const before = await tmux.waitForScreen(sim.target, (s) => s.includes("pwd") && /1\. Yes/.test(s), "agy's dialog");
-    const result = await runMain(["doctor", "--report", "--json", "--url", sim.plainUrl, "--conversation", id, "--pane", `=${sim.target}`, "-L", tmux.socketName]);
+    const result = await runMain([
+      "doctor",
+      "--report",
+      "--json",
+      "--url",
+      sim.plainUrl,
+      "--conversation",
+      id,
+      "--pane",
+      `=${sim.target}`,
+      "-L",
+      tmux.socketName,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
     // The dialog's step still waits, so the report cannot tell a stale dialog from a live one, and says what to do.
@@ -144,7 +180,16 @@ describe("agy-bridge doctor --report", () => {
   it("prints Markdown that says nothing secret is in it and how to attach it, and exits 0 with contradictions", async () => {
     const sim = await startSimServer({ agyVersion: "1.2", csrfToken: "tok-markdown-0123456789" });
     onTestFinished(() => sim.close());
-    const result = await runMain(["doctor", "--report", "--url", sim.plainUrl, "--csrf-token", "tok-markdown-0123456789", "--conversation", sim.engine.activeConversationId]);
+    const result = await runMain([
+      "doctor",
+      "--report",
+      "--url",
+      sim.plainUrl,
+      "--csrf-token",
+      "tok-markdown-0123456789",
+      "--conversation",
+      sim.engine.activeConversationId,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^# agy-bridge compatibility report\n/);
     expect(result.stdout).toContain("| 10.3#2 | **contradicted** |");

@@ -33,7 +33,11 @@ const SPELLINGS: ReadonlyArray<{ name: string; text: string; secret: string }> =
     text: "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEA3Tz2mQ9\nZk8Lw4Rj7Hn2Vb6Qx1Ct5\n-----END RSA PRIVATE KEY-----\ndone",
     secret: "MIIEpQIBAAKCAQEA3Tz2mQ9\nZk8Lw4Rj7Hn2Vb6Qx1Ct5",
   },
-  { name: "OpenSSH private key", text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", secret: "b3BlbnNzaC1rZXktdjEAAAAA" },
+  {
+    name: "OpenSSH private key",
+    text: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+    secret: "b3BlbnNzaC1rZXktdjEAAAAA",
+  },
   { name: "Stripe live key", text: "stripe key sk_live_4eC39HqLyjWDarjtT1zdp7dc ok", secret: "4eC39HqLyjWDarjtT1zdp7dc" },
   { name: "Stripe restricted key", text: "rk_live_51Hq8Wz2Xv6NyTq8Wz2Xv6Ny", secret: "51Hq8Wz2Xv6NyTq8Wz2Xv6Ny" },
   { name: "npm token", text: "//registry.npmjs.org/:_authToken=npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi", secret: "Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi" },
@@ -41,7 +45,11 @@ const SPELLINGS: ReadonlyArray<{ name: string; text: string; secret: string }> =
   { name: "GitLab token", text: "glpat-Xy7Zq2Wv5Ur8Ts1Rq4Po", secret: "Xy7Zq2Wv5Ur8Ts1Rq4Po" },
   { name: "GitHub classic token", text: "ghp_R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx", secret: "R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx" },
   { name: "GitHub OAuth token", text: "gho_R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx", secret: "R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx" },
-  { name: "GitHub fine-grained token", text: "github_pat_11ABCDE2Y0Rq8Wz2Xv6Ny_Tq8Wz2Xv6NyTq8Wz2Xv6Ny", secret: "11ABCDE2Y0Rq8Wz2Xv6Ny_Tq8Wz2Xv6NyTq8Wz2Xv6Ny" },
+  {
+    name: "GitHub fine-grained token",
+    text: "github_pat_11ABCDE2Y0Rq8Wz2Xv6Ny_Tq8Wz2Xv6NyTq8Wz2Xv6Ny",
+    secret: "11ABCDE2Y0Rq8Wz2Xv6Ny_Tq8Wz2Xv6NyTq8Wz2Xv6Ny",
+  },
   { name: "GitHub token after _", text: "X_ghp_R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx", secret: "R8fK2mQ9vL4wX7zT1nB5cY3hJ6dS0aE2gUxx" },
   { name: "Slack bot token", text: "xoxb-2048-40961-Kq8Wz2Xv6NyTq8", secret: "40961-Kq8Wz2Xv6NyTq8" },
   { name: "Slack user token", text: "xoxp-2048-40961-Kq8Wz2Xv6NyTq8", secret: "40961-Kq8Wz2Xv6NyTq8" },
@@ -69,7 +77,11 @@ function planner(response: string, status: "GENERATING" | "DONE"): Record<string
   return {
     type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
     status: `CORTEX_STEP_STATUS_${status}`,
-    metadata: { createdAt: "2026-07-14T09:12:21.000100Z", source: "CORTEX_STEP_SOURCE_MODEL", sourceTrajectoryStepInfo: { trajectoryId: TRAJECTORY, stepIndex: 0, cascadeId: CONVERSATION } },
+    metadata: {
+      createdAt: "2026-07-14T09:12:21.000100Z",
+      source: "CORTEX_STEP_SOURCE_MODEL",
+      sourceTrajectoryStepInfo: { trajectoryId: TRAJECTORY, stepIndex: 0, cascadeId: CONVERSATION },
+    },
     plannerResponse: { response, thinking: response, messageId: "bot-5b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" },
   };
 }
@@ -89,7 +101,9 @@ const keepAll = (): Redactor => createRedactor({ keepText: true, keepCommands: t
 
 /** The redacted response and thinking of one frame. */
 function redactedTexts(r: Redactor, response: string, status: "GENERATING" | "DONE"): string[] {
-  const out = r.json(frame(response, status)) as { update: { mainTrajectoryUpdate: { stepsUpdate: { steps: Array<{ plannerResponse: { response: string; thinking: string } }> } } } };
+  const out = r.json(frame(response, status)) as {
+    update: { mainTrajectoryUpdate: { stepsUpdate: { steps: Array<{ plannerResponse: { response: string; thinking: string } }> } } };
+  };
   const body = out.update.mainTrajectoryUpdate.stepsUpdate.steps[0]!.plannerResponse;
   return [body.response, body.thinking];
 }
@@ -120,35 +134,60 @@ describe("redaction of credentials", () => {
   });
 
   it("masks a value under a key that names a credential, and keeps token counts", () => {
-    const out = keepAll().json({ env: { DB_PASSWORD: "hunter2", clientSecret: "Rf3Gh7Jk1Qs5", accessToken: "Zt5Yb8Kc2Lm9" }, usage: { inputTokens: "1234", outputTokens: "56" } });
-    expect(out).toEqual({ env: { DB_PASSWORD: "xxxxxxx", clientSecret: "xxxxxxxxxxxx", accessToken: "xxxxxxxxxxxx" }, usage: { inputTokens: "1234", outputTokens: "56" } });
+    const out = keepAll().json({
+      env: { DB_PASSWORD: "hunter2", clientSecret: "Rf3Gh7Jk1Qs5", accessToken: "Zt5Yb8Kc2Lm9" },
+      usage: { inputTokens: "1234", outputTokens: "56" },
+    });
+    expect(out).toEqual({
+      env: { DB_PASSWORD: "xxxxxxx", clientSecret: "xxxxxxxxxxxx", accessToken: "xxxxxxxxxxxx" },
+      usage: { inputTokens: "1234", outputTokens: "56" },
+    });
   });
 
   it("masks an all-capitals token in default mode instead of keeping it as an enum name, and keeps agy's enum names", () => {
-    const out = createRedactor().json({ userInput: { items: [{ text: "AKIAIOSFODNN7EXAMPLE" }, { text: "JBSWY3DPEHPK3PXPJBSW" }] }, status: "CASCADE_RUN_STATUS_IDLE", other: "CORTEX_STEP_STATUS_DONE", word: "DONE" });
+    const out = createRedactor().json({
+      userInput: { items: [{ text: "AKIAIOSFODNN7EXAMPLE" }, { text: "JBSWY3DPEHPK3PXPJBSW" }] },
+      status: "CASCADE_RUN_STATUS_IDLE",
+      other: "CORTEX_STEP_STATUS_DONE",
+      word: "DONE",
+    });
     expect(JSON.stringify(out)).not.toMatch(/AKIA|IOSFODNN|JBSWY|EHPK3/);
     expect(out).toMatchObject({ status: "CASCADE_RUN_STATUS_IDLE", other: "CORTEX_STEP_STATUS_DONE", word: "DONE" });
   });
 });
 
 describe("prefix stability across stream frames", () => {
-  it.each(SPELLINGS)("at every cut point of $name, each frame's redaction is a prefix of the next and carries no fragment of the secret", ({ name, text, secret }) => {
-    const prose = `Here it is: ${text} and mail alice.liddell@wonderland.example from devbox-7 please`;
-    const cuts = Array.from({ length: prose.length + 1 }, (_, i) => i);
-    const frames = stream(keepAll(), prose, cuts);
-    expectPrefixChain(frames, name);
-    for (const [i, texts] of frames.entries()) {
-      for (const t of texts) {
-        expect(leaked(t, secret), `${name}, cut ${cuts[i] ?? "whole"}: ${JSON.stringify(t)}`).toBeUndefined();
-        expect(t).not.toMatch(/liddell|wonderland|alice|devbox/);
+  it.each(SPELLINGS)(
+    "at every cut point of $name, each frame's redaction is a prefix of the next and carries no fragment of the secret",
+    ({ name, text, secret }) => {
+      const prose = `Here it is: ${text} and mail alice.liddell@wonderland.example from devbox-7 please`;
+      const cuts = Array.from({ length: prose.length + 1 }, (_, i) => i);
+      const frames = stream(keepAll(), prose, cuts);
+      expectPrefixChain(frames, name);
+      for (const [i, texts] of frames.entries()) {
+        for (const t of texts) {
+          expect(leaked(t, secret), `${name}, cut ${cuts[i] ?? "whole"}: ${JSON.stringify(t)}`).toBeUndefined();
+          expect(t).not.toMatch(/liddell|wonderland|alice|devbox/);
+        }
       }
-    }
-  });
+    },
+  );
 
   it("holds for any text built of prose, e-mails, paths and secrets, cut anywhere, in any redaction mode", () => {
     const pieces = fc.constantFrom(
-      "the", "build", "passed", "42", "OK", "DONE", "\n", " ", ".", "alice.liddell@wonderland.example", "/home/alice/work/app/notes.md",
-      "f47ac10b-58cc-4372-a567-0e02b2c3d479", ...SPELLINGS.map((s) => s.text),
+      "the",
+      "build",
+      "passed",
+      "42",
+      "OK",
+      "DONE",
+      "\n",
+      " ",
+      ".",
+      "alice.liddell@wonderland.example",
+      "/home/alice/work/app/notes.md",
+      "f47ac10b-58cc-4372-a567-0e02b2c3d479",
+      ...SPELLINGS.map((s) => s.text),
     );
     const texts = fc.array(pieces, { minLength: 1, maxLength: 12 }).map((parts) => parts.join(" "));
     fc.assert(
@@ -157,7 +196,8 @@ describe("prefix stability across stream frames", () => {
         const r = mode === "keep" ? keepAll() : mode === "text" ? createRedactor({ keepText: true, home: "/home/alice" }) : createRedactor();
         const frames = stream(r, text, cuts);
         expectPrefixChain(frames, `${mode} ${JSON.stringify(text)} cut at ${cuts.join(",")}`);
-        for (const texts of frames) for (const t of texts) for (const s of SPELLINGS) if (text.includes(s.text)) expect(leaked(t, s.secret), JSON.stringify(t)).toBeUndefined();
+        for (const texts of frames)
+          for (const t of texts) for (const s of SPELLINGS) if (text.includes(s.text)) expect(leaked(t, s.secret), JSON.stringify(t)).toBeUndefined();
       }),
       { numRuns: 300 },
     );
@@ -191,7 +231,7 @@ describe("prefix stability across stream frames", () => {
     events.push(...tracker.applyStreamUpdate(r.json(frame(text, "DONE")).update));
     expect(events.filter((e) => e.type === "diagnostic")).toEqual([]);
     const deltas = events.flatMap((e) => (e.type === "message_delta" ? [e.text] : []));
-    expect(deltas.join("")).toBe((redactedTexts(keepAll(), text, "DONE"))[0]);
+    expect(deltas.join("")).toBe(redactedTexts(keepAll(), text, "DONE")[0]);
     expect(deltas.join("")).not.toMatch(/liddell|wonderland/);
   });
 });

@@ -55,7 +55,12 @@ function seededSteps(commandStatus: "WAITING" | "DONE"): unknown[] {
     {
       type: "CORTEX_STEP_TYPE_USER_INPUT",
       status: "CORTEX_STEP_STATUS_DONE",
-      metadata: { createdAt: "2026-07-14T09:12:20.000100Z", source: "CORTEX_STEP_SOURCE_USER_EXPLICIT", executionId: "e93a7c15-2b4d-4e60-b8f1-7a0c5d2e9f43", sourceTrajectoryStepInfo: info(undefined) },
+      metadata: {
+        createdAt: "2026-07-14T09:12:20.000100Z",
+        source: "CORTEX_STEP_SOURCE_USER_EXPLICIT",
+        executionId: "e93a7c15-2b4d-4e60-b8f1-7a0c5d2e9f43",
+        sourceTrajectoryStepInfo: info(undefined),
+      },
       userInput: { items: [{ text: `${SEEDS.prompt}; mail ${SEEDS.email} from ${SEEDS.host}, token=${SEEDS.csrf}` }], userResponse: SEEDS.prompt },
     },
     {
@@ -65,9 +70,19 @@ function seededSteps(commandStatus: "WAITING" | "DONE"): unknown[] {
         createdAt: "2026-07-14T09:12:21.000100Z",
         source: "CORTEX_STEP_SOURCE_MODEL",
         sourceTrajectoryStepInfo: info(1),
-        toolCall: { id: "toolu_01SecretCallId", name: "run_command", argumentsJson: JSON.stringify({ CommandLine: SEEDS.command, Cwd: "/home/alice/work/zebracorn" }), thinkingSignature: SEEDS.signature },
+        toolCall: {
+          id: "toolu_01SecretCallId",
+          name: "run_command",
+          argumentsJson: JSON.stringify({ CommandLine: SEEDS.command, Cwd: "/home/alice/work/zebracorn" }),
+          thinkingSignature: SEEDS.signature,
+        },
       },
-      plannerResponse: { thinking: SEEDS.thinking, thinkingSignature: SEEDS.signature, messageId: "bot-5b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", toolCalls: [{ id: "toolu_01SecretCallId", name: "run_command", argumentsJson: JSON.stringify({ CommandLine: SEEDS.command }) }] },
+      plannerResponse: {
+        thinking: SEEDS.thinking,
+        thinkingSignature: SEEDS.signature,
+        messageId: "bot-5b1e2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        toolCalls: [{ id: "toolu_01SecretCallId", name: "run_command", argumentsJson: JSON.stringify({ CommandLine: SEEDS.command }) }],
+      },
     },
     {
       type: "CORTEX_STEP_TYPE_RUN_COMMAND",
@@ -76,7 +91,11 @@ function seededSteps(commandStatus: "WAITING" | "DONE"): unknown[] {
         createdAt: "2026-07-14T09:12:22.000100Z",
         source: "CORTEX_STEP_SOURCE_MODEL",
         sourceTrajectoryStepInfo: info(2),
-        toolCall: { id: "toolu_01SecretCallId", name: "run_command", argumentsJson: JSON.stringify({ CommandLine: SEEDS.command, Cwd: "/home/alice/work/zebracorn" }) },
+        toolCall: {
+          id: "toolu_01SecretCallId",
+          name: "run_command",
+          argumentsJson: JSON.stringify({ CommandLine: SEEDS.command, Cwd: "/home/alice/work/zebracorn" }),
+        },
         argumentsOrder: ["CommandLine", "Cwd"],
         toolAction: `Running ${SEEDS.command}`,
       },
@@ -84,11 +103,28 @@ function seededSteps(commandStatus: "WAITING" | "DONE"): unknown[] {
         commandLine: SEEDS.command,
         proposedCommandLine: SEEDS.command,
         cwd: "/home/alice/work/zebracorn",
-        ...(commandStatus === "DONE" ? { exitCode: 0, combinedOutput: { full: `${SEEDS.output}\n${SEEDS.homePath}\n${SEEDS.bearer}\n${SEEDS.oauth}\n${SEEDS.refresh}\n${SEEDS.jwt}\n${SEEDS.apiKey}\n` } } : {}),
+        ...(commandStatus === "DONE"
+          ? {
+              exitCode: 0,
+              combinedOutput: {
+                full: `${SEEDS.output}\n${SEEDS.homePath}\n${SEEDS.bearer}\n${SEEDS.oauth}\n${SEEDS.refresh}\n${SEEDS.jwt}\n${SEEDS.apiKey}\n`,
+              },
+            }
+          : {}),
       },
-      requestedInteraction: { permission: { resource: { action: "command", target: SEEDS.command }, actionDescription: `Run ${SEEDS.command} as ${SEEDS.user}` } },
+      requestedInteraction: {
+        permission: { resource: { action: "command", target: SEEDS.command }, actionDescription: `Run ${SEEDS.command} as ${SEEDS.user}` },
+      },
       ...(commandStatus === "DONE"
-        ? { completedInteractions: [{ request: { permission: { resource: { action: "command", target: SEEDS.command } } }, response: { trajectoryId: TRAJECTORY, stepIndex: 2, permission: { allow: true } } }], permissions: { permissionGrants: [{ resource: { action: "command", target: SEEDS.command }, allow: true }] } }
+        ? {
+            completedInteractions: [
+              {
+                request: { permission: { resource: { action: "command", target: SEEDS.command } } },
+                response: { trajectoryId: TRAJECTORY, stepIndex: 2, permission: { allow: true } },
+              },
+            ],
+            permissions: { permissionGrants: [{ resource: { action: "command", target: SEEDS.command }, allow: true }] },
+          }
         : {}),
     },
   ];
@@ -104,7 +140,14 @@ function seededSteps(commandStatus: "WAITING" | "DONE"): unknown[] {
 }
 
 function frame(steps: unknown[], indices: number[], status: string): { update: StreamUpdate } {
-  return { update: { conversationId: CONVERSATION, trajectoryId: TRAJECTORY, status, mainTrajectoryUpdate: { stepsUpdate: { indices, steps, totalLength: steps.length } } } as StreamUpdate };
+  return {
+    update: {
+      conversationId: CONVERSATION,
+      trajectoryId: TRAJECTORY,
+      status,
+      mainTrajectoryUpdate: { stepsUpdate: { indices, steps, totalLength: steps.length } },
+    } as StreamUpdate,
+  };
 }
 
 const SCREEN = [
@@ -143,7 +186,18 @@ describe("redaction", () => {
     const out = [
       JSON.stringify(r.json({ steps: done })),
       JSON.stringify(r.json(frame(waiting, [0, 1, 2], "CASCADE_RUN_STATUS_RUNNING"))),
-      JSON.stringify(r.json({ trajectorySummaries: { [CONVERSATION]: { trajectoryId: TRAJECTORY, summary: SEEDS.prompt, status: "CASCADE_RUN_STATUS_IDLE", workspaces: [{ workspaceFolderAbsoluteUri: "file:///home/alice/work/zebracorn" }] } } })),
+      JSON.stringify(
+        r.json({
+          trajectorySummaries: {
+            [CONVERSATION]: {
+              trajectoryId: TRAJECTORY,
+              summary: SEEDS.prompt,
+              status: "CASCADE_RUN_STATUS_IDLE",
+              workspaces: [{ workspaceFolderAbsoluteUri: "file:///home/alice/work/zebracorn" }],
+            },
+          },
+        }),
+      ),
       r.screen(SCREEN),
     ].join("\n");
     expect(survivors(out, Object.values(SEEDS))).toEqual([]);
@@ -156,7 +210,21 @@ describe("redaction", () => {
     const out = JSON.stringify(r.json({ steps: seededSteps("DONE") })) + r.screen(SCREEN);
     expect(out).toContain("quokkanet");
     expect(out).toContain("kubectl apply");
-    expect(survivors(out, [SEEDS.csrf, SEEDS.oauth, SEEDS.refresh, SEEDS.jwt, SEEDS.apiKey, "s3cr3tBearerValue42", SEEDS.signature, SEEDS.homePath, SEEDS.email, SEEDS.host, "alice"])).toEqual([]);
+    expect(
+      survivors(out, [
+        SEEDS.csrf,
+        SEEDS.oauth,
+        SEEDS.refresh,
+        SEEDS.jwt,
+        SEEDS.apiKey,
+        "s3cr3tBearerValue42",
+        SEEDS.signature,
+        SEEDS.homePath,
+        SEEDS.email,
+        SEEDS.host,
+        "alice",
+      ]),
+    ).toEqual([]);
   });
 
   it("masks command lines and outputs on screen too when only text is kept", () => {
@@ -170,7 +238,9 @@ describe("redaction", () => {
 
   it("replaces the same id with the same placeholder everywhere, and different ids with different ones", () => {
     const r = redactor();
-    const snapshot = r.json({ steps: seededSteps("WAITING") }) as { steps: Array<{ metadata: { sourceTrajectoryStepInfo: { trajectoryId: string; cascadeId: string }; toolCall?: { id: string } } }> };
+    const snapshot = r.json({ steps: seededSteps("WAITING") }) as {
+      steps: Array<{ metadata: { sourceTrajectoryStepInfo: { trajectoryId: string; cascadeId: string }; toolCall?: { id: string } } }>;
+    };
     const update = r.json(frame(seededSteps("WAITING"), [0, 1, 2], "CASCADE_RUN_STATUS_RUNNING")).update as { conversationId: string; trajectoryId: string };
     const first = snapshot.steps[0]!.metadata.sourceTrajectoryStepInfo;
     expect(first.trajectoryId).not.toBe(TRAJECTORY);
@@ -220,7 +290,10 @@ describe("redaction", () => {
   it("maps the shipped step fixtures and stream frames to the same event kinds after redaction", () => {
     const snapshot = JSON.parse(readFileSync(join(ROOT, "fixtures/steps/snapshot_two_turns.json"), "utf8")) as { steps: unknown[] };
     const lines = ["stream_planner_generating.ndjson", "stream_question_timeout_retry.ndjson"].flatMap((f) =>
-      readFileSync(join(ROOT, "fixtures/steps", f), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { update: StreamUpdate }),
+      readFileSync(join(ROOT, "fixtures/steps", f), "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as { update: StreamUpdate }),
     );
     const r = redactor();
     const run = (s: { steps: unknown[] }, f: Array<{ update: StreamUpdate }>, id: string) => {
@@ -231,7 +304,13 @@ describe("redaction", () => {
     const raw = run(snapshot, lines, CONVERSATION);
     expect(raw.length).toBeGreaterThan(10);
     expect(raw).toContain("message_delta");
-    expect(run(r.json(snapshot), lines.map((l) => r.json(l)), r.id(CONVERSATION))).toEqual(raw);
+    expect(
+      run(
+        r.json(snapshot),
+        lines.map((l) => r.json(l)),
+        r.id(CONVERSATION),
+      ),
+    ).toEqual(raw);
   });
 
   it("reads every screen fixture to the same screen model after redaction", () => {
@@ -241,7 +320,10 @@ describe("redaction", () => {
     for (const file of files) {
       const raw = readFileSync(join(dir, file), "utf8");
       const redacted = redactor().screen(raw);
-      expect(redacted.split("\n").map((l) => l.length), file).toEqual(raw.split("\n").map((l) => l.length));
+      expect(
+        redacted.split("\n").map((l) => l.length),
+        file,
+      ).toEqual(raw.split("\n").map((l) => l.length));
       expect(screenShape(readScreen(redacted)), file).toEqual(screenShape(readScreen(raw)));
     }
     const seeded = redactor().screen(SCREEN);

@@ -26,7 +26,10 @@ function scratch(): string {
 /** A minimal capture in `dir`: meta.json, one snapshot, and `screen` as its one screen. */
 function writeCapture(dir: string, screen: string): void {
   for (const sub of ["steps", "stream", "summaries", "screens"]) mkdirSync(join(dir, sub), { recursive: true });
-  writeFileSync(join(dir, "meta.json"), JSON.stringify({ agyVersion: null, platform: "test", capturedAt: new Date(0).toISOString(), agyBridgeVersion: "test", listeners: [], conversationId: ID }));
+  writeFileSync(
+    join(dir, "meta.json"),
+    JSON.stringify({ agyVersion: null, platform: "test", capturedAt: new Date(0).toISOString(), agyBridgeVersion: "test", listeners: [], conversationId: ID }),
+  );
   writeFileSync(join(dir, "steps", "0001-00000000.json"), JSON.stringify({ steps: [] }));
   writeFileSync(join(dir, "answers.ndjson"), "");
   writeFileSync(join(dir, "screens", "00000001-ready.txt"), screen);

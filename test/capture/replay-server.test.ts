@@ -27,7 +27,16 @@ function capture(): ReplayCapture {
     ],
     frames: [
       { t: 5, frame: { update: { conversationId: ID, status: "CASCADE_RUN_STATUS_IDLE" } } },
-      { t: 250, frame: { update: { conversationId: ID, status: "CASCADE_RUN_STATUS_RUNNING", mainTrajectoryUpdate: { stepsUpdate: { indices: [0], steps: [step(0, "CORTEX_STEP_STATUS_GENERATING")], totalLength: 1 } } } } },
+      {
+        t: 250,
+        frame: {
+          update: {
+            conversationId: ID,
+            status: "CASCADE_RUN_STATUS_RUNNING",
+            mainTrajectoryUpdate: { stepsUpdate: { indices: [0], steps: [step(0, "CORTEX_STEP_STATUS_GENERATING")], totalLength: 1 } },
+          },
+        },
+      },
     ],
     summaries: [{ t: 0, body: { trajectorySummaries: { [ID]: { status: "CASCADE_RUN_STATUS_IDLE" } } } }],
     screens: [

@@ -62,7 +62,8 @@ interface Exchange {
 }
 
 /** Faults that act on the response bytes of an exchange. */
-const RESPONSE_SIDE = (f: Fault): boolean => f.kind === "drop" || f.kind === "split" || (f.kind === "stall" && f.dir === "response") || (f.kind === "cut" && f.phase !== "before");
+const RESPONSE_SIDE = (f: Fault): boolean =>
+  f.kind === "drop" || f.kind === "split" || (f.kind === "stall" && f.dir === "response") || (f.kind === "cut" && f.phase !== "before");
 
 /** Split writes stop after this many response bytes of one exchange (a long stream stays fast). */
 const SPLIT_LIMIT = 16 * 1024;
@@ -213,10 +214,15 @@ class Proxy implements ChaosProxy {
     if (refused !== undefined) {
       fire(refused);
       const body =
-        refused.kind === "http_503" ? "upstream connect error or disconnect/reset before headers\n" : JSON.stringify({ code: "internal", message: "chaos: injected failure" });
+        refused.kind === "http_503"
+          ? "upstream connect error or disconnect/reset before headers\n"
+          : JSON.stringify({ code: "internal", message: "chaos: injected failure" });
       const type = refused.kind === "http_503" ? "text/plain" : "application/json";
       const status = refused.kind === "http_503" ? "503 Service Unavailable" : "500 Internal Server Error";
-      await write(client, Buffer.from(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`));
+      await write(
+        client,
+        Buffer.from(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`),
+      );
       both();
       return undefined;
     }

@@ -46,7 +46,13 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -129,13 +135,21 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
         fired.push(clear);
       }
       if (turn.interrupt === true) await interrupt(sim, live);
-      const start = await until(() => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1 || undefined, `user_message "${turn.text}"`, WAIT);
-      await until(() => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")), `end of turn "${turn.text}"`, WAIT);
+      const start = await until(
+        () => log.findIndex((e, i) => i >= seen && e.type === "user_message" && e.text === turn.text) + 1 || undefined,
+        `user_message "${turn.text}"`,
+        WAIT,
+      );
+      await until(
+        () => log.slice(start).some((e) => e.type === "status" && (e.status === "idle" || e.status === "failed")),
+        `end of turn "${turn.text}"`,
+        WAIT,
+      );
       await until(() => tasks.size === 0, `the answers of turn "${turn.text}"`, WAIT);
     }
   } catch (error) {
     if (isHang(error)) hang = error.message;
-    else errors.push(`the run failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    else errors.push(`the run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     await session?.close();
     if (!(await within(reading, 5000))) errors.push("events() did not end within 5 s of close()");
@@ -153,7 +167,10 @@ export async function runScript(faults: readonly Fault[]): Promise<RunOutcome> {
   }
   const misdelivered = checkRecord(sim, answers, hang === undefined);
   errors.push(...checkAttribution(log, byPerson, DECIDED_BY));
-  await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", { ...WAIT, ms: 3000 }).catch(() => {
+  await until(() => [...handles()].every(([kind, n]) => n <= (baseline.get(kind) ?? 0)) || undefined, "release of sockets and timers", {
+    ...WAIT,
+    ms: 3000,
+  }).catch(() => {
     errors.push(`handles left after close: ${JSON.stringify([...handles()])} (before: ${JSON.stringify([...baseline])})`);
   });
   process.off("unhandledRejection", onRejection);
@@ -211,7 +228,11 @@ async function supervise(session: AgySessionApi, event: EventOf<"interaction_req
 /** Interrupts the running long job, retrying calls that failed on the wire. */
 async function interrupt(sim: SimServer, session: AgySessionApi): Promise<void> {
   const conv = sim.engine.conversation(sim.engine.activeConversationId)!;
-  await until(() => conv.steps.some((s) => s.status === STEP_STATUS.RUNNING && asObject(s["runCommand"])?.["commandLine"] === "sleep 600"), "the long job running", WAIT);
+  await until(
+    () => conv.steps.some((s) => s.status === STEP_STATUS.RUNNING && asObject(s["runCommand"])?.["commandLine"] === "sleep 600"),
+    "the long job running",
+    WAIT,
+  );
   for (let attempt = 0; attempt < 12; attempt++) {
     try {
       const result = await session.interrupt();
@@ -278,5 +299,8 @@ async function agyTimesOut(sim: SimServer, clock: ManualTimeouts, faults: readon
   const conv = gate.conv;
   const before = conv.steps.length;
   clock.fireHeld();
-  await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", { ...WAIT, ms: 5000 });
+  await until(() => conv.steps.length > before && conv.steps[conv.steps.length - 1]?.status === STEP_STATUS.WAITING, "agy's retry of the timed-out prompt", {
+    ...WAIT,
+    ms: 5000,
+  });
 }

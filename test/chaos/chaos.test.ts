@@ -54,7 +54,11 @@ async function proxyFor(port: number, faults: Fault[]) {
 }
 
 const post = (url: string, method: string, body: string) =>
-  fetch(`${url}/exa.language_server_pb.LanguageServerService/${method}`, { method: "POST", headers: { "content-type": "application/json", connection: "close" }, body });
+  fetch(`${url}/exa.language_server_pb.LanguageServerService/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", connection: "close" },
+    body,
+  });
 
 describe("the chaos proxy", () => {
   it("forwards a response written one byte at a time unchanged", async () => {
@@ -78,7 +82,12 @@ describe("the chaos proxy", () => {
   it("fires a fault by the conversation's position, on the first exchange of its method once the step is reached, however many came before", async () => {
     const server = await rawServer("{}");
     let position = 0;
-    const proxy = await startChaosProxy({ faults: [{ kind: "http_503", method: "GetCascadeTrajectorySteps", atStep: 3 }], targetPort: () => server.port, restartAgy: async () => undefined, position: () => position });
+    const proxy = await startChaosProxy({
+      faults: [{ kind: "http_503", method: "GetCascadeTrajectorySteps", atStep: 3 }],
+      targetPort: () => server.port,
+      restartAgy: async () => undefined,
+      position: () => position,
+    });
     onTestFinished(() => proxy.close());
     for (let i = 0; i < 4; i++) expect((await post(proxy.url, "GetCascadeTrajectorySteps", "{}")).status).toBe(200);
     position = 3;
@@ -104,10 +113,29 @@ describe("the chaos proxy", () => {
 
 describe("the verdict", () => {
   const event = (text: string, at: string): MapperEvent =>
-    ({ type: "message", conversationId: "0b7f2a10-1111-4222-8333-944445555666", trajectoryId: "t", stepIndex: 2, messageId: `agy_msg_${at}`, role: "assistant", text, failed: false }) as MapperEvent;
+    ({
+      type: "message",
+      conversationId: "0b7f2a10-1111-4222-8333-944445555666",
+      trajectoryId: "t",
+      stepIndex: 2,
+      messageId: `agy_msg_${at}`,
+      role: "assistant",
+      text,
+      failed: false,
+    }) as MapperEvent;
 
   it("normalises only per-run ids and what depends on what was seen, so a changed text still differs", () => {
-    const delta = { type: "message_delta", conversationId: "c", trajectoryId: "t", stepIndex: 2, messageId: "m", index: 0, text: "hel", replace: false, final: false } as MapperEvent;
+    const delta = {
+      type: "message_delta",
+      conversationId: "c",
+      trajectoryId: "t",
+      stepIndex: 2,
+      messageId: "m",
+      index: 0,
+      text: "hel",
+      replace: false,
+      final: false,
+    } as MapperEvent;
     expect(normalise([delta, event("hello", "a")])).toEqual(normalise([event("hello", "b")]));
     expect(firstDifference(normalise([event("hello", "a")]), normalise([event("hello!", "a")]))).toMatch(/^event 0: clean .*hello".* \/ faulted .*hello!"/);
   });
@@ -132,11 +160,15 @@ describe("chaos runs", () => {
     expect(second.outcome.log).toEqual(first.outcome.log);
   }, 60_000);
 
-  it.each(SEEDS)("seed %i: the session's events equal the clean run's, every answer lands once on its step", async (seed) => {
-    const result = await runSeed(seed);
-    expect(result.problems, `seed ${seed}: replay with npm run chaos -- --seed ${seed}`).toEqual([]);
-    expect(result.identical).toBe(true);
-    // The run was not clean by accident: faults fired on the wire.
-    expect(result.outcome.fired.filter((f) => !isAgySide(f)).length).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(SEEDS)(
+    "seed %i: the session's events equal the clean run's, every answer lands once on its step",
+    async (seed) => {
+      const result = await runSeed(seed);
+      expect(result.problems, `seed ${seed}: replay with npm run chaos -- --seed ${seed}`).toEqual([]);
+      expect(result.identical).toBe(true);
+      // The run was not clean by accident: faults fired on the wire.
+      expect(result.outcome.fired.filter((f) => !isAgySide(f)).length).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });

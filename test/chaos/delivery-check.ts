@@ -31,7 +31,8 @@ export function checkRecord(sim: SimServer, answers: readonly AnswerRecord[], co
     if (r.result !== "delivered") continue;
     const step = sim.engine.conversation(answer.conversationId)?.steps[r.stepIndex];
     const key = gateKeyOfStep(step);
-    if (key !== answer.key) problems.push(`the ${answer.key} answer (step ${answer.stepIndex}) was delivered to step ${r.stepIndex}, a ${key ?? "non-gate"} step`);
+    if (key !== answer.key)
+      problems.push(`the ${answer.key} answer (step ${answer.stepIndex}) was delivered to step ${r.stepIndex}, a ${key ?? "non-gate"} step`);
     const at = `${answer.conversationId}/${r.stepIndex}`;
     if (deliveredTo.has(at)) problems.push(`step ${r.stepIndex} (${answer.key}) got two delivered answers`);
     deliveredTo.set(at, answer);
@@ -69,8 +70,12 @@ export function checkAttribution(log: readonly MapperEvent[], byPerson: Readonly
     if (event.type !== "interaction_resolved") continue;
     const verdict = event.outcome === "approved" || event.outcome === "denied" || event.outcome === "answered";
     const ours = verdict && !byPerson.has(`${event.conversationId}/${event.stepIndex}`);
-    if (ours && event.decidedBy !== decidedBy) problems.push(`the resolution of step ${event.stepIndex} (${event.outcome}) does not say the supervisor decided it`);
-    if (!ours && event.decidedBy !== undefined) problems.push(`the resolution of step ${event.stepIndex} (${event.outcome}) says ${event.decidedBy} decided it, but ${verdict ? "a person answered in the TUI" : "nobody answered it"}`);
+    if (ours && event.decidedBy !== decidedBy)
+      problems.push(`the resolution of step ${event.stepIndex} (${event.outcome}) does not say the supervisor decided it`);
+    if (!ours && event.decidedBy !== undefined)
+      problems.push(
+        `the resolution of step ${event.stepIndex} (${event.outcome}) says ${event.decidedBy} decided it, but ${verdict ? "a person answered in the TUI" : "nobody answered it"}`,
+      );
   }
   return problems;
 }

@@ -10,7 +10,14 @@
 import { createPrng } from "./prng.js";
 
 export const STREAM = "StreamAgentStateUpdates";
-export const UNARY = ["GetCascadeTrajectorySteps", "GetCascadeTrajectorySteps", "GetAllCascadeTrajectories", "HandleCascadeUserInteraction", "HandleCascadeUserInteraction", "CancelCascadeSteps"] as const;
+export const UNARY = [
+  "GetCascadeTrajectorySteps",
+  "GetCascadeTrajectorySteps",
+  "GetAllCascadeTrajectories",
+  "HandleCascadeUserInteraction",
+  "HandleCascadeUserInteraction",
+  "CancelCascadeSteps",
+] as const;
 
 /**
  * The last step count at which each method is still called in every run, so

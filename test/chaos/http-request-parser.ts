@@ -34,10 +34,12 @@ export class HttpRequestParser {
     const [requestLine = "", ...headerLines] = head.split("\r\n");
     const path = requestLine.split(" ")[1] ?? "";
     const method = path.split("?")[0]?.split("/").pop() ?? "";
-    const headers = new Map(headerLines.map((line) => {
-      const colon = line.indexOf(":");
-      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()] as const;
-    }));
+    const headers = new Map(
+      headerLines.map((line) => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()] as const;
+      }),
+    );
     const bodyStart = headEnd + 4;
     if ((headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked")) {
       const parts: Buffer[] = [];

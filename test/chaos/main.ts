@@ -28,7 +28,12 @@ function byKind(fired: readonly Fault[]): string {
   const counts = new Map<string, number>();
   for (const f of fired) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
   // Sorted: faults at the same step may fire in either order, the count of each kind is the seed's.
-  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([kind, n]) => `${kind}×${n}`).join(" ") || "-";
+  return (
+    [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, n]) => `${kind}×${n}`)
+      .join(" ") || "-"
+  );
 }
 
 const heapNow = (): number => {
@@ -69,7 +74,9 @@ async function main(): Promise<void> {
     const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
     const at = (i: number) => heap[Math.min(heap.length - 1, i)]!;
     const half = Math.floor(heap.length / 2);
-    out(`heap after gc: ${mib(at(0))} after run 1, ${mib(at(half))} after run ${half + 1}, ${mib(at(heap.length - 1))} after run ${heap.length} (clean runs are kept for comparison)`);
+    out(
+      `heap after gc: ${mib(at(0))} after run 1, ${mib(at(half))} after run ${half + 1}, ${mib(at(heap.length - 1))} after run ${heap.length} (clean runs are kept for comparison)`,
+    );
   }
   out(`chaos: ${identical}/${seeds.length} runs identical to the clean run, ${misdelivered} misdelivered answers, ${hangs} hangs`);
   process.exitCode = identical === seeds.length && misdelivered === 0 && hangs === 0 && failures.length === 0 ? 0 : 1;

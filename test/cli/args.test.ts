@@ -107,14 +107,7 @@ describe("parseCommandArgs", () => {
   });
 
   it("never repeats a value it was given in an error", () => {
-    const attempts = [
-      [`--csrf-tokn=${SECRET}`],
-      ["--csrf-tokn", SECRET],
-      [`--json=${SECRET}`],
-      ["--csrf-token", `-${SECRET}`],
-      [`-x${SECRET}`],
-      ["a", SECRET],
-    ];
+    const attempts = [[`--csrf-tokn=${SECRET}`], ["--csrf-tokn", SECRET], [`--json=${SECRET}`], ["--csrf-token", `-${SECRET}`], [`-x${SECRET}`], ["a", SECRET]];
     for (const argv of attempts) {
       const message = usageMessage(argv);
       expect(message).not.toContain(SECRET);

@@ -133,7 +133,15 @@ describe("watch's lines", () => {
   });
 
   it("prints pty output as plain lines and a call's arguments as key=value", () => {
-    const output = formatEvent({ type: "function_call_output", ...step, callId: "k", name: "run_command", output: "one\r\ntwo\r\n", isError: false, stepStatus: "DONE" });
+    const output = formatEvent({
+      type: "function_call_output",
+      ...step,
+      callId: "k",
+      name: "run_command",
+      output: "one\r\ntwo\r\n",
+      isError: false,
+      stepStatus: "DONE",
+    });
     expect(output).toBe("  tool output (run_command):\n    one\n    two");
     const call = formatEvent({ type: "function_call", ...step, callId: "k", name: "run_command", arguments: '{"CommandLine":"pwd","WaitMsBeforeAsync":1500}' });
     expect(call).toBe("  tool call run_command CommandLine=pwd WaitMsBeforeAsync=1500");
@@ -148,7 +156,16 @@ describe("watch's lines", () => {
     expect(resolved("answered", "question")).toBe("  [resolved] step 7: answered");
     expect(resolved("timed_out", "question")).toBe("  [resolved] step 7: timed out");
     expect(resolved("cancelled", "permission")).toBe("  [resolved] step 7: cancelled");
-    const declined = formatEvent({ type: "function_call_output", ...step, callId: "k", name: "run_command", output: "", isError: true, declined: true, stepStatus: "CANCELED" } as MapperEvent);
+    const declined = formatEvent({
+      type: "function_call_output",
+      ...step,
+      callId: "k",
+      name: "run_command",
+      output: "",
+      isError: true,
+      declined: true,
+      stepStatus: "CANCELED",
+    } as MapperEvent);
     expect(declined).toBe("  tool declined (run_command): (empty)");
   });
 });

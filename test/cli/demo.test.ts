@@ -135,14 +135,20 @@ describe("agy-bridge demo", () => {
 
     const deltas = run.events.filter((e) => e.type === "message_delta");
     const hello = run.events.find((e) => e.type === "message" && e.text.startsWith("Hello"));
-    expect(hello?.type === "message" && deltas.filter((d) => d.messageId === hello.messageId).map((d) => d.text).join("")).toBe(
-      hello?.type === "message" ? hello.text : "no message",
-    );
+    expect(
+      hello?.type === "message" &&
+        deltas
+          .filter((d) => d.messageId === hello.messageId)
+          .map((d) => d.text)
+          .join(""),
+    ).toBe(hello?.type === "message" ? hello.text : "no message");
 
     const requested = run.events.filter((e) => e.type === "interaction_requested");
     expect(requested.map((e) => e.request.kind)).toEqual(["permission", "question"]);
     const resolved = run.events.filter((e) => e.type === "interaction_resolved");
-    expect(resolved.map((e) => [e.interactionId, e.outcome])).toEqual(requested.map((e) => [e.interactionId, e.request.kind === "permission" ? "approved" : "answered"]));
+    expect(resolved.map((e) => [e.interactionId, e.outcome])).toEqual(
+      requested.map((e) => [e.interactionId, e.request.kind === "permission" ? "approved" : "answered"]),
+    );
     const answers = run.records.filter((r) => r.demo === "answer");
     expect(answers.map((r) => [r.interactionId, r.call, r.result])).toEqual([
       [requested[0]?.interactionId, "approve", "delivered"],
@@ -152,7 +158,10 @@ describe("agy-bridge demo", () => {
     expect(run.records.filter((r) => r.demo === "prompt_keys").map((r) => r.keys)).toEqual(["Escape", "Escape"]);
     const asked = run.events.find((e) => e.type === "function_call_output" && e.name === "ask_question");
     expect(asked?.type === "function_call_output" && JSON.parse(asked.output)).toMatchObject({ questions: [{ selectedOptionIds: ["1"] }] });
-    expect(run.events.find((e) => e.type === "function_call_output" && e.name === "run_command")).toMatchObject({ isError: false, output: "/home/sim/project\n" });
+    expect(run.events.find((e) => e.type === "function_call_output" && e.name === "run_command")).toMatchObject({
+      isError: false,
+      output: "/home/sim/project\n",
+    });
 
     const screen = (recordOf(run, "screen").lines as string[]).join("\n");
     expect(screen).toContain("> Help me start a project");

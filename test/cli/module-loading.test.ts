@@ -80,7 +80,13 @@ async function runCli(argv: readonly string[], options: { stopWhen?: (stdout: st
     const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, BIN, ...argv], {
       cwd: ROOT,
       // A private HOME and state directory: an answer's audit record lands here, never in a person's log.
-      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "config"), RECORD_MODULES_FILE: record },
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HOME: dir,
+        XDG_STATE_HOME: join(dir, "state"),
+        XDG_CONFIG_HOME: join(dir, "config"),
+        RECORD_MODULES_FILE: record,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -95,7 +101,15 @@ async function runCli(argv: readonly string[], options: { stopWhen?: (stdout: st
       child.once("error", reject);
       child.once("close", (exit) => resolve(exit));
     });
-    const modules = existsSync(record) ? [...new Set(readFileSync(record, "utf8").split("\n").filter((l) => l !== ""))] : [];
+    const modules = existsSync(record)
+      ? [
+          ...new Set(
+            readFileSync(record, "utf8")
+              .split("\n")
+              .filter((l) => l !== ""),
+          ),
+        ]
+      : [];
     const packages = new Set(modules.map(packageOf).filter((p): p is string => p !== undefined));
     const ours = modules.map(ourFile).filter((f): f is string => f !== undefined);
     const auditWritten = existsSync(join(dir, "state", "agy-bridge", "audit.jsonl"));
@@ -151,7 +165,21 @@ describe("what each CLI command loads", { timeout: 60_000 }, () => {
     try {
       const tokenFile = join(dir, "bot-token");
       writeFileSync(tokenFile, "123456:TEST-TOKEN\n", { mode: 0o600 });
-      const bot = await runCli(["serve", "--listen", "127.0.0.1:0", "--json", "--telegram-bot-token-file", tokenFile, "--telegram-chat", "42", "--telegram-api-root", "http://127.0.0.1:1"], stopWhenUp);
+      const bot = await runCli(
+        [
+          "serve",
+          "--listen",
+          "127.0.0.1:0",
+          "--json",
+          "--telegram-bot-token-file",
+          tokenFile,
+          "--telegram-chat",
+          "42",
+          "--telegram-api-root",
+          "http://127.0.0.1:1",
+        ],
+        stopWhenUp,
+      );
       expect(bot.stdout, bot.stderr).toContain('"url"');
       expect(bot.packages.has("grammy"), bot.stderr).toBe(true);
     } finally {
@@ -167,14 +195,17 @@ describe("what each CLI command loads", { timeout: 60_000 }, () => {
     expect(loadedOf(run, [...EXTRAS, ...RPC_STACK])).toEqual({ loaded: [] });
   });
 
-  it.each(["approve", "deny", "interrupt", "watch"])("%s --url against a server that is not there loads RPC but no shell parser, YAML, globs or front door", async (command) => {
-    const run = await runCli([command, ...UNREACHABLE, "--json"]);
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.packages.has("@connectrpc/connect-node")).toBe(true);
-    expect(loadedOf(run, EXTRAS)).toEqual({ loaded: [] });
-    // Nothing was answered, so nothing is written: the audit writer is not loaded either (watch keeps it for --policy).
-    if (command !== "watch") expect(run.ours.filter((f) => f.startsWith("audit/"))).toEqual([]);
-  });
+  it.each(["approve", "deny", "interrupt", "watch"])(
+    "%s --url against a server that is not there loads RPC but no shell parser, YAML, globs or front door",
+    async (command) => {
+      const run = await runCli([command, ...UNREACHABLE, "--json"]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.packages.has("@connectrpc/connect-node")).toBe(true);
+      expect(loadedOf(run, EXTRAS)).toEqual({ loaded: [] });
+      // Nothing was answered, so nothing is written: the audit writer is not loaded either (watch keeps it for --policy).
+      if (command !== "watch") expect(run.ours.filter((f) => f.startsWith("audit/"))).toEqual([]);
+    },
+  );
 
   it("answer --url loads no shell parser, YAML, globs or front door", async () => {
     const run = await runCli(["answer", ...UNREACHABLE, "--option", "1", "--json"]);

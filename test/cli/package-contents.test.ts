@@ -23,7 +23,10 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 function packedFiles(): Set<string> {
   const npm = process.env.npm_execpath;
   const args = ["pack", "--dry-run", "--json", "--ignore-scripts"];
-  const result = npm !== undefined && npm.endsWith(".js") ? spawnSync(process.execPath, [npm, ...args], { cwd: ROOT, encoding: "utf8" }) : spawnSync("npm", args, { cwd: ROOT, encoding: "utf8" });
+  const result =
+    npm !== undefined && npm.endsWith(".js")
+      ? spawnSync(process.execPath, [npm, ...args], { cwd: ROOT, encoding: "utf8" })
+      : spawnSync("npm", args, { cwd: ROOT, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`npm pack --dry-run failed (${result.status}): ${result.stderr}`);
   const [pack] = JSON.parse(result.stdout) as Array<{ files: Array<{ path: string }> }>;
   return new Set((pack?.files ?? []).map((f) => f.path));

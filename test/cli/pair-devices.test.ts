@@ -42,7 +42,11 @@ async function startServe(): Promise<Serve> {
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir };
   delete env["AGY_BRIDGE_TOKEN"];
   delete env["TMUX"];
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-pair-none-${process.pid}`], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-pair-none-${process.pid}`], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (stderr += chunk));
@@ -76,11 +80,18 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     expect(pair.stdout).not.toMatch(/\u001b/);
     const fromQr = await exchange(s.url, link.split("/#/pair/")[1]!, "phone");
     // The phone and the laptop turn on notifications: each subscription is the device's.
-    for (const [device, path] of [[fromQr, "phone"], [fromStart, "laptop"]] as const) {
+    for (const [device, path] of [
+      [fromQr, "phone"],
+      [fromStart, "laptop"],
+    ] as const) {
       const sub = await fetch(`${s.url}/v1/push/subscriptions`, {
         method: "POST",
         headers: { authorization: `Bearer ${device.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ endpoint: `https://push.example/${path}`, expirationTime: null, keys: { p256dh: "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U", auth: "tBHItJI5svbpez7KI4CCXg" } }),
+        body: JSON.stringify({
+          endpoint: `https://push.example/${path}`,
+          expirationTime: null,
+          keys: { p256dh: "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U", auth: "tBHItJI5svbpez7KI4CCXg" },
+        }),
       });
       expect(sub.status).toBe(201);
     }
@@ -101,14 +112,26 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     expect(revoke.stdout).toContain(`revoked ${fromQr.deviceId} (phone)`);
     expect(revoke.stdout).toContain("its 1 push subscription(s) were deleted");
     // Revoked: its push subscription is gone, the laptop's stays.
-    const subscriptions = JSON.parse(await readFile(join(dir!, "agy-bridge", "push-subscriptions.json"), "utf8")) as Array<{ endpoint: string; device: string }>;
+    const subscriptions = JSON.parse(await readFile(join(dir!, "agy-bridge", "push-subscriptions.json"), "utf8")) as Array<{
+      endpoint: string;
+      device: string;
+    }>;
     expect(subscriptions.map((x) => [x.endpoint, x.device])).toEqual([["https://push.example/laptop", fromStart.deviceId]]);
     const refused = await fetch(`${s.url}/v1/sessions`, { headers: { authorization: `Bearer ${fromQr.token}` } });
     expect(refused.status).toBe(401);
     const kept = await fetch(`${s.url}/v1/sessions`, { headers: { authorization: `Bearer ${fromStart.token}` } });
     expect(kept.status).toBe(200);
 
-    const everything = [s.pairingUrl, pair.stdout, pair.stderr, listed.stdout, table.stdout, revoke.stdout, s.stderr(), await readFile(join(dir!, "agy-bridge", "devices.json"), "utf8")].join("\n");
+    const everything = [
+      s.pairingUrl,
+      pair.stdout,
+      pair.stderr,
+      listed.stdout,
+      table.stdout,
+      revoke.stdout,
+      s.stderr(),
+      await readFile(join(dir!, "agy-bridge", "devices.json"), "utf8"),
+    ].join("\n");
     expect(everything).not.toContain(bearer);
     for (const device of [fromStart, fromQr]) expect(everything).not.toContain(device.token);
   });
@@ -135,7 +158,11 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     dir = await mkdtemp(join(tmpdir(), "agyb-pair-"));
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir };
     delete env["AGY_BRIDGE_TOKEN"];
-    const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "-L", `agyb-pair-none-${process.pid}`], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "-L", `agyb-pair-none-${process.pid}`], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     serve = { child, url: "", tokenFile: "", pairingUrl: "", stderr: () => "" };
     let stderr = "";
     child.stderr!.setEncoding("utf8");
@@ -166,7 +193,9 @@ describe("pair and devices", { timeout: 60_000 }, () => {
     await new Promise((r) => probe.close(r));
     const none = await runMain(["pair", "--url", `http://127.0.0.1:${port}`], { env: { ...envFor(dir), AGY_BRIDGE_TOKEN: "x".repeat(32) } });
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(new RegExp(`^agy-bridge pair: cannot reach serve at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); start \`agy-bridge serve\``));
+    expect(none.stderr).toMatch(
+      new RegExp(`^agy-bridge pair: cannot reach serve at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); start \`agy-bridge serve\``),
+    );
     expect(none.stderr).not.toContain("x".repeat(32));
     const remote = await runMain(["pair", "--url", "http://192.0.2.1:7878"], { env: envFor(dir) });
     expect(remote.code).toBe(2);

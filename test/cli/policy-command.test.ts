@@ -43,7 +43,7 @@ describe("agy-bridge policy", () => {
   it("check explains which rules did not decide and why", async () => {
     const result = await runMain(["policy", "check", policy, "--", "git status > ~/.bashrc"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("ask: No deny or ask rule matched and no rule may approve it, because it redirects output to \"~/.bashrc\".");
+    expect(result.stdout).toContain('ask: No deny or ask rule matched and no rule may approve it, because it redirects output to "~/.bashrc".');
     expect(result.stdout).toContain('rule read-only did not decide: it may not approve it, because it redirects output to "~/.bashrc"');
   });
 
@@ -88,7 +88,10 @@ describe("agy-bridge policy", () => {
 
   it("test passes a table that holds and fails, naming the case, on one that does not", async () => {
     const cases = join(dir, "cases.yaml");
-    writeFileSync(cases, "workspace: /srv/app\ncases:\n  - command: ls -la\n    expect: approve\n    rule: read-only\n  - file: src/x.ts\n    operation: create\n    expect: approve\n");
+    writeFileSync(
+      cases,
+      "workspace: /srv/app\ncases:\n  - command: ls -la\n    expect: approve\n    rule: read-only\n  - file: src/x.ts\n    operation: create\n    expect: approve\n",
+    );
     const good = await runMain(["policy", "test", policy, cases]);
     expect(good).toMatchObject({ code: 0, stdout: "2 passed, 0 failed\n" });
 

@@ -17,7 +17,11 @@ const FIXTURES = join(ROOT, "fixtures/screens");
 
 function fixture(name: string): { path: string; text: string; expected: unknown } {
   const path = join(FIXTURES, `${name}.txt`);
-  return { path, text: readFileSync(path, "utf8"), expected: (JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), "utf8")) as { expected: unknown }).expected };
+  return {
+    path,
+    text: readFileSync(path, "utf8"),
+    expected: (JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), "utf8")) as { expected: unknown }).expected,
+  };
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -128,9 +132,14 @@ describe("agy-bridge screen --file / -", () => {
   it("runs as a real process: bin.ts reads stdin and prints the model", async () => {
     const { text, expected } = fixture("trust-1.1.27");
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      const child = execFile(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/bin.ts"), "screen", "-", "--json"], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
-        done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr });
-      });
+      const child = execFile(
+        process.execPath,
+        ["--import", "tsx", join(ROOT, "src/cli/bin.ts"), "screen", "-", "--json"],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr });
+        },
+      );
       child.stdin?.end(text);
     });
     expect(result.stderr).toBe("");

@@ -173,13 +173,20 @@ describe("agy-bridge watch / approve / deny / answer / interrupt", () => {
       await until(() => (watch.stderr().includes("following") ? true : undefined), "watch to attach", { ms: 10_000, everyMs: 20 });
       const client = createAgyRpcClient({ baseUrl: info.plainUrl, csrfToken: TOKEN });
       try {
-        await client.sendUserCascadeMessage({ conversationId: info.conversationId, text: "Say hello in one short sentence.", planModel: "MODEL_PLACEHOLDER_M20" });
+        await client.sendUserCascadeMessage({
+          conversationId: info.conversationId,
+          text: "Say hello in one short sentence.",
+          planModel: "MODEL_PLACEHOLDER_M20",
+        });
       } finally {
         await client.close();
       }
       expect(await watch.code).toBe(0);
       const seen = events(watch.stdout());
-      expect(seen.find((e) => e.type === "message"), watch.stdout()).toMatchObject({ failed: false });
+      expect(
+        seen.find((e) => e.type === "message"),
+        watch.stdout(),
+      ).toMatchObject({ failed: false });
     } finally {
       child.kill("SIGTERM");
     }

@@ -59,10 +59,14 @@ describe("session commands with discovery", () => {
     const client = createAgyRpcClient({ baseUrl: b.plainUrl, csrfToken: b.token });
     try {
       await client.sendUserCascadeMessage({ conversationId: b.conversationId, text: "Run pwd", planModel: "MODEL_PLACEHOLDER_M20" });
-      await until(async () => {
-        const all = await client.getAllCascadeTrajectories({});
-        return (all.trajectorySummaries?.[b.conversationId]?.waitingSteps?.length ?? 0) > 0;
-      }, "the gate", { errors: "throw" });
+      await until(
+        async () => {
+          const all = await client.getAllCascadeTrajectories({});
+          return (all.trajectorySummaries?.[b.conversationId]?.waitingSteps?.length ?? 0) > 0;
+        },
+        "the gate",
+        { errors: "throw" },
+      );
     } finally {
       await client.close();
     }

@@ -52,7 +52,11 @@ async function agyWaitingOnDialog(): Promise<{ pane: string; url: string; id: st
   await world.tmux(["send-keys", "-t", pane, "Enter"]);
   await world.waitForScreen(pane, (s) => s.includes("4. No"), "the command dialog");
   await expect
-    .poll(async () => ((await rpc<{ steps?: Array<{ status?: string }> }>(url, "GetCascadeTrajectorySteps", { cascadeId: id })).steps ?? []).some((s) => s.status === STEP_STATUS.WAITING))
+    .poll(async () =>
+      ((await rpc<{ steps?: Array<{ status?: string }> }>(url, "GetCascadeTrajectorySteps", { cascadeId: id })).steps ?? []).some(
+        (s) => s.status === STEP_STATUS.WAITING,
+      ),
+    )
     .toBe(true);
   return { pane, url, id };
 }
@@ -92,7 +96,11 @@ describe("the pane of the agy that owns the conversation, found without --pane",
     const deny = await runMain(["deny", "--conversation", id, "--via", "tui", "--json"], { env });
     expect([deny.code, deny.stderr]).toEqual([0, ""]);
     expect(JSON.parse(deny.stdout)).toMatchObject({ result: "delivered", via: "tui" });
-    const after = await world.waitForScreen(pane, (s) => s.includes("User declined the tool call") && /^>\s*$/m.test(s), "the declined call and the composer back");
+    const after = await world.waitForScreen(
+      pane,
+      (s) => s.includes("User declined the tool call") && /^>\s*$/m.test(s),
+      "the declined call and the composer back",
+    );
     expect(after).not.toContain("/home/sim/project");
   }, 60_000);
 });

@@ -41,7 +41,10 @@ async function onlyConversation(url: string, token?: string): Promise<string> {
 describe("--pane with -L on the session commands", () => {
   it("approves over RPC and closes the TUI's own prompt, so the next send is not refused", async () => {
     // `--tui-version 1.0.10` puts agy's version in the banner, so the commands choose agy 1.0.x's keys (Escape closes a leftover dialog, spike-notes §5.4).
-    const pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.0.10"], { columns: 110, rows: 40 });
+    const pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.0.10"], {
+      columns: 110,
+      rows: 40,
+    });
     const screen = await world.waitForScreen(pane, (s) => s.includes("? for shortcuts") && URL_ON_SCREEN.test(s), "the sim's idle TUI", 30_000);
     const url = (URL_ON_SCREEN.exec(screen) as RegExpExecArray)[0];
     const id = await onlyConversation(url);
@@ -51,7 +54,11 @@ describe("--pane with -L on the session commands", () => {
     const first = await runMain(["send", "--pane", pane, "-L", world.socketName, ...conn, "--json", "--", "Run pwd"], { env });
     expect(JSON.parse(first.stdout)).toMatchObject({ result: "delivered" });
     await expect
-      .poll(async () => ((await rpc<{ steps?: Array<{ status?: string }> }>(url, "GetCascadeTrajectorySteps", { cascadeId: id })).steps ?? []).some((s) => s.status === STEP_STATUS.WAITING))
+      .poll(async () =>
+        ((await rpc<{ steps?: Array<{ status?: string }> }>(url, "GetCascadeTrajectorySteps", { cascadeId: id })).steps ?? []).some(
+          (s) => s.status === STEP_STATUS.WAITING,
+        ),
+      )
       .toBe(true);
     await world.waitForScreen(pane, (s) => s.includes("4. No"), "the permission prompt");
 
@@ -67,7 +74,11 @@ describe("--pane with -L on the session commands", () => {
   it("refuses -L without --pane, and both -L and -S, as usage errors", async () => {
     for (const command of ["approve", "deny", "answer", "interrupt", "watch"]) {
       const alone = await runMain([command, "--url", "http://127.0.0.1:9", "--conversation", "c", "-L", "x"]);
-      expect([command, alone.code, alone.stderr]).toEqual([command, 2, expect.stringMatching(new RegExp(`^agy-bridge ${command}: -L and -S choose the tmux server of --pane`))]);
+      expect([command, alone.code, alone.stderr]).toEqual([
+        command,
+        2,
+        expect.stringMatching(new RegExp(`^agy-bridge ${command}: -L and -S choose the tmux server of --pane`)),
+      ]);
       const both = await runMain([command, "--url", "http://127.0.0.1:9", "--conversation", "c", "--pane", "%0", "-L", "x", "-S", "/tmp/x"]);
       expect([command, both.code, both.stderr]).toEqual([command, 2, expect.stringContaining("give -L or -S, not both")]);
     }

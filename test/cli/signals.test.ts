@@ -23,11 +23,15 @@ describe("signals", () => {
   it("lets serve finish its shutdown with exit 0 when SIGINT comes again during it", { timeout: 60_000 }, async () => {
     dir = await mkdtemp(join(tmpdir(), "agyb-signals-"));
     const token = "signals-token-signals-token";
-    const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "--token-file", join(dir, "token"), "--refresh-ms", "60000"], {
-      cwd: ROOT,
-      env: { ...process.env, AGY_BRIDGE_TOKEN: token },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--json", "--token-file", join(dir, "token"), "--refresh-ms", "60000"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, AGY_BRIDGE_TOKEN: token },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     const stderrChanged = new Set<() => void>();
     child.stderr.setEncoding("utf8");

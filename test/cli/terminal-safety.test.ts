@@ -25,7 +25,8 @@ import { until } from "../support/until.js";
 
 const TOKEN = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b";
 /** Title, clipboard and link OSCs, a CSI that hides text, C1 CSI, BEL, BS and CR. */
-const HOSTILE = "ok\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07 \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x1b[8mhidden\x1b[0m \x9b31m c1 \x08\x08 bell\x07 cr\r";
+const HOSTILE =
+  "ok\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07 \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x1b[8mhidden\x1b[0m \x9b31m c1 \x08\x08 bell\x07 cr\r";
 
 /** Any character a terminal would act on (but tab and line feed). */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
@@ -99,7 +100,10 @@ describe("human output never passes agy's control characters through", () => {
     await withHostileSim(async (sim, conn) => {
       const human = startMain(["watch", ...conn, "--until-idle"]);
       const json = startMain(["watch", ...conn, "--until-idle", "--json"]);
-      await until(() => (human.stderr().includes("following") && json.stderr().includes("following") ? true : undefined), "both watches to attach", { ms: 10_000, everyMs: 20 });
+      await until(() => (human.stderr().includes("following") && json.stderr().includes("following") ? true : undefined), "both watches to attach", {
+        ms: 10_000,
+        everyMs: 20,
+      });
       sim.engine.tuiPort().submitTurn("Be hostile");
       await until(() => (json.stdout().includes("interaction_requested") ? true : undefined), "the hostile gate", { ms: 10_000, everyMs: 20 });
       const approve = await runMain(["approve", ...conn]);
@@ -114,7 +118,11 @@ describe("human output never passes agy's control characters through", () => {
       expect(shown).toContain("    line one ok\\x1b]0;pwned");
       expect(shown).toContain("    line two");
 
-      const events = json.stdout().trim().split("\n").map((line) => MapperEventSchema.parse(JSON.parse(line)) as MapperEvent);
+      const events = json
+        .stdout()
+        .trim()
+        .split("\n")
+        .map((line) => MapperEventSchema.parse(JSON.parse(line)) as MapperEvent);
       const message = events.find((e) => e.type === "message");
       expect(message).toMatchObject({ text: `The answer ${HOSTILE}` });
       const output = events.find((e) => e.type === "function_call_output");
@@ -182,7 +190,13 @@ describe("human output never passes agy's control characters through", () => {
     const server = await startFailingAgy(`trajectory broke ${HOSTILE}`);
     try {
       const conn = ["--url", server.url, "--conversation", "c0ffee00-0000-4000-8000-000000000000"];
-      for (const argv of [["watch", ...conn], ["approve", ...conn], ["deny", ...conn], ["answer", ...conn, "--option", "1"], ["interrupt", ...conn]]) {
+      for (const argv of [
+        ["watch", ...conn],
+        ["approve", ...conn],
+        ["deny", ...conn],
+        ["answer", ...conn, "--option", "1"],
+        ["interrupt", ...conn],
+      ]) {
         const result = await runMain(argv);
         expect({ command: argv[0], code: result.code }).toEqual({ command: argv[0], code: 1 });
         expect(result.stderr).not.toMatch(RAW_CONTROL);
@@ -220,7 +234,13 @@ describe("human output never passes agy's control characters through", () => {
       handler: ({ request, res }) => {
         res.writeHead(200, { "content-type": "application/json" });
         if (request.rpc === "GetAllCascadeTrajectories") {
-          res.end(JSON.stringify({ trajectorySummaries: { [hostileId]: { status: `CASCADE_RUN_STATUS_IDLE\x1b[8m`, stepCount: 3, lastUserInputTime: "2026-01-07T10:11:12.123456789Z" } } }));
+          res.end(
+            JSON.stringify({
+              trajectorySummaries: {
+                [hostileId]: { status: `CASCADE_RUN_STATUS_IDLE\x1b[8m`, stepCount: 3, lastUserInputTime: "2026-01-07T10:11:12.123456789Z" },
+              },
+            }),
+          );
         } else res.end("{}");
       },
     });

@@ -29,7 +29,13 @@ describe("watch's first status names agy's version", { timeout: 60_000 }, () => 
     const watch = startMain(["watch", "--conversation", agy.info.conversationId, "--json"]);
     try {
       const end = await until(
-        () => watch.stdout().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { type: string; agyVersion?: unknown }).find((e) => e.type === "history_end"),
+        () =>
+          watch
+            .stdout()
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l) as { type: string; agyVersion?: unknown })
+            .find((e) => e.type === "history_end"),
         "history_end on stdout",
         { ms: 30_000, seen: () => `stdout: ${watch.stdout()} stderr: ${watch.stderr()}` },
       );
@@ -45,7 +51,9 @@ describe("watch's first status names agy's version", { timeout: 60_000 }, () => 
   });
 
   it("prints a version change as one readable line", () => {
-    expect(formatEvent({ type: "agy_version_changed", conversationId: "c", from: "1.2.9", to: "1.2.10", source: "process", pid: 42 })).toBe("  [agy] version 1.2.9 → 1.2.10 (pid 42)");
+    expect(formatEvent({ type: "agy_version_changed", conversationId: "c", from: "1.2.9", to: "1.2.10", source: "process", pid: 42 })).toBe(
+      "  [agy] version 1.2.9 → 1.2.10 (pid 42)",
+    );
     expect(formatEvent({ type: "agy_version_changed", conversationId: "c", from: "1.2.9", to: null, source: null })).toBe("  [agy] version 1.2.9 → unknown");
   });
 });

@@ -55,7 +55,18 @@ describe("agy-bridge watch --policy", () => {
   it("approves, denies and asks as the policy says, and logs every decision, the person's too, in order", async () => {
     const conversationId = sim.engine.activeConversationId;
     const audit = join(dir, "audit.jsonl");
-    const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--policy", join(dir, "policy.yaml"), "--audit-file", audit]);
+    const watch = startMain([
+      "watch",
+      "--url",
+      sim.plainUrl,
+      "--conversation",
+      conversationId,
+      "--json",
+      "--policy",
+      join(dir, "policy.yaml"),
+      "--audit-file",
+      audit,
+    ]);
     const resolved = () => eventsOf(watch).filter((e): e is Extract<MapperEvent, { type: "interaction_resolved" }> => e.type === "interaction_resolved");
     try {
       await until(() => eventsOf(watch).some((e) => e.type === "history_end"), "watch to attach", { everyMs: 20, seen: watch.stderr, errors: "throw" });
@@ -67,9 +78,17 @@ describe("agy-bridge watch --policy", () => {
       await until(() => resolved().length === 2, "the policy's deny", { everyMs: 20, seen: watch.stderr, errors: "throw" });
       await conv.whenIdle();
       sim.engine.tuiPort().submitTurn("Read my shell profile");
-      await until(() => eventsOf(watch).filter((e) => e.type === "interaction_requested").length === 3, "the file gate", { everyMs: 20, seen: watch.stderr, errors: "throw" });
+      await until(() => eventsOf(watch).filter((e) => e.type === "interaction_requested").length === 3, "the file gate", {
+        everyMs: 20,
+        seen: watch.stderr,
+        errors: "throw",
+      });
       // The policy asks: the gate stays open until a person answers it elsewhere.
-      await until(() => readFileSync(audit, "utf8").includes('"decision":"ask"'), "the ask in the audit log", { everyMs: 20, seen: () => readFileSync(audit, "utf8"), errors: "throw" });
+      await until(() => readFileSync(audit, "utf8").includes('"decision":"ask"'), "the ask in the audit log", {
+        everyMs: 20,
+        seen: () => readFileSync(audit, "utf8"),
+        errors: "throw",
+      });
       expect(conv.waitingIndices()).toHaveLength(1);
       const person = await AgySession.attach({ url: sim.plainUrl, conversationId, follow: false });
       try {
@@ -84,7 +103,11 @@ describe("agy-bridge watch --policy", () => {
         ["denied", "policy:no-delete"],
         ["approved", null],
       ]);
-      await until(() => readFileSync(audit, "utf8").trim().split("\n").length === 4, "four audit records", { everyMs: 20, seen: () => readFileSync(audit, "utf8"), errors: "throw" });
+      await until(() => readFileSync(audit, "utf8").trim().split("\n").length === 4, "four audit records", {
+        everyMs: 20,
+        seen: () => readFileSync(audit, "utf8"),
+        errors: "throw",
+      });
       const { records } = await readAuditLog(audit);
       expect(records.map((r) => [r.decision, r.decidedBy, r.delivery, r.request.commandLine ?? r.request.path])).toEqual([
         ["approve", "policy:read-only", "delivered", "pwd"],
@@ -93,6 +116,34 @@ describe("agy-bridge watch --policy", () => {
         ["approve", "tui", "observed", "file:///home/sim/.bashrc"],
       ]);
       expect(records[1]).toMatchObject({ instruction: "Keep it; tell me why.", conversationId });
+    } finally {
+      watch.abort();
+      await watch.code;
+    }
+  });
+
+  it("prints the [policy] line before the resolution, the tool output and the idle it caused (human output)", async () => {
+    const conversationId = sim.engine.activeConversationId;
+    const watch = startMain(["watch", "--url", sim.plainUrl, "--conversation", conversationId, "--policy", join(dir, "policy.yaml")]);
+    const all = () => `${watch.stdout()}${watch.stderr()}`;
+    try {
+      await until(() => /follow|history|live/i.test(all()), "watch to attach", { everyMs: 20, seen: all, errors: "throw" });
+      const conv = sim.engine.conversation(conversationId)!;
+      sim.engine.tuiPort().submitTurn("Run pwd");
+      await conv.whenIdle();
+      await until(() => all().includes("[policy]") && all().includes("tool output (run_command)"), "the policy line, the resolution and the output", {
+        everyMs: 20,
+        seen: all,
+        errors: "throw",
+      });
+      // watch's human lines are one stream (stderr): the verdict comes first, then the resolution it caused, then the tool's output.
+      const lines = watch.stderr().split("\n");
+      const policyAt = lines.findIndex((l) => l.startsWith("[policy] approve pwd"));
+      const resolvedAt = lines.findIndex((l) => /\[resolved\] step \d+: approved/.test(l));
+      const outputAt = lines.findIndex((l) => l.includes("tool output (run_command)"));
+      expect(policyAt, watch.stderr()).toBeGreaterThan(-1);
+      expect(resolvedAt, watch.stderr()).toBeGreaterThan(policyAt);
+      expect(outputAt, watch.stderr()).toBeGreaterThan(resolvedAt);
     } finally {
       watch.abort();
       await watch.code;

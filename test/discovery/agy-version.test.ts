@@ -72,8 +72,14 @@ describe("reading a version from what agy shows (pure)", () => {
 
   it("marks the simulator from AGY_BRIDGE_SIMULATOR or the launcher's cli-sim, in agy's own environment or a child's", () => {
     const env = (entries: Record<string, string>) => new Map(Object.entries(entries));
-    expect(versionOfProcess({ ownEnv: env({ AGY_BRIDGE_SIMULATOR: "1" }), childEnvs: [], executable: "/x/bin/agy" })).toMatchObject({ simulator: true, agyVersion: null });
-    expect(versionOfProcess({ childEnvs: [{ pid: 7, env: env({ ANTIGRAVITY_LS_VERSION: "cli-sim" }) }], executable: "/x/bin/agy" })).toMatchObject({ simulator: true, agyVersion: null });
+    expect(versionOfProcess({ ownEnv: env({ AGY_BRIDGE_SIMULATOR: "1" }), childEnvs: [], executable: "/x/bin/agy" })).toMatchObject({
+      simulator: true,
+      agyVersion: null,
+    });
+    expect(versionOfProcess({ childEnvs: [{ pid: 7, env: env({ ANTIGRAVITY_LS_VERSION: "cli-sim" }) }], executable: "/x/bin/agy" })).toMatchObject({
+      simulator: true,
+      agyVersion: null,
+    });
     expect(versionOfProcess({ childEnvs: [{ pid: 7, env: env({ ANTIGRAVITY_LS_VERSION: "cli-1.2.9" }) }], executable: "/x/bin/agy" })).toEqual({
       agyVersion: "1.2.9",
       agyVersionSource: "process",
@@ -109,7 +115,9 @@ describe("discovery of agy's version on real processes", { timeout: 60_000 }, ()
     const step = steps.find((s) => s.step === "version");
     // Either child of the launcher (the simulator, or its idle companion) carries agy's environment.
     expect(step?.detail).toMatch(
-      new RegExp(`^pid ${sim12.info.agyPid}: agy 1\\.2 \\(from ANTIGRAVITY_LS_VERSION in the environment of its child pid \\d+\\); it is agy-bridge's simulator \\(agy-bridge sim --as-agy\\), not a real agy$`),
+      new RegExp(
+        `^pid ${sim12.info.agyPid}: agy 1\\.2 \\(from ANTIGRAVITY_LS_VERSION in the environment of its child pid \\d+\\); it is agy-bridge's simulator \\(agy-bridge sim --as-agy\\), not a real agy$`,
+      ),
     );
     const binding = await findServer({ conversationId: sim12.info.conversationId }, { pids: [sim12.info.agyPid], ...NO_TMUX });
     expect(binding).toMatchObject({ pid: sim12.info.agyPid, agyVersion: "1.2", agyVersionSource: "process", simulator: true });
@@ -174,7 +182,13 @@ describe("the banner in agy's pane", { timeout: 60_000 }, () => {
     const dir = tempCache();
     try {
       const file = join(dir.dir, "screen.txt");
-      const rows = ["$ agy", "      ▄▀▀▄        Antigravity CLI 1.2.9", "     ▀▀▀▀▀▀       someone@example.org", ...Array.from({ length: 80 }, (_, i) => `  reply row ${i}`), ">"];
+      const rows = [
+        "$ agy",
+        "      ▄▀▀▄        Antigravity CLI 1.2.9",
+        "     ▀▀▀▀▀▀       someone@example.org",
+        ...Array.from({ length: 80 }, (_, i) => `  reply row ${i}`),
+        ">",
+      ];
       writeFileSync(file, `${rows.join("\n")}\n`);
       await tmux.newSession("agy", ["sh", "-c", `cat '${file}'; exec sleep 600`], { columns: 100, rows: 20 });
       await tmux.waitForScreen("agy", (s) => s.includes("reply row 79"), "the screen printed");

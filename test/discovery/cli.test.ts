@@ -46,7 +46,18 @@ describe("agy-bridge sessions", () => {
       csrfTokenPresent: true,
       conversations: [{ conversationId: agy.info.conversationId, status: "CASCADE_RUN_STATUS_IDLE", stepCount: 0, waitingSteps: [] }],
     });
-    expect(Object.keys(entries[0] as object).sort()).toEqual(["agyVersion", "agyVersionSource", "conversations", "csrfTokenPresent", "executable", "listeners", "pid", "simulator", "url", "version"]);
+    expect(Object.keys(entries[0] as object).sort()).toEqual([
+      "agyVersion",
+      "agyVersionSource",
+      "conversations",
+      "csrfTokenPresent",
+      "executable",
+      "listeners",
+      "pid",
+      "simulator",
+      "url",
+      "version",
+    ]);
     expect((entries[0]?.listeners as unknown[]).map((l) => Object.keys(l as object).sort())).toEqual([
       ["heartbeatOk", "port", "transport"],
       ["heartbeatOk", "port", "transport"],
@@ -75,7 +86,9 @@ describe("agy-bridge sessions", () => {
     // Other tests' simulators may be running too: only ours is checked.
     const entries = JSON.parse(stdout) as Array<{ pid: number; url?: string; csrfTokenPresent: boolean; conversations: Array<{ conversationId: string }> }>;
     const ours = entries.filter((e) => e.pid === agy.info.agyPid);
-    expect(ours.map((e) => [e.url, e.csrfTokenPresent, e.conversations.map((c) => c.conversationId)])).toEqual([[agy.info.tlsUrl, true, [agy.info.conversationId]]]);
+    expect(ours.map((e) => [e.url, e.csrfTokenPresent, e.conversations.map((c) => c.conversationId)])).toEqual([
+      [agy.info.tlsUrl, true, [agy.info.conversationId]],
+    ]);
     expect(stdout + stderr).not.toContain(TOKEN);
   }, 60_000);
 
@@ -107,7 +120,9 @@ describe("agy-bridge doctor", () => {
     expect(report.steps.filter((s) => s.step !== "version").every((s) => s.status === "ok")).toBe(true);
     // Which agy it is, and that it is agy-bridge's simulator, is information, not a failure.
     expect(report.steps.find((s) => s.step === "version")).toMatchObject({ status: "info" });
-    expect((JSON.parse(stdout) as { servers: unknown[] }).servers).toMatchObject([{ pid: agy.info.agyPid, agyVersion: "1.0.10", agyVersionSource: "process", simulator: true }]);
+    expect((JSON.parse(stdout) as { servers: unknown[] }).servers).toMatchObject([
+      { pid: agy.info.agyPid, agyVersion: "1.0.10", agyVersionSource: "process", simulator: true },
+    ]);
     expect(stdout + stderr).not.toContain(TOKEN);
   });
 
@@ -115,7 +130,10 @@ describe("agy-bridge doctor", () => {
     const { code, stdout } = await runCommand(createDoctorCommand({ discover: scoped([agy.info.agyPid]), nodeVersion: "v20.0.0-test" }), []);
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      new RegExp(`^\\[info\\] version: pid ${agy.info.agyPid}: agy 1\\.0\\.10 \\(from ANTIGRAVITY_LS_VERSION in the environment of its child pid \\d+\\); it is agy-bridge's simulator \\(agy-bridge sim --as-agy\\), not a real agy$`, "m"),
+      new RegExp(
+        `^\\[info\\] version: pid ${agy.info.agyPid}: agy 1\\.0\\.10 \\(from ANTIGRAVITY_LS_VERSION in the environment of its child pid \\d+\\); it is agy-bridge's simulator \\(agy-bridge sim --as-agy\\), not a real agy$`,
+        "m",
+      ),
     );
   });
 
@@ -125,6 +143,8 @@ describe("agy-bridge doctor", () => {
     expect(stdout).toContain(`[FAIL] processes: no agy or language_server process found in /proc`);
     expect(stdout).toContain(`hint: ${HINTS.noProcess}`);
     expect(stdout).toContain("tmux: not found");
-    expect(stderr.trim().split("\n")).toEqual(["agy-bridge doctor: no usable agy language server was found (no agy or language_server process found in /proc)"]);
+    expect(stderr.trim().split("\n")).toEqual([
+      "agy-bridge doctor: no usable agy language server was found (no agy or language_server process found in /proc)",
+    ]);
   });
 });

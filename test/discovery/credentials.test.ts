@@ -38,18 +38,33 @@ describe("childEnvironment", () => {
 
   it("ignores a non-loopback or malformed address and empty values", () => {
     expect(childEnvironment(new Map([["ANTIGRAVITY_LS_ADDRESS", "10.0.0.1:80"]]))).toEqual({});
-    expect(childEnvironment(new Map([["ANTIGRAVITY_LS_ADDRESS", "localhost:"], ["ANTIGRAVITY_CSRF_TOKEN", ""]]))).toEqual({});
+    expect(
+      childEnvironment(
+        new Map([
+          ["ANTIGRAVITY_LS_ADDRESS", "localhost:"],
+          ["ANTIGRAVITY_CSRF_TOKEN", ""],
+        ]),
+      ),
+    ).toEqual({});
   });
 });
 
 describe("decideToken", () => {
   it("agrees when every sighting carries the same token", () => {
-    expect(decideToken([{ where: "argv", token: "t" }, { where: "child 9", token: "t" }])).toEqual({ kind: "found", token: "t", where: ["argv", "child 9"] });
+    expect(
+      decideToken([
+        { where: "argv", token: "t" },
+        { where: "child 9", token: "t" },
+      ]),
+    ).toEqual({ kind: "found", token: "t", where: ["argv", "child 9"] });
     expect(decideToken([])).toEqual({ kind: "none" });
   });
 
   it("refuses two different tokens, naming where they were seen but neither token", () => {
-    const decision = decideToken([{ where: "its first argument", token: "secret-one" }, { where: "child pid 9", token: "secret-two" }]);
+    const decision = decideToken([
+      { where: "its first argument", token: "secret-one" },
+      { where: "child pid 9", token: "secret-two" },
+    ]);
     expect(decision.kind).toBe("conflict");
     const reason = decision.kind === "conflict" ? decision.reason : "";
     expect(reason).toContain("its first argument");

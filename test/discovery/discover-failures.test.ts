@@ -80,7 +80,9 @@ describe("discovery failure paths", () => {
         ["warn", HINTS.fdsUnreadable],
       ]);
       expect(listenerSteps[0]?.detail).toContain("cannot be attributed (its fds are unreadable: ENOENT)");
-      expect(listenerSteps[1]?.detail).toContain(`guessing: probing 3 of 3 loopback listeners owned by uid ${OWN_UID} (pid ${agy.info.agyPid}'s user) from the host-wide table`);
+      expect(listenerSteps[1]?.detail).toContain(
+        `guessing: probing 3 of 3 loopback listeners owned by uid ${OWN_UID} (pid ${agy.info.agyPid}'s user) from the host-wide table`,
+      );
       // agy's own user's sockets, refusing a tokenless call as agy does: the token went to them only then.
       expect(server?.listeners.map((l) => [l.trust, l.tokenSent])).toEqual([
         ["same_user", true],
@@ -118,11 +120,21 @@ describe("discovery failure paths", () => {
       expect(servers.map((s) => s.pid)).toEqual([4242]);
       expect(servers[0]?.url).toBeUndefined();
       const byPort = new Map(steps.filter((s) => s.step === "listener").map((s) => [s.port, s]));
-      expect(byPort.get(silentPort)).toMatchObject({ status: "fail", detail: `port ${silentPort} accepted the connection but sent nothing within 300 ms`, hint: HINTS.timeout });
+      expect(byPort.get(silentPort)).toMatchObject({
+        status: "fail",
+        detail: `port ${silentPort} accepted the connection but sent nothing within 300 ms`,
+        hint: HINTS.timeout,
+      });
       expect(byPort.get(dead)).toMatchObject({ status: "fail", hint: HINTS.refused });
       expect(byPort.get(closingPort)).toMatchObject({ status: "fail", hint: HINTS.tlsFailed });
-      expect(byPort.get(closingPort)?.detail).toMatch(/^port \d+: the (connection closed during the TLS handshake|TLS handshake failed \(\w+\)), and plain HTTP got no answer either$/);
-      expect(byPort.get(notAgyPort)).toMatchObject({ status: "fail", detail: `port ${notAgyPort} (plain HTTP): answered Heartbeat with HTTP 404, so it is not agy's RPC listener`, hint: HINTS.notAgy });
+      expect(byPort.get(closingPort)?.detail).toMatch(
+        /^port \d+: the (connection closed during the TLS handshake|TLS handshake failed \(\w+\)), and plain HTTP got no answer either$/,
+      );
+      expect(byPort.get(notAgyPort)).toMatchObject({
+        status: "fail",
+        detail: `port ${notAgyPort} (plain HTTP): answered Heartbeat with HTTP 404, so it is not agy's RPC listener`,
+        hint: HINTS.notAgy,
+      });
       const error = await findServer({}, { procRoot: fake.root, handshakeTimeoutMs: 300, rpcTimeoutMs: 500, ...NO_TMUX }).catch((e: unknown) => e);
       expect((error as DiscoveryError).reason).toBe("no_server");
       expect((error as DiscoveryError).message).toContain("pid 4242");

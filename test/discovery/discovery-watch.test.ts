@@ -100,10 +100,14 @@ it("runs a full pass when a known server stops answering, and keeps the quick pa
     } finally {
       process.kill(agy.info.pid, "SIGCONT");
     }
-    const back = await until(async () => {
-      const servers = await watch.refresh();
-      return servers[0]?.url === undefined ? undefined : servers;
-    }, "the server to answer again", { ms: 20_000, everyMs: 50 });
+    const back = await until(
+      async () => {
+        const servers = await watch.refresh();
+        return servers[0]?.url === undefined ? undefined : servers;
+      },
+      "the server to answer again",
+      { ms: 20_000, everyMs: 50 },
+    );
     expect(back[0]!.conversations.map((c) => c.conversationId)).toEqual([agy.info.conversationId]);
     const fulls = watch.counts.full;
     await watch.refresh();
@@ -133,10 +137,14 @@ it("identifies a pid again once it execs into agy, and not while its stat identi
     expect(key).toMatch(/^sh\u0000\d+$/);
     expect(identities.get(pid)?.found).toBeUndefined();
     shell.stdin!.end("go\n");
-    const after = await until(async () => {
-      const scan = await scanProcesses(proc, { pids: [pid], identities });
-      return scan.processes.length > 0 ? scan : undefined;
-    }, `pid ${pid} to exec into agy`, { ms: 20_000, everyMs: 50 });
+    const after = await until(
+      async () => {
+        const scan = await scanProcesses(proc, { pids: [pid], identities });
+        return scan.processes.length > 0 ? scan : undefined;
+      },
+      `pid ${pid} to exec into agy`,
+      { ms: 20_000, everyMs: 50 },
+    );
     expect(after.processes.map((p) => [p.pid, p.kind, p.executable])).toEqual([[pid, "agy", agyBinary]]);
     // The new comm makes a new identity; the start time is the same process's.
     expect(identities.get(pid)?.key).toBe(`agy\u0000${key!.split("\u0000")[1]}`);

@@ -95,7 +95,12 @@ describe("conversationsOf", () => {
   it("reads status, step count, last input, waiting steps (absent index = 0) and sub-agent parents, most recent first", () => {
     const conversations = conversationsOf({
       trajectorySummaries: {
-        old: { status: "CASCADE_RUN_STATUS_IDLE", stepCount: "4", lastUserInputTime: "2026-01-01T00:00:00Z", trajectoryMetadata: { rootConversationId: "old" } },
+        old: {
+          status: "CASCADE_RUN_STATUS_IDLE",
+          stepCount: "4",
+          lastUserInputTime: "2026-01-01T00:00:00Z",
+          trajectoryMetadata: { rootConversationId: "old" },
+        },
         "new": {
           status: "CASCADE_RUN_STATUS_RUNNING",
           stepCount: 9,

@@ -79,7 +79,12 @@ describe("listener sources", () => {
 describe("a URL given by the caller", () => {
   it("skips discovery and keeps the given token and conversation", async () => {
     const binding = await findServer({ url: "https://127.0.0.1:5555/", csrfToken: "given", conversationId: "c1" }, { procRoot: "/nonexistent-proc" });
-    expect(binding).toEqual({ url: "https://127.0.0.1:5555", csrfToken: "given", conversationId: "c1", how: "the URL given by the caller (discovery skipped)" });
+    expect(binding).toEqual({
+      url: "https://127.0.0.1:5555",
+      csrfToken: "given",
+      conversationId: "c1",
+      how: "the URL given by the caller (discovery skipped)",
+    });
   });
 
   it("is still refused when it is not loopback", async () => {

@@ -111,7 +111,9 @@ describe("the CSRF token and listeners that are not proven to be agy's", () => {
           expect(impostor.tokens).toEqual([]);
           expect(steps.find((s) => s.step === "listeners" && s.detail.startsWith("guessing"))?.detail).toContain(`owned by uid ${OWN_UID}`);
           const doctor = await runCommand(createDoctorCommand({ discover: () => discoverServers(options) }), []);
-          expect(doctor.stdout).toContain(`pid ${agy.info.agyPid} at ${agy.info.tlsUrl} (guessed: its fds are unreadable, so this listener is not proven to be its own)`);
+          expect(doctor.stdout).toContain(
+            `pid ${agy.info.agyPid} at ${agy.info.tlsUrl} (guessed: its fds are unreadable, so this listener is not proven to be its own)`,
+          );
           expect(doctor.stdout).not.toContain(token);
           expect(impostor.tokens).toEqual([]);
         },
@@ -168,7 +170,9 @@ describe("the CSRF token and listeners that are not proven to be agy's", () => {
           expect(servers[0]?.url).toBeUndefined();
           expect(servers[0]?.csrfToken).toBeUndefined();
           expect(servers[0]?.csrfTokenPresent).toBe(true);
-          expect(steps.find((s) => s.step === "listeners" && s.detail.startsWith("guessing"))?.detail).toContain("its user is unknown, so none of them is sent the CSRF token");
+          expect(steps.find((s) => s.step === "listeners" && s.detail.startsWith("guessing"))?.detail).toContain(
+            "its user is unknown, so none of them is sent the CSRF token",
+          );
           for (const port of [impostor.port, Number(new URL(agy.info.tlsUrl).port)]) {
             const step = steps.find((s) => s.step === "listener" && s.port === port);
             expect(step).toMatchObject({ status: "fail", hint: HINTS.guessed });

@@ -33,7 +33,20 @@ describe("the command runner", () => {
     });
     await dead.start();
     const bot = r.client();
-    await bot.xadd(commandsStream(host), "*", "requestId", "turn-1", "type", "send_turn", "conversationId", "c1", "body", JSON.stringify({ text: "hi" }), "principal", "bot");
+    await bot.xadd(
+      commandsStream(host),
+      "*",
+      "requestId",
+      "turn-1",
+      "type",
+      "send_turn",
+      "conversationId",
+      "c1",
+      "body",
+      JSON.stringify({ text: "hi" }),
+      "principal",
+      "bot",
+    );
     await until(() => (calls.length === 1 ? true : undefined), "the first runner to take the command");
     deadRedis.disconnect();
     deadReader.disconnect();
@@ -51,9 +64,15 @@ describe("the command runner", () => {
       },
     });
     await live.start();
-    const result = await until(async () => asEntries((await bot.xrange(resultsStream(host), "-", "+")) as [string, string[]][])[0], "the claimed command's result");
+    const result = await until(
+      async () => asEntries((await bot.xrange(resultsStream(host), "-", "+")) as [string, string[]][])[0],
+      "the claimed command's result",
+    );
     await live.stop();
-    expect(calls.map((c) => [c.consumer, c.retry])).toEqual([["dead", false], ["live", true]]);
+    expect(calls.map((c) => [c.consumer, c.retry])).toEqual([
+      ["dead", false],
+      ["live", true],
+    ]);
     expect(JSON.parse(result.fields["result"]!)).toEqual({ result: "unverified", reason: "test", claimed: true });
     expect(((await bot.xpending(commandsStream(host), COMMAND_GROUP)) as [number])[0]).toBe(0);
   });

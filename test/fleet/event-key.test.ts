@@ -6,8 +6,32 @@ const c = "conv-1";
 
 describe("event keys", () => {
   it("are built from the ids the events carry", () => {
-    expect(eventKey({ type: "function_call_output", conversationId: c, trajectoryId: "t", stepIndex: 4, callId: "agy_call_t_4", name: "run_command", output: "", isError: false, stepStatus: "DONE" })).toBe("function_call_output:agy_call_t_4");
-    expect(eventKey({ type: "message_delta", conversationId: c, trajectoryId: "t", stepIndex: 5, messageId: "m5", index: 3, text: "x", replace: false, final: false })).toBe("message_delta:m5:3");
+    expect(
+      eventKey({
+        type: "function_call_output",
+        conversationId: c,
+        trajectoryId: "t",
+        stepIndex: 4,
+        callId: "agy_call_t_4",
+        name: "run_command",
+        output: "",
+        isError: false,
+        stepStatus: "DONE",
+      }),
+    ).toBe("function_call_output:agy_call_t_4");
+    expect(
+      eventKey({
+        type: "message_delta",
+        conversationId: c,
+        trajectoryId: "t",
+        stepIndex: 5,
+        messageId: "m5",
+        index: 3,
+        text: "x",
+        replace: false,
+        final: false,
+      }),
+    ).toBe("message_delta:m5:3");
     expect(eventKey({ type: "user_message", conversationId: c, trajectoryId: "t", stepIndex: 0, text: "hi" })).toBe("user_message:t:0");
     expect(eventKey({ type: "history_end", conversationId: c })).toBeUndefined();
   });
@@ -40,12 +64,20 @@ describe("event keys", () => {
 describe("reading a command entry", () => {
   const base = { requestId: "r", conversationId: c, principal: "bot" };
   it("reads an answer with options and a write-in", () => {
-    const parsed = parseCommand(new Map(Object.entries({ ...base, type: "answer", interactionId: "int_a", body: JSON.stringify({ options: ["1"], writeIn: "more" }) })));
+    const parsed = parseCommand(
+      new Map(Object.entries({ ...base, type: "answer", interactionId: "int_a", body: JSON.stringify({ options: ["1"], writeIn: "more" }) })),
+    );
     expect(parsed).toEqual({ ok: true, command: { ...base, type: "answer", interactionId: "int_a", optionIds: ["1"], writeIn: "more" } });
   });
 
   it("refuses a body that is not an object, and a principal with control characters", () => {
-    expect(parseCommand(new Map(Object.entries({ ...base, type: "interrupt", body: "[1]" })))).toMatchObject({ ok: false, reason: expect.stringMatching(/must be a JSON object/) });
-    expect(parseCommand(new Map(Object.entries({ ...base, principal: "bot\u001b[31m", type: "interrupt" })))).toMatchObject({ ok: false, reason: expect.stringMatching(/names no principal/) });
+    expect(parseCommand(new Map(Object.entries({ ...base, type: "interrupt", body: "[1]" })))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/must be a JSON object/),
+    });
+    expect(parseCommand(new Map(Object.entries({ ...base, principal: "bot\u001b[31m", type: "interrupt" })))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/names no principal/),
+    });
   });
 });

@@ -37,13 +37,24 @@ async function documentedUsers(): Promise<Map<string, string[]>> {
     if (line.trim() === "") continue;
     const [word, name, ...rules] = line.trim().split(/\s+/);
     if (word !== "user" || name === undefined) throw new Error(`not an ACL user line: ${line}`);
-    users.set(name, rules.map((rule) => (rule.startsWith(">") ? `>pw-${name}` : rule)));
+    users.set(
+      name,
+      rules.map((rule) => (rule.startsWith(">") ? `>pw-${name}` : rule)),
+    );
   }
   return users;
 }
 
 function as(redis: RedisProcess, user: string): Redis {
-  const client = new Redis({ host: "127.0.0.1", port: redis.port, username: user, password: `pw-${user}`, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: true });
+  const client = new Redis({
+    host: "127.0.0.1",
+    port: redis.port,
+    username: user,
+    password: `pw-${user}`,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: true,
+  });
   client.on("error", () => undefined);
   cleanups.push(async () => client.disconnect());
   return client;
@@ -76,21 +87,42 @@ describe("the fleet's least-privilege ACL users (docs/fleet.md)", { timeout: 180
 
     // The relay: publishes, keeps the index, takes commands (and claims, every 150 ms).
     const relay = await startRelayProcess(
-      ["--redis", `redis://relay-${HOST}@127.0.0.1:${redis.port}`, "--host", HOST, "--claim-idle", "300", "--url", sim.plainUrl, "--conversation", conversationId],
+      [
+        "--redis",
+        `redis://relay-${HOST}@127.0.0.1:${redis.port}`,
+        "--host",
+        HOST,
+        "--claim-idle",
+        "300",
+        "--url",
+        sim.plainUrl,
+        "--conversation",
+        conversationId,
+      ],
       dir,
       { AGY_BRIDGE_REDIS_PASSWORD: `pw-relay-${HOST}` },
     );
     cleanups.push(() => relay.stop());
 
     // serve --redis: lists the fleet, serves the events, sends the page's answer as a command.
-    const serve = await startServeProcess({ configHome: dir, args: ["--redis", `redis://serve-fleet:pw-serve-fleet@127.0.0.1:${redis.port}`, "--refresh-ms", "200"] });
+    const serve = await startServeProcess({
+      configHome: dir,
+      args: ["--redis", `redis://serve-fleet:pw-serve-fleet@127.0.0.1:${redis.port}`, "--refresh-ms", "200"],
+    });
     cleanups.push(() => serve.stop());
     const call = (path: string, init: RequestInit = {}) =>
-      fetch(`${serve.url}${path}`, { ...init, headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json", "x-agy-bridge-client": "page" } });
-    const listed = await until(async () => {
-      const { sessions } = (await (await call("/v1/sessions")).json()) as { sessions: { conversationId: string; host?: string }[] };
-      return sessions.find((s) => s.conversationId === conversationId);
-    }, "the relay's session on serve", { ms: 30_000, seen: () => `relay: ${relay.stderr()} serve: ${serve.stderr()}` });
+      fetch(`${serve.url}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json", "x-agy-bridge-client": "page" },
+      });
+    const listed = await until(
+      async () => {
+        const { sessions } = (await (await call("/v1/sessions")).json()) as { sessions: { conversationId: string; host?: string }[] };
+        return sessions.find((s) => s.conversationId === conversationId);
+      },
+      "the relay's session on serve",
+      { ms: 30_000, seen: () => `relay: ${relay.stderr()} serve: ${serve.stderr()}` },
+    );
     expect(listed.host).toBe(HOST);
 
     // The bot follows the conversation through the fleet client.
@@ -105,18 +137,29 @@ describe("the fleet's least-privilege ACL users (docs/fleet.md)", { timeout: 180
     reading.catch(() => undefined);
 
     sim.engine.tuiPort().submitTurn("Run pwd");
-    const pending = await until(async () => {
-      const body = (await (await call(`/v1/sessions/${conversationId}/pending`)).json()) as { pending: { interactionId: string; stepIndex: number }[] };
-      return body.pending[0];
-    }, "the gate on serve", { ms: 30_000 });
-    const approved = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const pending = await until(
+      async () => {
+        const body = (await (await call(`/v1/sessions/${conversationId}/pending`)).json()) as { pending: { interactionId: string; stepIndex: number }[] };
+        return body.pending[0];
+      },
+      "the gate on serve",
+      { ms: 30_000 },
+    );
+    const approved = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(approved.status, await approved.clone().text()).toBe(200);
     expect(await approved.json()).toMatchObject({ result: "delivered", stepIndex: pending.stepIndex });
     // agy echoes the answer when the approved command has run (the step's DONE), not when the answer is taken.
-    const echoes = await until(() => {
-      const step = sim.engine.conversation(conversationId)?.steps[pending.stepIndex] as { completedInteractions?: unknown[] } | undefined;
-      return step?.completedInteractions;
-    }, "the approved step's answer echo", { ms: 30_000 });
+    const echoes = await until(
+      () => {
+        const step = sim.engine.conversation(conversationId)?.steps[pending.stepIndex] as { completedInteractions?: unknown[] } | undefined;
+        return step?.completedInteractions;
+      },
+      "the approved step's answer echo",
+      { ms: 30_000 },
+    );
     expect(echoes).toHaveLength(1);
     await until(() => seen.includes("interaction_resolved") || undefined, "the bot to read the resolution", { ms: 30_000, seen: () => seen.join(" ") });
 
@@ -138,7 +181,8 @@ describe("the fleet's least-privilege ACL users (docs/fleet.md)", { timeout: 180
       const r = as(redis, user);
       const tries: Record<string, () => Promise<unknown>> = {
         "XADD an event": () => r.xadd(events, "*", "key", "forged", "type", "user_message", "event", "{}"),
-        "XADD an index entry": () => r.xadd("agy:sessions", "*", "type", "session.detached", "host", HOST, "conversationId", conversationId, "state", "gone", "time", "now"),
+        "XADD an index entry": () =>
+          r.xadd("agy:sessions", "*", "type", "session.detached", "host", HOST, "conversationId", conversationId, "state", "gone", "time", "now"),
         "XADD a result": () => r.xadd(`agy:results:${HOST}`, "*", "requestId", "x", "commandId", "1-0", "result", "{}"),
         "XRANGE the commands": () => r.xrange(commands, "-", "+"),
         XDEL: () => r.xdel(events, "0-1"),
@@ -158,7 +202,22 @@ describe("the fleet's least-privilege ACL users (docs/fleet.md)", { timeout: 180
       const refused = await forbidden(user);
       for (const [what, message] of Object.entries(refused)) expect(`${user} ${what}: ${message}`).toMatch(new RegExp(`^${user} ${what}: NOPERM`));
     }
-    const dashboardCommand = await refusal("XADD a command", () => as(redis, "dashboard").xadd(commands, "*", "requestId", "d1", "type", "interrupt", "conversationId", conversationId, "body", "{}", "principal", "dashboard"));
+    const dashboardCommand = await refusal("XADD a command", () =>
+      as(redis, "dashboard").xadd(
+        commands,
+        "*",
+        "requestId",
+        "d1",
+        "type",
+        "interrupt",
+        "conversationId",
+        conversationId,
+        "body",
+        "{}",
+        "principal",
+        "dashboard",
+      ),
+    );
     expect(dashboardCommand).toMatch(/^NOPERM/);
 
     const relayUser = as(redis, `relay-${HOST}`);

@@ -30,7 +30,10 @@ describe("the fleet client (a bot's side of the streams)", () => {
       for await (const entry of client.events(w.host, w.conversationId, { signal: stop.signal })) seen.push(entry);
     })();
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    const gate = await until(() => seen.find((e) => e.event.type === "interaction_requested"), "the gate, live", { ms: 15_000, seen: () => seen.map((e) => e.key).join(", ") });
+    const gate = await until(() => seen.find((e) => e.event.type === "interaction_requested"), "the gate, live", {
+      ms: 15_000,
+      seen: () => seen.map((e) => e.key).join(", "),
+    });
     const interactionId = (gate.event as { interactionId: string }).interactionId;
     const outcome = await client.command(w.host, { type: "approve", conversationId: w.conversationId, interactionId, principal: "bot" });
     expect(outcome.result).toMatchObject({ result: "delivered", interactionId });
@@ -55,6 +58,8 @@ describe("the fleet client (a bot's side of the streams)", () => {
   it("says no relay answered a command for a host nobody runs, and that the command stays queued", async () => {
     world = await startRelayWorld();
     const client = createFleetClient({ redis: world.redis.client(), blockMs: 50 });
-    await expect(client.command("nobody-home", { type: "interrupt", conversationId: "c", principal: "bot" }, { timeoutMs: 300 })).rejects.toThrow(/no relay of host nobody-home answered command .* within 300 ms; is `agy-bridge relay --host nobody-home` running\?/);
+    await expect(client.command("nobody-home", { type: "interrupt", conversationId: "c", principal: "bot" }, { timeoutMs: 300 })).rejects.toThrow(
+      /no relay of host nobody-home answered command .* within 300 ms; is `agy-bridge relay --host nobody-home` running\?/,
+    );
   });
 });

@@ -66,7 +66,10 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
     expect(boundary.id).toBeUndefined();
     expect(JSON.parse(boundary.data)).toEqual({ type: "history_end", conversationId: w.conversationId });
     // Nothing waits, and the listing says what the stream says.
-    const lastStatus = history.map(eventOf).filter((e) => e.type === "status").at(-1)?.status;
+    const lastStatus = history
+      .map(eventOf)
+      .filter((e) => e.type === "status")
+      .at(-1)?.status;
     expect(lastStatus).toBeDefined();
     expect((await serve.sessions()).map(({ conversationId, status, pending }) => ({ conversationId, status, pending }))).toEqual([
       { conversationId: w.conversationId, status: lastStatus, pending: 0 },
@@ -83,7 +86,10 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
     const history = await turn(w);
     const serve = await serveOverFleet(w, cleanups);
     // The hub has read the history and recorded its end.
-    await until(() => (serve.hub.get(w.conversationId)?.log.historyEnd !== undefined ? true : undefined), "serve to read the history", { ms: 15_000, seen: () => `read ${serve.hub.get(w.conversationId)?.log.lastId ?? "nothing"}` });
+    await until(() => (serve.hub.get(w.conversationId)?.log.historyEnd !== undefined ? true : undefined), "serve to read the history", {
+      ms: 15_000,
+      seen: () => `read ${serve.hub.get(w.conversationId)?.log.lastId ?? "nothing"}`,
+    });
     const middle = history[3]!.id;
     const behind = await serve.open(middle);
     await receivedWithBoundary(w, behind, middle, history.length - 4, "the backlog after the id, then history_end");
@@ -106,7 +112,16 @@ describe("history_end for a fleet session's SSE clients", { timeout: 120_000 }, 
       ...base,
       async newest(host, conversationId) {
         const newest = await base.newest(host, conversationId);
-        written ??= (await w.bot.xadd(eventsStream(w.host, w.conversationId), "*", "key", "resync:test", "type", "resync", "event", JSON.stringify({ type: "resync", reason: "written after serve asked" })))!;
+        written ??= (await w.bot.xadd(
+          eventsStream(w.host, w.conversationId),
+          "*",
+          "key",
+          "resync:test",
+          "type",
+          "resync",
+          "event",
+          JSON.stringify({ type: "resync", reason: "written after serve asked" }),
+        ))!;
         return newest;
       },
     };

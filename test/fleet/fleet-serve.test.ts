@@ -49,14 +49,29 @@ describe("an API over the fleet", () => {
           hosts.set(entry.conversationId, entry.host);
           return { conversationId: entry.conversationId, title: `${entry.host}` };
         }),
-      attach: async (descriptor) => createRemoteSession({ client, host: hosts.get(descriptor.conversationId)!, conversationId: descriptor.conversationId, timeoutMs: 10_000 }) satisfies SupervisedSession,
+      attach: async (descriptor) =>
+        createRemoteSession({
+          client,
+          host: hosts.get(descriptor.conversationId)!,
+          conversationId: descriptor.conversationId,
+          timeoutMs: 10_000,
+        }) satisfies SupervisedSession,
     });
     cleanups.push(() => hub.close());
     const api = createApiServer({ hub, token: TOKEN, page: "<!doctype html><title>page</title>", openapi: buildOpenApiDocument("test") });
     await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => api.close());
     const url = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
-    const call = (path: string, init: RequestInit = {}) => fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "x-agy-bridge-client": "page", ...(init.headers as Record<string, string> | undefined) } });
+    const call = (path: string, init: RequestInit = {}) =>
+      fetch(`${url}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          "content-type": "application/json",
+          "x-agy-bridge-client": "page",
+          ...(init.headers as Record<string, string> | undefined),
+        },
+      });
 
     await until(async () => {
       await hub.refresh();
@@ -69,7 +84,10 @@ describe("an API over the fleet", () => {
       const body = (await (await call(`/v1/sessions/${conversationId}/pending`)).json()) as { pending: { interactionId: string; stepIndex: number }[] };
       return body.pending[0];
     }, "the gate on host A's API");
-    const response = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const response = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ result: "delivered", stepIndex: pending.stepIndex });
     const step = sim.engine.conversation(conversationId)!.steps[pending.stepIndex] as { completedInteractions?: unknown[] };

@@ -142,7 +142,12 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     const gone = await serve.open(entries[1]!.id);
     await gone.until((c) => c.messages.length >= 1, "the resync");
     expect(gone.messages[0]?.event).toBe("resync");
-    expect(JSON.parse(gone.messages[0]!.data)).toMatchObject({ reason: "outside_window", lastEventId: entries[1]!.id, oldestEventId: kept[0]!.id, resumesAfter: kept.at(-1)!.id });
+    expect(JSON.parse(gone.messages[0]!.data)).toMatchObject({
+      reason: "outside_window",
+      lastEventId: entries[1]!.id,
+      oldestEventId: kept[0]!.id,
+      resumesAfter: kept.at(-1)!.id,
+    });
     const held = await serve.open(kept[0]!.id);
     await receivedExactly(w, held, kept[0]!.id, "the two entries after the first one kept");
   });
@@ -155,7 +160,16 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     const before = (await w.events()).at(-1)!.id;
     await live.until((c) => c.messages.filter(isEntry).at(-1)?.id === before, "the stream so far");
     // What the relay writes when it dropped events while Redis was away (src/fleet/relay.ts).
-    const id = (await w.bot.xadd(eventsStream(w.host, w.conversationId), "*", "key", `resync:${new Date().toISOString()}`, "type", "resync", "event", JSON.stringify({ type: "resync", reason: "the queue overflowed" })))!;
+    const id = (await w.bot.xadd(
+      eventsStream(w.host, w.conversationId),
+      "*",
+      "key",
+      `resync:${new Date().toISOString()}`,
+      "type",
+      "resync",
+      "event",
+      JSON.stringify({ type: "resync", reason: "the queue overflowed" }),
+    ))!;
     await live.until((c) => c.messages.filter(isEntry).at(-1)?.id === id, "the diagnostic");
     const diagnostic = live.messages.filter(isEntry).at(-1)!;
     expect(diagnostic.event).toBe("diagnostic");
@@ -165,6 +179,9 @@ describe("SSE ids of a serve over the fleet", { timeout: 120_000 }, () => {
     // The history serve read ends at `before`, where it resumes: first the (id-less) history_end, then the live diagnostic.
     expect(serve.log().wireIdOf(serve.log().historyEnd!)).toBe(before);
     await resumed.until((c) => c.messages.length >= 2, "history_end and the diagnostic, resumed");
-    expect(resumed.messages.map((m) => [m.id, m.event])).toEqual([[undefined, "history_end"], [id, "diagnostic"]]);
+    expect(resumed.messages.map((m) => [m.id, m.event])).toEqual([
+      [undefined, "history_end"],
+      [id, "diagnostic"],
+    ]);
   });
 });

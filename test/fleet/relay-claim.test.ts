@@ -24,7 +24,10 @@ async function world(): Promise<{ w: RelayWorld; proxy: AnswerProxy; dir: string
 }
 
 async function relay(w: RelayWorld, proxy: AnswerProxy, dir: string): Promise<RelayProcess> {
-  const started = await startRelayProcess(["--redis", w.redis.url, "--host", w.host, "--claim-idle", "400", "--url", proxy.url, "--conversation", w.conversationId], dir);
+  const started = await startRelayProcess(
+    ["--redis", w.redis.url, "--host", w.host, "--claim-idle", "400", "--url", proxy.url, "--conversation", w.conversationId],
+    dir,
+  );
   cleanups.push(() => started.kill());
   return started;
 }
@@ -37,14 +40,46 @@ describe("a relay killed in the middle of a command", { timeout: 60_000 }, () =>
   it("logs in as an ACL user and prints its ready line with the Redis URL without credentials", async () => {
     const { w, proxy, dir } = await world();
     // The user docs/fleet.md tells an operator to create: agy:* keys only, no admin commands.
-    await w.bot.acl("SETUSER", "relay-user", "on", ">s3cret", "~agy:*", "&*", "-@all", "+@read", "+@write", "+@stream", "+@scripting", "+ping", "+hello", "+auth");
-    const started = await startRelayProcess(["--redis", `redis://relay-user@127.0.0.1:${w.redis.port}`, "--host", w.host, "--url", proxy.url, "--conversation", w.conversationId], dir, { AGY_BRIDGE_REDIS_PASSWORD: "s3cret" });
+    await w.bot.acl(
+      "SETUSER",
+      "relay-user",
+      "on",
+      ">s3cret",
+      "~agy:*",
+      "&*",
+      "-@all",
+      "+@read",
+      "+@write",
+      "+@stream",
+      "+@scripting",
+      "+ping",
+      "+hello",
+      "+auth",
+    );
+    const started = await startRelayProcess(
+      ["--redis", `redis://relay-user@127.0.0.1:${w.redis.port}`, "--host", w.host, "--url", proxy.url, "--conversation", w.conversationId],
+      dir,
+      { AGY_BRIDGE_REDIS_PASSWORD: "s3cret" },
+    );
     cleanups.push(() => started.kill());
     expect(started.ready).toEqual({ relay: "ready", host: w.host, redis: `redis://127.0.0.1:${w.redis.port}` });
     // It publishes and takes commands as that user.
     w.sim.engine.tuiPort().submitTurn("Run pwd");
     await w.waitForEvent((event) => event["type"] === "interaction_requested", `the gate, published by the ACL user (relay stderr: ${started.stderr()})`);
-    await w.bot.xadd(`agy:commands:${w.host}`, "*", "requestId", "acl-1", "type", "interrupt", "conversationId", w.conversationId, "body", "{}", "principal", "bot");
+    await w.bot.xadd(
+      `agy:commands:${w.host}`,
+      "*",
+      "requestId",
+      "acl-1",
+      "type",
+      "interrupt",
+      "conversationId",
+      w.conversationId,
+      "body",
+      "{}",
+      "principal",
+      "bot",
+    );
     expect((await w.waitForResult("acl-1")).result).toMatchObject({ result: "denied" });
     expect(await started.stop()).toBe(0);
     expect(started.stderr()).not.toContain("s3cret");
@@ -53,7 +88,10 @@ describe("a relay killed in the middle of a command", { timeout: 60_000 }, () =>
   it("refuses to start with a wrong password, saying so without the password", async () => {
     const { w, proxy, dir } = await world();
     await w.bot.acl("SETUSER", "relay-user", "on", ">s3cret", "~agy:*", "&*", "+@all");
-    const run = await runRelayOnce(["--redis", `redis://relay-user:wr0ng@127.0.0.1:${w.redis.port}`, "--host", w.host, "--url", proxy.url, "--conversation", w.conversationId], dir);
+    const run = await runRelayOnce(
+      ["--redis", `redis://relay-user:wr0ng@127.0.0.1:${w.redis.port}`, "--host", w.host, "--url", proxy.url, "--conversation", w.conversationId],
+      dir,
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+\/? \(.*\); check the URL, that Redis runs, and the ACL user and password/);
     expect(run.stderr).not.toContain("wr0ng");
@@ -63,11 +101,29 @@ describe("a relay killed in the middle of a command", { timeout: 60_000 }, () =>
     const { w, proxy, dir } = await world();
     const first = await relay(w, proxy, dir);
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as { interactionId: string; stepIndex: number };
+    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as {
+      interactionId: string;
+      stepIndex: number;
+    };
 
     // agy takes the answer, but the relay never hears back: it dies after reading, before acknowledging.
     proxy.holdAnswers(true);
-    await w.bot.xadd(commandsStream(w.host), "*", "requestId", "kill-1", "type", "approve", "conversationId", w.conversationId, "interactionId", gate.interactionId, "body", "{}", "principal", "approval-bot");
+    await w.bot.xadd(
+      commandsStream(w.host),
+      "*",
+      "requestId",
+      "kill-1",
+      "type",
+      "approve",
+      "conversationId",
+      w.conversationId,
+      "interactionId",
+      gate.interactionId,
+      "body",
+      "{}",
+      "principal",
+      "approval-bot",
+    );
     await until(() => (proxy.answers === 1 ? true : undefined), "agy to receive the approval");
     const held = await pending(w);
     expect(held).toHaveLength(1);
@@ -92,10 +148,28 @@ describe("a relay killed in the middle of a command", { timeout: 60_000 }, () =>
     const { w, proxy, dir } = await world();
     w.sim.engine.tuiPort().submitTurn("Run pwd");
     const first = await relay(w, proxy, dir);
-    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as { interactionId: string; stepIndex: number };
+    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as {
+      interactionId: string;
+      stepIndex: number;
+    };
     // Every unary call of agy is slow: the relay reads the command and is still re-reading the step when it dies.
     w.sim.setFaults({ unaryDelayMs: 60_000 });
-    await w.bot.xadd(commandsStream(w.host), "*", "requestId", "kill-2", "type", "approve", "conversationId", w.conversationId, "interactionId", gate.interactionId, "body", "{}", "principal", "approval-bot");
+    await w.bot.xadd(
+      commandsStream(w.host),
+      "*",
+      "requestId",
+      "kill-2",
+      "type",
+      "approve",
+      "conversationId",
+      w.conversationId,
+      "interactionId",
+      gate.interactionId,
+      "body",
+      "{}",
+      "principal",
+      "approval-bot",
+    );
     await until(async () => ((await pending(w)).length === 1 ? true : undefined), "the relay to read the command");
     await first.kill();
     w.sim.setFaults({});

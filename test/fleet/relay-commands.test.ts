@@ -35,7 +35,14 @@ describe("the relay takes commands", () => {
     const w = world;
     await w.startRelay();
     const requested = await gate(w);
-    const commandId = await command(w, { requestId: "r-1", type: "approve", conversationId: w.conversationId, interactionId: requested.interactionId, body: "{}", principal: "approval-bot" });
+    const commandId = await command(w, {
+      requestId: "r-1",
+      type: "approve",
+      conversationId: w.conversationId,
+      interactionId: requested.interactionId,
+      body: "{}",
+      principal: "approval-bot",
+    });
     const { entry, result } = await w.waitForResult("r-1");
     expect(result).toEqual({ interactionId: requested.interactionId, result: "delivered", stepIndex: requested.stepIndex });
     expect(entry.fields["commandId"]).toBe(commandId);
@@ -52,9 +59,19 @@ describe("the relay takes commands", () => {
     const w = world;
     await w.startRelay();
     const question = await gate(w, "Help me start a project");
-    await command(w, { requestId: "q-1", type: "answer", conversationId: w.conversationId, interactionId: question.interactionId, body: JSON.stringify({ options: ["2"] }), principal: "ana" });
+    await command(w, {
+      requestId: "q-1",
+      type: "answer",
+      conversationId: w.conversationId,
+      interactionId: question.interactionId,
+      body: JSON.stringify({ options: ["2"] }),
+      principal: "ana",
+    });
     expect((await w.waitForResult("q-1")).result).toMatchObject({ result: "delivered", interactionId: question.interactionId });
-    const resolved = await w.waitForEvent((event) => event["type"] === "interaction_resolved" && event["interactionId"] === question.interactionId, "the answered question");
+    const resolved = await w.waitForEvent(
+      (event) => event["type"] === "interaction_resolved" && event["interactionId"] === question.interactionId,
+      "the answered question",
+    );
     expect(JSON.stringify(JSON.parse(resolved.fields["event"]!).response)).toContain('"selectedOptionIds":["2"]');
   });
 
@@ -63,7 +80,14 @@ describe("the relay takes commands", () => {
     const w = world;
     await w.startRelay();
     const requested = await gate(w);
-    const fields = { requestId: "same", type: "deny", conversationId: w.conversationId, interactionId: requested.interactionId, body: JSON.stringify({ instruction: "not now" }), principal: "bot" };
+    const fields = {
+      requestId: "same",
+      type: "deny",
+      conversationId: w.conversationId,
+      interactionId: requested.interactionId,
+      body: JSON.stringify({ instruction: "not now" }),
+      principal: "bot",
+    };
     const first = await command(w, fields);
     await command(w, fields);
     await until(async () => ((await w.entries(resultsStream(w.host))).length === 2 ? true : undefined), "two results");
@@ -84,8 +108,21 @@ describe("the relay takes commands", () => {
       [{ requestId: "b-2", type: "approve", conversationId: w.conversationId, principal: "bot", body: "{}" }, /needs the interactionId/],
       [{ requestId: "b-3", type: "send_turn", conversationId: w.conversationId, principal: "bot", body: "{not json" }, /body is not JSON/],
       [{ requestId: "b-4", type: "interrupt", conversationId: w.conversationId, body: "{}" }, /names no principal/],
-      [{ requestId: "b-5", type: "answer", conversationId: w.conversationId, interactionId: "int_x", principal: "bot", body: JSON.stringify({ options: [1] }) }, /needs a body \{"options"/],
-      [{ requestId: "b-6", type: "interrupt", conversationId: "no-such-conversation", principal: "bot", body: "{}" }, /follows no conversation no-such-conversation/],
+      [
+        {
+          requestId: "b-5",
+          type: "answer",
+          conversationId: w.conversationId,
+          interactionId: "int_x",
+          principal: "bot",
+          body: JSON.stringify({ options: [1] }),
+        },
+        /needs a body \{"options"/,
+      ],
+      [
+        { requestId: "b-6", type: "interrupt", conversationId: "no-such-conversation", principal: "bot", body: "{}" },
+        /follows no conversation no-such-conversation/,
+      ],
     ];
     for (const [fields] of cases) await command(w, fields);
     await command(w, { type: "approve" });
@@ -94,7 +131,10 @@ describe("the relay takes commands", () => {
       expect(result["result"]).toMatch(/^(rejected|unknown_conversation)$/);
       expect(result["reason"]).toMatch(reason);
     }
-    const noId = await until(async () => (await w.entries(resultsStream(w.host))).find((e) => e.fields["requestId"] === ""), "the result of the command without a requestId");
+    const noId = await until(
+      async () => (await w.entries(resultsStream(w.host))).find((e) => e.fields["requestId"] === ""),
+      "the result of the command without a requestId",
+    );
     expect(JSON.parse(noId.fields["result"]!)["reason"]).toMatch(/no usable requestId/);
     expect(await pendingCount(w)).toBe(0);
   });
@@ -103,7 +143,14 @@ describe("the relay takes commands", () => {
     world = await startRelayWorld();
     const w = world;
     await w.startRelay();
-    await command(w, { requestId: "n-1", type: "approve", conversationId: w.conversationId, interactionId: "int_0000000000000000", body: "{}", principal: "bot" });
+    await command(w, {
+      requestId: "n-1",
+      type: "approve",
+      conversationId: w.conversationId,
+      interactionId: "int_0000000000000000",
+      body: "{}",
+      principal: "bot",
+    });
     expect((await w.waitForResult("n-1")).result).toEqual({ interactionId: "int_0000000000000000", result: "not_found" });
   });
 
@@ -114,7 +161,14 @@ describe("the relay takes commands", () => {
     await w.bot.set(resultsStream(w.host), "not a stream");
     await w.startRelay();
     const requested = await gate(w);
-    await command(w, { requestId: "p-1", type: "approve", conversationId: w.conversationId, interactionId: requested.interactionId, body: "{}", principal: "bot" });
+    await command(w, {
+      requestId: "p-1",
+      type: "approve",
+      conversationId: w.conversationId,
+      interactionId: requested.interactionId,
+      body: "{}",
+      principal: "bot",
+    });
     await until(() => (completed(w, requested.stepIndex) === 1 ? true : undefined), "agy to receive the approval");
     expect(await pendingCount(w)).toBe(1);
     await w.bot.del(resultsStream(w.host));
@@ -156,7 +210,14 @@ describe("a standby relay", () => {
     const watcher = await w.session();
     w.sim.engine.tuiPort().submitTurn("Run pwd");
     const pending = await until(async () => (await watcher.pending())[0], "the gate to wait");
-    await command(w, { requestId: "s-1", type: "approve", conversationId: w.conversationId, interactionId: pending.interactionId, body: "{}", principal: "bot" });
+    await command(w, {
+      requestId: "s-1",
+      type: "approve",
+      conversationId: w.conversationId,
+      interactionId: pending.interactionId,
+      body: "{}",
+      principal: "bot",
+    });
     expect((await w.waitForResult("s-1")).result).toMatchObject({ result: "delivered", interactionId: pending.interactionId });
     expect(await w.events()).toEqual([]);
     expect(await w.entries("agy:sessions")).toEqual([]);

@@ -5,7 +5,8 @@ describe("agy-bridge relay flags", () => {
   it("prints its help with the stream names and every flag", async () => {
     const run = await runMain(["relay", "--help"]);
     expect(run.code).toBe(0);
-    for (const text of ["--redis URL", "--host NAME", "--claim-idle MS", "agy:commands:<host>", "agy:results:<host>", "agy:sessions"]) expect(run.stdout).toContain(text);
+    for (const text of ["--redis URL", "--host NAME", "--claim-idle MS", "agy:commands:<host>", "agy:results:<host>", "agy:sessions"])
+      expect(run.stdout).toContain(text);
   });
 
   it.each([

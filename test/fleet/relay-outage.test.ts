@@ -30,10 +30,15 @@ async function turnDuringOutage(w: RelayWorld): Promise<StreamEntry[]> {
     for await (const event of watcher.events({ history: false })) log.push(event);
   })();
   w.sim.engine.tuiPort().submitTurn("Run pwd");
-  const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as { interactionId: string };
+  const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the published gate")).fields["event"]!) as {
+    interactionId: string;
+  };
   await w.redis.kill();
   expect((await watcher.approve(gate.interactionId)).result).toBe("delivered");
-  await until(() => log.find((e) => e.type === "status" && e.reason === "turn_completed"), "the end of the turn while Redis is away", { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
+  await until(() => log.find((e) => e.type === "status" && e.reason === "turn_completed"), "the end of the turn while Redis is away", {
+    ms: 15_000,
+    seen: () => log.map((e) => e.type).join(", "),
+  });
   await w.redis.start();
   const expected = await historyKeys(await w.session(false));
   let entries: StreamEntry[] = [];
@@ -65,6 +70,9 @@ describe("the relay while Redis is away", { timeout: 60_000 }, () => {
     const entries = await turnDuringOutage(world);
     const resyncs = entries.filter((e) => e.fields["type"] === "resync");
     expect(resyncs).toHaveLength(1);
-    expect(JSON.parse(resyncs[0]!.fields["event"]!)).toEqual({ type: "resync", reason: expect.stringMatching(/away or too slow while more than 2 events waited/) });
+    expect(JSON.parse(resyncs[0]!.fields["event"]!)).toEqual({
+      type: "resync",
+      reason: expect.stringMatching(/away or too slow while more than 2 events waited/),
+    });
   });
 });

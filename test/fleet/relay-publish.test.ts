@@ -37,10 +37,16 @@ function duplicates(entries: StreamEntry[]): string[] {
 /** Runs one "Run pwd" turn to its end, approving its gate with a session of the test's own. */
 async function turnWithApproval(w: RelayWorld, answerer: AgySessionApi, log: MapperEvent[], turn: number): Promise<void> {
   w.sim.engine.tuiPort().submitTurn("Run pwd");
-  const gate = await until(() => log.filter((e) => e.type === "interaction_requested")[turn], `the gate of turn ${turn + 1}`, { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
+  const gate = await until(() => log.filter((e) => e.type === "interaction_requested")[turn], `the gate of turn ${turn + 1}`, {
+    ms: 15_000,
+    seen: () => log.map((e) => e.type).join(", "),
+  });
   if (gate.type !== "interaction_requested") throw new Error("not a gate");
   expect((await answerer.approve(gate.interactionId)).result).toBe("delivered");
-  await until(() => log.filter((e) => e.type === "status" && e.reason === "turn_completed")[turn], `the end of turn ${turn + 1}`, { ms: 15_000, seen: () => log.map((e) => e.type).join(", ") });
+  await until(() => log.filter((e) => e.type === "status" && e.reason === "turn_completed")[turn], `the end of turn ${turn + 1}`, {
+    ms: 15_000,
+    seen: () => log.map((e) => e.type).join(", "),
+  });
 }
 
 describe("the relay publishes events", () => {
@@ -85,7 +91,10 @@ describe("the relay publishes events", () => {
     await turnWithApproval(w, watcher, log, 1);
     await w.startRelay();
     const secondOutput = log.filter((e) => e.type === "function_call_output")[1] as { callId: string };
-    await w.waitForEvent((event) => event["type"] === "function_call_output" && event["callId"] === secondOutput.callId, "turn 2's tool output after the restart");
+    await w.waitForEvent(
+      (event) => event["type"] === "function_call_output" && event["callId"] === secondOutput.callId,
+      "turn 2's tool output after the restart",
+    );
     const reader = await w.session(false);
     const expected = await historyKeys(reader);
     let entries: StreamEntry[] = [];
@@ -132,11 +141,17 @@ describe("the relay publishes events", () => {
     world = await startRelayWorld();
     const w = world;
     const relay = await w.startRelay();
-    const attached = await until(async () => (await w.entries(SESSIONS_STREAM)).find((e) => e.fields["type"] === "session.attached"), "session.attached in agy:sessions");
+    const attached = await until(
+      async () => (await w.entries(SESSIONS_STREAM)).find((e) => e.fields["type"] === "session.attached"),
+      "session.attached in agy:sessions",
+    );
     expect(attached.fields).toMatchObject({ host: w.host, conversationId: w.conversationId, state: "idle" });
     expect(new Date(attached.fields["time"]!).toISOString()).toBe(attached.fields["time"]);
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    await until(async () => (await w.entries(SESSIONS_STREAM)).find((e) => e.fields["type"] === "session.state" && e.fields["state"] === "waiting"), "session.state waiting");
+    await until(
+      async () => (await w.entries(SESSIONS_STREAM)).find((e) => e.fields["type"] === "session.state" && e.fields["state"] === "waiting"),
+      "session.state waiting",
+    );
     await relay.close();
     const detached = (await w.entries(SESSIONS_STREAM)).find((e) => e.fields["type"] === "session.detached");
     expect(detached?.fields).toMatchObject({ host: w.host, conversationId: w.conversationId, state: "gone" });
@@ -157,7 +172,10 @@ describe("what the relay shows the audit log", () => {
     const open = await until(() => log.filter((e) => e.type === "interaction_requested")[1], "the second gate");
     const observed: MapperEvent[] = [];
     await w.startRelay({ observe: (event) => observed.push(event) });
-    await until(() => observed.find((e) => e.type === "interaction_requested"), "the open request", { ms: 15_000, seen: () => observed.map((e) => e.type).join(", ") });
+    await until(() => observed.find((e) => e.type === "interaction_requested"), "the open request", {
+      ms: 15_000,
+      seen: () => observed.map((e) => e.type).join(", "),
+    });
     expect(observed.filter((e) => e.type === "interaction_requested")).toEqual([open]);
     expect(observed.filter((e) => e.type === "interaction_resolved")).toEqual([]);
   });

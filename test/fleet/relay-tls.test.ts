@@ -19,12 +19,31 @@ describe("the relay over TLS (rediss://)", { timeout: 60_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-relay-tls-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, "ca.crt"), tls.cert);
-    const relay = await startRelayProcess(["--redis", w.redis.url, "--host", w.host, "--url", w.sim.plainUrl, "--conversation", w.conversationId], dir, { NODE_EXTRA_CA_CERTS: join(dir, "ca.crt") });
+    const relay = await startRelayProcess(["--redis", w.redis.url, "--host", w.host, "--url", w.sim.plainUrl, "--conversation", w.conversationId], dir, {
+      NODE_EXTRA_CA_CERTS: join(dir, "ca.crt"),
+    });
     cleanups.push(() => relay.kill());
     expect(relay.ready).toEqual({ relay: "ready", host: w.host, redis: `rediss://127.0.0.1:${w.redis.port}` });
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the gate over TLS")).fields["event"]!) as { interactionId: string };
-    await w.bot.xadd(`agy:commands:${w.host}`, "*", "requestId", "tls-1", "type", "approve", "conversationId", w.conversationId, "interactionId", gate.interactionId, "body", "{}", "principal", "bot");
+    const gate = JSON.parse((await w.waitForEvent((event) => event["type"] === "interaction_requested", "the gate over TLS")).fields["event"]!) as {
+      interactionId: string;
+    };
+    await w.bot.xadd(
+      `agy:commands:${w.host}`,
+      "*",
+      "requestId",
+      "tls-1",
+      "type",
+      "approve",
+      "conversationId",
+      w.conversationId,
+      "interactionId",
+      gate.interactionId,
+      "body",
+      "{}",
+      "principal",
+      "bot",
+    );
     expect((await w.waitForResult("tls-1")).result).toMatchObject({ result: "delivered" });
     expect(await relay.stop()).toBe(0);
   });

@@ -36,7 +36,11 @@ describe("a relay over agy in tmux", { timeout: 90_000 }, () => {
     cleanups.push(() => relay.kill());
 
     const bot = redis.client();
-    const attached = await until(async () => asEntries((await bot.xrange(SESSIONS_STREAM, "-", "+")) as [string, string[]][]).find((e) => e.fields["type"] === "session.attached"), "the session in the index", { ms: 30_000, seen: () => relay.stderr() });
+    const attached = await until(
+      async () => asEntries((await bot.xrange(SESSIONS_STREAM, "-", "+")) as [string, string[]][]).find((e) => e.fields["type"] === "session.attached"),
+      "the session in the index",
+      { ms: 30_000, seen: () => relay.stderr() },
+    );
     const conversationId = attached.fields["conversationId"]!;
     const client = createFleetClient({ redis: bot, blockMs: 100 });
 
@@ -53,7 +57,11 @@ describe("a relay over agy in tmux", { timeout: 90_000 }, () => {
       }
     }
     if (gate === undefined) throw new Error(`no gate was published within 30 s; relay stderr: ${relay.stderr()}`);
-    const approval = await client.command("tmux-host", { type: "approve", conversationId, interactionId: gate.interactionId, principal: "bot" }, { timeoutMs: 30_000 });
+    const approval = await client.command(
+      "tmux-host",
+      { type: "approve", conversationId, interactionId: gate.interactionId, principal: "bot" },
+      { timeoutMs: 30_000 },
+    );
     expect(approval.result).toMatchObject({ result: "delivered", interactionId: gate.interactionId, stepIndex: gate.stepIndex });
     // The TUI's own prompt was closed after the RPC answer (the pane is known).
     expect(approval.result["prompt"]).toMatchObject({ result: expect.any(String) });

@@ -47,18 +47,54 @@ describe("two hosts on one Redis", () => {
     expect(onB).toBe(b.conversationId);
 
     b.sim.engine.tuiPort().submitTurn("Run pwd");
-    const gate = await until(async () => (await read(eventsStream("host-b", onB))).find((e) => e.fields["type"] === "interaction_requested"), "the gate on host B");
+    const gate = await until(
+      async () => (await read(eventsStream("host-b", onB))).find((e) => e.fields["type"] === "interaction_requested"),
+      "the gate on host B",
+    );
     const interactionId = (JSON.parse(gate.fields["event"]!) as { interactionId: string }).interactionId;
 
     // Sent to the wrong host, it is refused by that host's relay, not lost.
-    await bot.xadd(commandsStream("host-a"), "*", "requestId", "wrong-host", "type", "approve", "conversationId", onB, "interactionId", interactionId, "body", "{}", "principal", "bot");
+    await bot.xadd(
+      commandsStream("host-a"),
+      "*",
+      "requestId",
+      "wrong-host",
+      "type",
+      "approve",
+      "conversationId",
+      onB,
+      "interactionId",
+      interactionId,
+      "body",
+      "{}",
+      "principal",
+      "bot",
+    );
     const refused = await until(async () => (await read(resultsStream("host-a"))).find((e) => e.fields["requestId"] === "wrong-host"), "host A's refusal");
     expect(JSON.parse(refused.fields["result"]!)).toMatchObject({ result: "unknown_conversation" });
 
-    await bot.xadd(commandsStream("host-b"), "*", "requestId", "right-host", "type", "approve", "conversationId", onB, "interactionId", interactionId, "body", "{}", "principal", "bot");
+    await bot.xadd(
+      commandsStream("host-b"),
+      "*",
+      "requestId",
+      "right-host",
+      "type",
+      "approve",
+      "conversationId",
+      onB,
+      "interactionId",
+      interactionId,
+      "body",
+      "{}",
+      "principal",
+      "bot",
+    );
     const result = await until(async () => (await read(resultsStream("host-b"))).find((e) => e.fields["requestId"] === "right-host"), "host B's result");
     expect(JSON.parse(result.fields["result"]!)).toMatchObject({ result: "delivered", interactionId });
-    await until(async () => (await read(eventsStream("host-b", onB))).find((e) => e.fields["type"] === "function_call_output"), "the command's output on host B");
+    await until(
+      async () => (await read(eventsStream("host-b", onB))).find((e) => e.fields["type"] === "function_call_output"),
+      "the command's output on host B",
+    );
     // Host A's conversation saw none of it.
     expect((await read(eventsStream("host-a", a.conversationId))).some((e) => e.fields["type"] === "interaction_requested")).toBe(false);
   });

@@ -52,17 +52,28 @@ describe("serve --redis notifications", { timeout: 120_000 }, () => {
     });
     cleanups.push(() => serve.stop());
     await hook.until((r) => ours(r).some((h) => h.type === "interaction.pending" && h.interactionId === openId), "the notice of the request open at start");
-    const api = (path: string, init: RequestInit = {}) => fetch(`${serve.url}${path}`, { ...init, headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json" } });
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${serve.url}${path}`, { ...init, headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json" } });
     const answered = await api(`/v1/sessions/${w.conversationId}/interactions/${openId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
     expect(answered.status).toBe(200);
-    await hook.until((r) => ours(r).some((h) => h.type === "interaction.resolved" && h.interactionId === openId), "the resolution of the request open at start");
+    await hook.until(
+      (r) => ours(r).some((h) => h.type === "interaction.resolved" && h.interactionId === openId),
+      "the resolution of the request open at start",
+    );
 
     // A request that arrives live.
     await w.waitForEvent((e) => e["type"] === "status" && e["reason"] === "turn_completed", "the end of the pwd turn");
     w.sim.engine.tuiPort().submitTurn("Run pwd");
-    const live = await w.waitForEvent((e) => e["type"] === "interaction_requested" && (e["interactionId"] as string) !== openId, "the second pwd request in the stream");
+    const live = await w.waitForEvent(
+      (e) => e["type"] === "interaction_requested" && (e["interactionId"] as string) !== openId,
+      "the second pwd request in the stream",
+    );
     const liveId = (JSON.parse(live.fields["event"]!) as { interactionId: string }).interactionId;
     await hook.until((r) => ours(r).some((h) => h.type === "interaction.pending" && h.interactionId === liveId), "the notice of the live request");
-    expect(ours(hook.requests).filter((h) => h.type === "interaction.pending").map((h) => h.interactionId)).toEqual([openId, liveId]);
+    expect(
+      ours(hook.requests)
+        .filter((h) => h.type === "interaction.pending")
+        .map((h) => h.interactionId),
+    ).toEqual([openId, liveId]);
   });
 });

@@ -38,10 +38,14 @@ describe("the approval page on serve --redis, a session with nothing pending", {
     w.sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
     let seen: StreamEntry[] = [];
     const turnEnded = async (n: number) => {
-      await until(async () => {
-        seen = await w.events();
-        return seen.filter((e) => (JSON.parse(e.fields["event"]!) as { reason?: string }).reason === "turn_completed").length >= n ? true : undefined;
-      }, `the end of turn ${n} in the stream`, { ms: 20_000, seen: () => summary(seen) });
+      await until(
+        async () => {
+          seen = await w.events();
+          return seen.filter((e) => (JSON.parse(e.fields["event"]!) as { reason?: string }).reason === "turn_completed").length >= n ? true : undefined;
+        },
+        `the end of turn ${n} in the stream`,
+        { ms: 20_000, seen: () => summary(seen) },
+      );
     };
     await turnEnded(1);
 

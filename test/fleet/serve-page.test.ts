@@ -56,10 +56,14 @@ describe("the approval page on serve --redis", { timeout: 180_000 }, () => {
     const ends = (entries: StreamEntry[]) => entries.filter((e) => (JSON.parse(e.fields["event"]!) as { reason?: string }).reason === "turn_completed").length;
     let seen: StreamEntry[] = [];
     const turnEnded = async (n: number) => {
-      await until(async () => {
-        seen = await w.events();
-        return ends(seen) >= n ? true : undefined;
-      }, `the end of turn ${n} in the stream`, { ms: 20_000, seen: () => summary(seen) });
+      await until(
+        async () => {
+          seen = await w.events();
+          return ends(seen) >= n ? true : undefined;
+        },
+        `the end of turn ${n} in the stream`,
+        { ms: 20_000, seen: () => summary(seen) },
+      );
     };
 
     // Turn 1, answered on the page: its entries span many milliseconds.
@@ -71,7 +75,11 @@ describe("the approval page on serve --redis", { timeout: 180_000 }, () => {
     await turnEnded(1);
     const stamps = new Set(seen.map((e) => e.id.split("-")[0]));
     expect(stamps.size, "entries of more than one millisecond").toBeGreaterThan(1);
-    await until(async () => ((await lines("t-call")).some((t) => t.includes("pwd") && !t.includes("running")) ? true : undefined), "the command's output on the page", { ms: 20_000 });
+    await until(
+      async () => ((await lines("t-call")).some((t) => t.includes("pwd") && !t.includes("running")) ? true : undefined),
+      "the command's output on the page",
+      { ms: 20_000 },
+    );
     expect(await lines("t-you")).toEqual(["You:Run pwd"]);
 
     // serve dies; turn 2 happens meanwhile; serve comes back on the same address and the page resumes.

@@ -29,13 +29,43 @@ describe("agy-bridge serve --redis with malformed stream entries", { timeout: 12
     const redis = await startRedis();
     cleanups.push(() => redis.stop());
     const writer = redis.client();
-    await writer.xadd("agy:sessions", "*", "type", "session.attached", "host", HOST, "conversationId", CONVERSATION, "state", "idle", "time", new Date().toISOString());
+    await writer.xadd(
+      "agy:sessions",
+      "*",
+      "type",
+      "session.attached",
+      "host",
+      HOST,
+      "conversationId",
+      CONVERSATION,
+      "state",
+      "idle",
+      "time",
+      new Date().toISOString(),
+    );
     const add = (fields: string[]) => writer.xadd(STREAM, "*", ...fields) as Promise<string>;
-    const event = (value: unknown) => ["key", `k-${Math.random()}`, "type", String((value as { type?: string } | null)?.type ?? "x"), "event", JSON.stringify(value)];
+    const event = (value: unknown) => [
+      "key",
+      `k-${Math.random()}`,
+      "type",
+      String((value as { type?: string } | null)?.type ?? "x"),
+      "event",
+      JSON.stringify(value),
+    ];
     const first = await add(event({ type: "user_message", conversationId: CONVERSATION, trajectoryId: "t1", stepIndex: 0, text: "before" }));
     const bad = [
       await add(event(null)),
-      await add(event({ type: "interaction_requested", conversationId: CONVERSATION, trajectoryId: "t1", stepIndex: 1, interactionId: "int_forged", stepType: "RUN_COMMAND", callId: "call_1" })),
+      await add(
+        event({
+          type: "interaction_requested",
+          conversationId: CONVERSATION,
+          trajectoryId: "t1",
+          stepIndex: 1,
+          interactionId: "int_forged",
+          stepType: "RUN_COMMAND",
+          callId: "call_1",
+        }),
+      ),
       await add(["key", "k-text", "type", "message", "event", "{not json"]),
       await add(["key", "k-none", "type", "message"]),
     ];
@@ -46,7 +76,11 @@ describe("agy-bridge serve --redis with malformed stream entries", { timeout: 12
     cleanups.push(() => serve.stop());
     const authorization = `Bearer ${serve.token}`;
     const call = async (path: string) => (await fetch(`${serve.url}${path}`, { headers: { authorization } })).json() as Promise<Record<string, unknown>>;
-    await until(async () => ((await call("/v1/sessions")).sessions as { conversationId: string }[]).find((s) => s.conversationId === CONVERSATION), "the fleet session on serve", { ms: 30_000 });
+    await until(
+      async () => ((await call("/v1/sessions")).sessions as { conversationId: string }[]).find((s) => s.conversationId === CONVERSATION),
+      "the fleet session on serve",
+      { ms: 30_000 },
+    );
 
     const sse = await openSse(`${serve.url}/v1/sessions/${CONVERSATION}/events`, { authorization });
     cleanups.push(async () => sse.close());
@@ -55,7 +89,9 @@ describe("agy-bridge serve --redis with malformed stream entries", { timeout: 12
     const after = await add(event({ type: "user_message", conversationId: CONVERSATION, trajectoryId: "t1", stepIndex: 2, text: "after" }));
     await sse.until((c) => c.messages.some((m) => m.id === after), "the valid entry after the bad ones", 30_000);
 
-    const withIds = sse.messages.filter((m) => m.id !== undefined).map((m) => ({ id: m.id, event: m.event, data: JSON.parse(m.data) as { type: string; code?: string; message?: string; text?: string } }));
+    const withIds = sse.messages
+      .filter((m) => m.id !== undefined)
+      .map((m) => ({ id: m.id, event: m.event, data: JSON.parse(m.data) as { type: string; code?: string; message?: string; text?: string } }));
     expect(withIds.map((m) => m.id)).toEqual([first, ...bad, lateBad, after]);
     expect(withIds[0]!.data).toMatchObject({ type: "user_message", text: "before" });
     expect(withIds.at(-1)!.data).toMatchObject({ type: "user_message", text: "after" });

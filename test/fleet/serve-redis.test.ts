@@ -44,7 +44,10 @@ describe("agy-bridge serve --redis", { timeout: 120_000 }, () => {
     const serve = await startServeProcess({ configHome: dir, args: ["--redis", redis.url, "--refresh-ms", "200"] });
     cleanups.push(() => serve.stop());
     const call = (path: string, init: RequestInit = {}) =>
-      fetch(`${serve.url}${path}`, { ...init, headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json", "x-agy-bridge-client": "page" } });
+      fetch(`${serve.url}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${serve.token}`, "content-type": "application/json", "x-agy-bridge-client": "page" },
+      });
 
     const listed = await until(async () => {
       const { sessions } = (await (await call("/v1/sessions")).json()) as { sessions: { conversationId: string; host?: string }[] };
@@ -57,10 +60,16 @@ describe("agy-bridge serve --redis", { timeout: 120_000 }, () => {
       const body = (await (await call(`/v1/sessions/${conversationId}/pending`)).json()) as { pending: { interactionId: string; stepIndex: number }[] };
       return body.pending[0];
     }, "the gate on host A's serve");
-    const response = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const response = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ result: "delivered", stepIndex: pending.stepIndex });
-    const again = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const again = await call(`/v1/sessions/${conversationId}/interactions/${pending.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(again.status).toBe(409);
     const step = sim.engine.conversation(conversationId)!.steps[pending.stepIndex] as { completedInteractions?: unknown[] };
     expect(step.completedInteractions).toHaveLength(1);
@@ -70,7 +79,11 @@ describe("agy-bridge serve --redis", { timeout: 120_000 }, () => {
   it("refuses --policy with --redis, and says so when Redis cannot be reached", async () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-serve-redis-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    await expect(startServeProcess({ configHome: dir, args: ["--redis", "redis://127.0.0.1:1", "--policy", join(dir, "p.yaml")] })).rejects.toThrow(/--policy and --redis do not go together/);
-    await expect(startServeProcess({ configHome: dir, args: ["--redis", "redis://127.0.0.1:1"] })).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    await expect(startServeProcess({ configHome: dir, args: ["--redis", "redis://127.0.0.1:1", "--policy", join(dir, "p.yaml")] })).rejects.toThrow(
+      /--policy and --redis do not go together/,
+    );
+    await expect(startServeProcess({ configHome: dir, args: ["--redis", "redis://127.0.0.1:1"] })).rejects.toThrow(
+      /cannot reach Redis at redis:\/\/127\.0\.0\.1:1/,
+    );
   });
 });

@@ -66,15 +66,22 @@ describe("agy-bridge serve --redis: SSE ids are the stream's entry ids", { timeo
     const startServe = async () => {
       const serve = await startServeProcess({ configHome: dir, args: ["--redis", w.redis.url, "--refresh-ms", "200"] });
       serves.push(serve);
-      await until(async () => {
-        const res = await fetch(`${serve.url}/v1/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
-        const { sessions } = (await res.json()) as { sessions: { conversationId: string }[] };
-        return sessions.some((s) => s.conversationId === w.conversationId) ? true : undefined;
-      }, "host B's session on serve", { ms: 20_000, seen: () => serve.stderr() });
+      await until(
+        async () => {
+          const res = await fetch(`${serve.url}/v1/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
+          const { sessions } = (await res.json()) as { sessions: { conversationId: string }[] };
+          return sessions.some((s) => s.conversationId === w.conversationId) ? true : undefined;
+        },
+        "host B's session on serve",
+        { ms: 20_000, seen: () => serve.stderr() },
+      );
       return serve;
     };
     const open = async (serve: ServeProcess, lastEventId?: string) => {
-      const client = await openSse(`${serve.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${serve.token}`, ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }) });
+      const client = await openSse(`${serve.url}/v1/sessions/${w.conversationId}/events`, {
+        authorization: `Bearer ${serve.token}`,
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+      });
       cleanups.push(async () => client.close());
       expect(client.status).toBe(200);
       return client;
@@ -105,7 +112,8 @@ describe("agy-bridge serve --redis: SSE ids are the stream's entry ids", { timeo
     expect(missed.some((e) => JSON.parse(e.fields["event"]!).type === "user_message")).toBe(true);
 
     // An id of the new serve's own kind (a run before stream ids) replays from the start; one beyond the stream is refused.
-    const call = (lastEventId: string) => fetch(`${serve.url}/v1/sessions/${w.conversationId}/events`, { headers: { authorization: `Bearer ${serve.token}`, "last-event-id": lastEventId } });
+    const call = (lastEventId: string) =>
+      fetch(`${serve.url}/v1/sessions/${w.conversationId}/events`, { headers: { authorization: `Bearer ${serve.token}`, "last-event-id": lastEventId } });
     const newest = (await w.events()).at(-1)!.id;
     const beyond = `${BigInt(newest.split("-")[0]!) + 60_000n}-0`;
     const refused = await call(beyond);

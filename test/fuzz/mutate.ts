@@ -65,7 +65,14 @@ export function mutateBytes(rng: Rng, bytes: Uint8Array): Uint8Array {
 export function chunk(rng: Rng, bytes: Uint8Array): Uint8Array[] {
   const style = rng.int(5);
   if (style === 0 || bytes.length === 0) return [bytes];
-  const sizes = style === 1 ? () => 1 : style === 2 ? () => rng.between(1, 16) : style === 3 ? () => rng.between(1, 4096) : () => (rng.chance(0.2) ? 0 : rng.between(1, 300));
+  const sizes =
+    style === 1
+      ? () => 1
+      : style === 2
+        ? () => rng.between(1, 16)
+        : style === 3
+          ? () => rng.between(1, 4096)
+          : () => (rng.chance(0.2) ? 0 : rng.between(1, 300));
   const out: Uint8Array[] = [];
   for (let at = 0; at < bytes.length; ) {
     const size = sizes();

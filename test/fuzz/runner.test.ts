@@ -50,7 +50,7 @@ describe("runCampaign", () => {
     for (const failure of result.failures) {
       const input = inputAt(sorter, 7, failure.index);
       expect(failure.input).toBe(JSON.stringify(input));
-      expect(failure.outcome).toBe(({ 2: "crash", 3: "violation", 4: "hang" } as const)[input % 5 as 2 | 3 | 4]);
+      expect(failure.outcome).toBe(({ 2: "crash", 3: "violation", 4: "hang" } as const)[(input % 5) as 2 | 3 | 4]);
     }
   });
 

@@ -145,13 +145,7 @@ export async function runCampaign<I>(campaign: Campaign<I>, options: RunOptions)
   return result;
 }
 
-async function shrinkFailure<I>(
-  campaign: Campaign<I>,
-  input: I,
-  outcome: Outcome,
-  message: string,
-  hangMs: number,
-): Promise<{ input: I; message: string }> {
+async function shrinkFailure<I>(campaign: Campaign<I>, input: I, outcome: Outcome, message: string, hangMs: number): Promise<{ input: I; message: string }> {
   if (campaign.shrink === undefined) return { input, message };
   let current = input;
   let currentMessage = message;

@@ -49,11 +49,20 @@ describe("real agy 1.0.10 captures", () => {
   it("commits the planner text and counts its usage for planner_response_text.json", () => {
     expect(mapAlone("planner_response_text.json")).toEqual([
       {
-        type: "message", ...at(2), messageId: `agy_msg_${TID}_2`, role: "assistant", failed: false,
+        type: "message",
+        ...at(2),
+        messageId: `agy_msg_${TID}_2`,
+        role: "assistant",
+        failed: false,
         text: "Hello! I am Antigravity, your AI coding assistant, ready to help you with your tasks.",
       },
       {
-        type: "usage", ...at(2), inputTokens: 17161, outputTokens: 65, thinkingOutputTokens: 44, cacheReadTokens: 0,
+        type: "usage",
+        ...at(2),
+        inputTokens: 17161,
+        outputTokens: 65,
+        thinkingOutputTokens: 44,
+        cacheReadTokens: 0,
         model: "MODEL_PLACEHOLDER_M20",
       },
     ]);
@@ -64,20 +73,25 @@ describe("real agy 1.0.10 captures", () => {
     ["planner_response_tool_call_ask_question.json", 11, 2427, 344, 216, 16248, "MODEL_PLACEHOLDER_M20"],
     ["stream_planner_tool_call.json", 5, 3649, 178, 98, 20366, "MODEL_PLACEHOLDER_M71"],
   ] as const)("never mirrors the tool calls of the dispatching planner %s, only its usage", (name, idx, i, o, t, c, model) => {
-    expect(mapAlone(name)).toEqual([
-      { type: "usage", ...at(idx), inputTokens: i, outputTokens: o, thinkingOutputTokens: t, cacheReadTokens: c, model },
-    ]);
+    expect(mapAlone(name)).toEqual([{ type: "usage", ...at(idx), inputTokens: i, outputTokens: o, thinkingOutputTokens: t, cacheReadTokens: c, model }]);
   });
 
   it("surfaces the permission of run_command_waiting.json and nothing else", () => {
     const events = mapAlone("run_command_waiting.json");
     expect(events).toEqual([
       {
-        type: "interaction_requested", ...at(6), interactionId: expect.stringMatching(/^int_[0-9a-f]{16}$/),
-        stepType: "RUN_COMMAND", callId: `agy_call_${TID}_6`,
+        type: "interaction_requested",
+        ...at(6),
+        interactionId: expect.stringMatching(/^int_[0-9a-f]{16}$/),
+        stepType: "RUN_COMMAND",
+        callId: `agy_call_${TID}_6`,
         request: {
-          kind: "permission", action: "command", target: "pwd", description: "Running pwd command",
-          suggestedPersistPattern: "pwd", persistSuggestionType: "PERSIST_SUGGESTION_TYPE_SUGGESTED",
+          kind: "permission",
+          action: "command",
+          target: "pwd",
+          description: "Running pwd command",
+          suggestedPersistPattern: "pwd",
+          persistSuggestionType: "PERSIST_SUGGESTION_TYPE_SUGGESTED",
         },
       },
       { type: "status", ...at(6), status: "waiting", reason: "interaction_pending" },
@@ -87,7 +101,9 @@ describe("real agy 1.0.10 captures", () => {
   it("surfaces the question of ask_question_waiting.json with ids, texts and multiSelect false", () => {
     const [requested] = mapAlone("ask_question_waiting.json");
     expect(requested).toMatchObject({
-      type: "interaction_requested", ...at(12), stepType: "ASK_QUESTION",
+      type: "interaction_requested",
+      ...at(12),
+      stepType: "ASK_QUESTION",
       request: { kind: "question", questions: [{ question: QUESTION, options: OPTIONS, multiSelect: false }] },
     });
   });
@@ -95,15 +111,25 @@ describe("real agy 1.0.10 captures", () => {
   it("replays the approved gate of run_command_done.json, then pairs the call and output under the step-derived call id", () => {
     const events = mapAlone("run_command_done.json");
     expect(events.map((e) => (e.type === "status" ? `status:${e.status}` : e.type))).toEqual([
-      "interaction_requested", "status:waiting", "interaction_resolved", "status:running", "function_call", "function_call_output",
+      "interaction_requested",
+      "status:waiting",
+      "interaction_resolved",
+      "status:running",
+      "function_call",
+      "function_call_output",
     ]);
     expect(events[2]).toMatchObject({
-      type: "interaction_resolved", ...at(6), kind: "permission", outcome: "approved", stepStatus: "DONE",
+      type: "interaction_resolved",
+      ...at(6),
+      kind: "permission",
+      outcome: "approved",
+      stepStatus: "DONE",
       response: { trajectoryId: TID, stepIndex: 6, permission: { allow: true } },
     });
     expect(events.slice(4)).toEqual([
       {
-        type: "function_call", ...call(6, "run_command"),
+        type: "function_call",
+        ...call(6, "run_command"),
         arguments: `{"CommandLine":"pwd","Cwd":"${SCRATCH}","WaitMsBeforeAsync":2000}`,
         description: "Running pwd command",
       },
@@ -113,20 +139,23 @@ describe("real agy 1.0.10 captures", () => {
 
   it("closes the call of the synthesized run_command_error.json with a failure marker", () => {
     const events = mapAlone("run_command_error.json");
-    expect(events.map((e) => e.type)).toEqual([
-      "interaction_requested", "status", "interaction_resolved", "status", "function_call", "function_call_output",
-    ]);
+    expect(events.map((e) => e.type)).toEqual(["interaction_requested", "status", "interaction_resolved", "status", "function_call", "function_call_output"]);
     expect(events[2]).toMatchObject({ type: "interaction_resolved", outcome: "timed_out", stepStatus: "ERROR" });
     expect(events[5]).toEqual({
-      type: "function_call_output", ...call(6, "run_command"),
-      output: "[agy-bridge: run_command did not complete (status ERROR)]", isError: true, stepStatus: "ERROR",
+      type: "function_call_output",
+      ...call(6, "run_command"),
+      output: "[agy-bridge: run_command did not complete (status ERROR)]",
+      isError: true,
+      stepStatus: "ERROR",
     });
   });
 
   it("uses agy's list_dir name and the directory listing for list_directory_done.json", () => {
     const [fc, out] = mapAlone("list_directory_done.json");
     expect(fc).toEqual({
-      type: "function_call", ...call(10, "list_dir"), arguments: `{"DirectoryPath":"${SCRATCH}"}`,
+      type: "function_call",
+      ...call(10, "list_dir"),
+      arguments: `{"DirectoryPath":"${SCRATCH}"}`,
       description: "Listing scratch directory contents",
     });
     expect(out).toMatchObject({ type: "function_call_output", ...call(10, "list_dir"), isError: false });
@@ -154,12 +183,16 @@ describe("real agy 1.0.10 captures", () => {
   it("recovers stream run_command arguments from the body through argumentsOrder", () => {
     expect(mapAlone("stream_run_command_done.json")).toEqual([
       {
-        type: "function_call", ...call(6, "run_command"),
+        type: "function_call",
+        ...call(6, "run_command"),
         arguments: `{"CommandLine":"git status && git log -n 5 --oneline","Cwd":"${SCRATCH}","WaitMsBeforeAsync":5000}`,
         description: "Checking git status and recent commit history",
       },
       {
-        type: "function_call_output", ...call(6, "run_command"), isError: false, stepStatus: "DONE",
+        type: "function_call_output",
+        ...call(6, "run_command"),
+        isError: false,
+        stepStatus: "DONE",
         output: expect.stringMatching(/^On branch main\r\nYour branch is up to date with 'origin\/main'\.\r\n\r\n/),
       },
     ]);
@@ -168,12 +201,16 @@ describe("real agy 1.0.10 captures", () => {
   it("maps the stream view_file step by prefix-matching AbsolutePath to absolutePathUri", () => {
     expect(mapAlone("stream_view_file_done.json")).toEqual([
       {
-        type: "function_call", ...call(16, "view_file"),
+        type: "function_call",
+        ...call(16, "view_file"),
         arguments: `{"AbsolutePath":"${SCRATCH}/package.json"}`,
         description: "Reading package.json for tech stack details",
       },
       {
-        type: "function_call_output", ...call(16, "view_file"), isError: false, stepStatus: "DONE",
+        type: "function_call_output",
+        ...call(16, "view_file"),
+        isError: false,
+        stepStatus: "DONE",
         output: `{"absolutePathUri":"file://${SCRATCH}/package.json","endLine":110,"lineRangeBytes":3609,"numLines":111,"numBytes":3609}`,
       },
     ]);
@@ -182,7 +219,9 @@ describe("real agy 1.0.10 captures", () => {
   it("maps the stream list_directory step without a toolCall to list_dir", () => {
     const [fc] = mapAlone("stream_list_directory_done.json");
     expect(fc).toEqual({
-      type: "function_call", ...call(8, "list_dir"), arguments: `{"DirectoryPath":"${SCRATCH}"}`,
+      type: "function_call",
+      ...call(8, "list_dir"),
+      arguments: `{"DirectoryPath":"${SCRATCH}"}`,
       description: "Listing project directory contents",
     });
   });
@@ -190,7 +229,9 @@ describe("real agy 1.0.10 captures", () => {
   it("names the generic tool manage_subagents and outputs its result object", () => {
     const [fc, out] = mapAlone("stream_generic_done.json");
     expect(fc).toEqual({
-      type: "function_call", ...call(40, "manage_subagents"), arguments: `{"Action":"list"}`,
+      type: "function_call",
+      ...call(40, "manage_subagents"),
+      arguments: `{"Action":"list"}`,
       description: "Checking running subagent statuses",
     });
     const output = JSON.parse((out as { output: string }).output);
@@ -217,7 +258,12 @@ describe("real agy 1.0.10 captures", () => {
       const stream = structuredClone(poll);
       delete stream.metadata["toolCall"];
       delete stream.metadata["internalMetadata"];
-      const of = (step: unknown) => JSON.stringify(createTrajectoryTracker({ conversationId: CID }).applySteps([step]).filter((e) => e.type === "function_call"));
+      const of = (step: unknown) =>
+        JSON.stringify(
+          createTrajectoryTracker({ conversationId: CID })
+            .applySteps([step])
+            .filter((e) => e.type === "function_call"),
+        );
       expect(of(stream), name).toBe(of(poll));
     }
   });
@@ -231,8 +277,12 @@ describe("real agy 1.0.10 captures", () => {
     expect(done.map((e) => e.type)).toEqual(["interaction_resolved", "status", "function_call", "function_call_output"]);
     expect(done[1]).toEqual({ type: "status", ...at(12), status: "running", reason: "interaction_resolved" });
     expect(done[0]).toEqual({
-      type: "interaction_resolved", ...at(12), interactionId: (requested[0] as { interactionId: string }).interactionId,
-      kind: "question", outcome: "answered", stepStatus: "DONE",
+      type: "interaction_resolved",
+      ...at(12),
+      interactionId: (requested[0] as { interactionId: string }).interactionId,
+      kind: "question",
+      outcome: "answered",
+      stepStatus: "DONE",
       response: { trajectoryId: TID, stepIndex: 12, askQuestion: { responses: [{ question: QUESTION, selectedOptionIds: ["4"] }] } },
     });
     expect(again).toEqual([]);

@@ -62,7 +62,9 @@ describe("a step with a field of the wrong type", () => {
     ["requestedInteraction", (s: Record<string, unknown>) => ({ ...s, requestedInteraction: "yes" })],
   ])("is skipped with a diagnostic when %s is wrong, and the steps around it are mapped", (_what, spoil) => {
     const bad = spoil(planner(1, "DONE", { modifiedResponse: "spoiled" }));
-    const events = valid(tracker().applySnapshot({ steps: [planner(0, "DONE", { modifiedResponse: "before" }), bad, planner(2, "DONE", { modifiedResponse: "after" })] }));
+    const events = valid(
+      tracker().applySnapshot({ steps: [planner(0, "DONE", { modifiedResponse: "before" }), bad, planner(2, "DONE", { modifiedResponse: "after" })] }),
+    );
     expect(kinds(events)).toEqual(["message", "diagnostic:invalid_step", "message"]);
     expect(events.filter((e) => e.type === "message").map((e) => e.type === "message" && e.text)).toEqual(["before", "after"]);
     expect(events[1]).toMatchObject({ stepIndex: 1, message: expect.stringMatching(/^A step at index 1 was skipped: its .+\.$/) });
@@ -141,7 +143,14 @@ describe("values JSON cannot hold", () => {
 
   it.each([
     ["a BigInt", { stepIndex: 10n }],
-    ["a cycle", (() => { const o: Record<string, unknown> = {}; o["self"] = o; return o; })()],
+    [
+      "a cycle",
+      (() => {
+        const o: Record<string, unknown> = {};
+        o["self"] = o;
+        return o;
+      })(),
+    ],
   ])("leaves out an echo holding %s", (_what, response) => {
     const events = resolvedWithEcho(response);
     expect(kinds(events)).toEqual(["diagnostic:unserializable_value", "interaction_resolved", "status", "function_call", "function_call_output"]);
@@ -268,18 +277,29 @@ describe("a step whose own stepIndex disagrees with its position", () => {
 describe("any JSON at all", () => {
   it("never throws and emits only schema-valid, serialisable events", () => {
     const base = [fixture("user_input.json"), fixture("run_command_waiting.json"), fixture("run_command_done.json"), fixture("planner_response_text.json")];
-    const mutated = fc.tuple(fc.nat(base.length - 1), fc.constantFrom("type", "status", "metadata", "runCommand", "requestedInteraction", "completedInteractions"), fc.jsonValue());
+    const mutated = fc.tuple(
+      fc.nat(base.length - 1),
+      fc.constantFrom("type", "status", "metadata", "runCommand", "requestedInteraction", "completedInteractions"),
+      fc.jsonValue(),
+    );
     const count = fc.oneof(fc.double(), fc.constantFrom("999999999999999", "9007199254740991", 1e21), fc.stringMatching(/^\d{1,17}$/), fc.jsonValue());
     const usage = fc.record({ inputTokens: count, outputTokens: count, thinkingOutputTokens: count, cacheReadTokens: count }, { requiredKeys: [] });
     fc.assert(
-      fc.property(fc.array(mutated, { maxLength: 6 }), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.array(usage, { maxLength: 4 }), (mutations, extra, usages) => {
-        const steps: unknown[] = clone(base);
-        for (const [i, key, value] of mutations) (steps[i] as Record<string, unknown>)[key] = value;
-        usages.forEach((modelUsage, i) => steps.push(planner(10 + i, "DONE", {}, { modelUsage })));
-        const t = tracker();
-        valid(t.applySnapshot({ steps: [...steps, ...extra] }));
-        valid(t.applyStreamUpdate({ conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: steps.map((_, i) => i), steps } } } as StreamUpdate));
-      }),
+      fc.property(
+        fc.array(mutated, { maxLength: 6 }),
+        fc.array(fc.jsonValue(), { maxLength: 3 }),
+        fc.array(usage, { maxLength: 4 }),
+        (mutations, extra, usages) => {
+          const steps: unknown[] = clone(base);
+          for (const [i, key, value] of mutations) (steps[i] as Record<string, unknown>)[key] = value;
+          usages.forEach((modelUsage, i) => steps.push(planner(10 + i, "DONE", {}, { modelUsage })));
+          const t = tracker();
+          valid(t.applySnapshot({ steps: [...steps, ...extra] }));
+          valid(
+            t.applyStreamUpdate({ conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: steps.map((_, i) => i), steps } } } as StreamUpdate),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });

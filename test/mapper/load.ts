@@ -28,11 +28,15 @@ export function capture(name: string): Record<string, unknown> {
 }
 
 export function captureNames(): string[] {
-  return readdirSync(CAPTURES).filter((f) => f.endsWith(".json")).sort();
+  return readdirSync(CAPTURES)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
 }
 
 export function fixtureNames(ext = ".json"): string[] {
-  return readdirSync(FIXTURES).filter((f) => f.endsWith(ext)).sort();
+  return readdirSync(FIXTURES)
+    .filter((f) => f.endsWith(ext))
+    .sort();
 }
 
 export const clone = <T>(value: T): T => structuredClone(value);

@@ -15,7 +15,11 @@ async function cli(argv: string[], stdinText = ""): Promise<{ code: number; stdo
   return runMain(argv, { stdin });
 }
 
-const lines = (stdout: string) => stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const dir = mkdtempSync(join(tmpdir(), "agy-bridge-map-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,9 +35,25 @@ describe("agy-bridge map", () => {
     expect([code, stderr]).toEqual([0, ""]);
     const events = lines(stdout);
     expect(events.map((e) => e["type"])).toEqual([
-      "status", "model_changed", "user_message", "message", "usage", "status",
-      "status", "model_changed", "user_message", "usage",
-      "interaction_requested", "status", "interaction_resolved", "status", "function_call", "function_call_output", "message", "usage", "status",
+      "status",
+      "model_changed",
+      "user_message",
+      "message",
+      "usage",
+      "status",
+      "status",
+      "model_changed",
+      "user_message",
+      "usage",
+      "interaction_requested",
+      "status",
+      "interaction_resolved",
+      "status",
+      "function_call",
+      "function_call_output",
+      "message",
+      "usage",
+      "status",
     ]);
     for (const e of events) MapperEventSchema.parse(e);
     expect(events.every((e) => e["conversationId"] === CID)).toBe(true);
@@ -44,7 +64,11 @@ describe("agy-bridge map", () => {
     const input = readFileSync(join(FIXTURES, "stream_question_timeout_retry.ndjson"), "utf8");
     const { code, stdout } = await cli(["map", "-"], input);
     expect(code).toBe(0);
-    expect(lines(stdout).filter((e) => e["type"] === "interaction_requested").map((e) => e["stepIndex"])).toEqual([4, 5]);
+    expect(
+      lines(stdout)
+        .filter((e) => e["type"] === "interaction_requested")
+        .map((e) => e["stepIndex"]),
+    ).toEqual([4, 5]);
   });
 
   it("maps one real captured step and takes the conversation from its cascadeId", async () => {
@@ -141,7 +165,10 @@ describe("agy-bridge map", () => {
     const { readFileSync } = await import("node:fs");
     const snapshot = JSON.parse(readFileSync(join(FIXTURES, "snapshot_two_turns.json"), "utf8")) as { steps: unknown[] };
     const text = JSON.stringify({ steps: Array.from({ length: 400 }, () => snapshot.steps).flat() });
-    for (const [code, expected] of [["EPIPE", 0], ["ENOSPC", 1]] as const) {
+    for (const [code, expected] of [
+      ["EPIPE", 0],
+      ["ENOSPC", 1],
+    ] as const) {
       let writes = 0;
       const failing = new Writable({
         highWaterMark: 1024,

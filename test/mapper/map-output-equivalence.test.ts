@@ -77,7 +77,9 @@ async function expectSameBytes(file: string): Promise<number> {
 
 /** The steps of every single-step fixture and capture, with their sources' text. */
 const singleSteps = (): Record<string, unknown>[] => [
-  ...fixtureNames().filter((n) => !n.startsWith("snapshot_")).map((n) => JSON.parse(readFileSync(join(FIXTURES, n), "utf8")) as Record<string, unknown>),
+  ...fixtureNames()
+    .filter((n) => !n.startsWith("snapshot_"))
+    .map((n) => JSON.parse(readFileSync(join(FIXTURES, n), "utf8")) as Record<string, unknown>),
   ...captureNames().map((n) => JSON.parse(readFileSync(join(CAPTURES, n), "utf8")) as Record<string, unknown>),
 ];
 
@@ -135,7 +137,11 @@ describe("agy-bridge map prints the tracker's events byte for byte", () => {
     const frames = join(dir, "frames.ndjson");
     const lines: string[] = [];
     for (let at = 0; at < 3000; at += 3) {
-      lines.push(JSON.stringify({ update: { conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: [at, at + 1, at + 2], steps: steps.slice(at, at + 3) } } } }));
+      lines.push(
+        JSON.stringify({
+          update: { conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: [at, at + 1, at + 2], steps: steps.slice(at, at + 3) } } },
+        }),
+      );
     }
     writeFileSync(frames, `${lines.join("\n")}\n`);
     await expectSameBytes(frames);

@@ -13,8 +13,7 @@ function toolStep(type: string, status: string, body: Record<string, unknown>, m
 }
 const mapOne = (step: unknown): MapperEvent[] => createTrajectoryTracker({ conversationId: "conv" }).applySteps([step]);
 const callOf = (events: MapperEvent[]) => events.find((e) => e.type === "function_call") as Extract<MapperEvent, { type: "function_call" }>;
-const outputOf = (events: MapperEvent[]) =>
-  events.find((e) => e.type === "function_call_output") as Extract<MapperEvent, { type: "function_call_output" }>;
+const outputOf = (events: MapperEvent[]) => events.find((e) => e.type === "function_call_output") as Extract<MapperEvent, { type: "function_call_output" }>;
 
 describe("tool arguments", () => {
   it("prefers an exact key over a suffixed sibling that comes first", () => {
@@ -23,9 +22,15 @@ describe("tool arguments", () => {
   });
 
   it("falls back from malformed argumentsJson to the typed body", () => {
-    const step = toolStep("VIEW_FILE", "DONE", { viewFile: { absolutePathUri: "file:///a" } }, {
-      argumentsOrder: ["AbsolutePath", "toolAction"], toolCall: { id: "abc", argumentsJson: "{oops" },
-    });
+    const step = toolStep(
+      "VIEW_FILE",
+      "DONE",
+      { viewFile: { absolutePathUri: "file:///a" } },
+      {
+        argumentsOrder: ["AbsolutePath", "toolAction"],
+        toolCall: { id: "abc", argumentsJson: "{oops" },
+      },
+    );
     expect(callOf(mapOne(step)).arguments).toBe('{"AbsolutePath":"/a"}');
   });
 
@@ -33,7 +38,8 @@ describe("tool arguments", () => {
     const body = { runCommand: { commandLine: "pwd", cwd: "/w", waitMsBeforeAsync: "2000" } };
     const meta = { argumentsOrder: ["CommandLine", "Cwd", "WaitMsBeforeAsync", "toolAction"] };
     const poll = toolStep("RUN_COMMAND", "DONE", body, {
-      ...meta, toolCall: { id: "q7tk2m9d", argumentsJson: '{"CommandLine":"pwd","Cwd":"/w","WaitMsBeforeAsync":2000,"toolAction":"x"}' },
+      ...meta,
+      toolCall: { id: "q7tk2m9d", argumentsJson: '{"CommandLine":"pwd","Cwd":"/w","WaitMsBeforeAsync":2000,"toolAction":"x"}' },
     });
     const stream = toolStep("RUN_COMMAND", "DONE", body, meta);
     expect(callOf(mapOne(poll))).toEqual(callOf(mapOne(stream)));
@@ -45,15 +51,32 @@ describe("tool arguments", () => {
     const step = toolStep("GENERIC", "DONE", {
       generic: {
         args: {
-          Local: "file:///home/me/My%20Docs/a.txt", Host: "file://localhost/etc/hosts", Remote: "file://server/share",
-          Drive: "file:///C:/x", Bad: "file:///a%zz", Count: "2000", Negative: "-5", Padded: "007", Huge: "99999999999999999",
-          Text: "2000 rows", Nested: { Path: "file:///n", Count: "1" },
+          Local: "file:///home/me/My%20Docs/a.txt",
+          Host: "file://localhost/etc/hosts",
+          Remote: "file://server/share",
+          Drive: "file:///C:/x",
+          Bad: "file:///a%zz",
+          Count: "2000",
+          Negative: "-5",
+          Padded: "007",
+          Huge: "99999999999999999",
+          Text: "2000 rows",
+          Nested: { Path: "file:///n", Count: "1" },
         },
       },
     });
     expect(JSON.parse(callOf(mapOne(step)).arguments)).toEqual({
-      Local: "/home/me/My Docs/a.txt", Host: "/etc/hosts", Remote: "file://server/share", Drive: "C:/x", Bad: "/a%zz",
-      Count: 2000, Negative: -5, Padded: "007", Huge: "99999999999999999", Text: "2000 rows", Nested: { Path: "file:///n", Count: "1" },
+      Local: "/home/me/My Docs/a.txt",
+      Host: "/etc/hosts",
+      Remote: "file://server/share",
+      Drive: "C:/x",
+      Bad: "/a%zz",
+      Count: 2000,
+      Negative: -5,
+      Padded: "007",
+      Huge: "99999999999999999",
+      Text: "2000 rows",
+      Nested: { Path: "file:///n", Count: "1" },
     });
   });
 
@@ -89,9 +112,16 @@ describe("tool outputs", () => {
       completedInteractions: [{ request: {}, response: { trajectoryId: TID, stepIndex: 3, permission: { userDenyInstruction: "use git clean instead" } } }],
     });
     expect(outputOf(mapOne(step))).toEqual({
-      type: "function_call_output", conversationId: "conv", trajectoryId: TID, stepIndex: 3, callId: "agy_call_traj_3", name: "run_command",
+      type: "function_call_output",
+      conversationId: "conv",
+      trajectoryId: TID,
+      stepIndex: 3,
+      callId: "agy_call_traj_3",
+      name: "run_command",
       output: "[agy-bridge: the user declined run_command; it did not run. Instruction: use git clean instead]",
-      isError: true, stepStatus: "DONE", declined: true,
+      isError: true,
+      stepStatus: "DONE",
+      declined: true,
     });
   });
 

@@ -17,7 +17,8 @@ import type { StreamUpdate } from "../../src/protocol/wire-schemas.js";
 import { CID, TID, fixture } from "./load.js";
 
 const tracker = () => createTrajectoryTracker({ conversationId: CID });
-const kinds = (events: MapperEvent[]) => events.map((e) => (e.type === "diagnostic" ? `diagnostic:${e.code}` : e.type === "status" ? `status:${e.status}` : e.type));
+const kinds = (events: MapperEvent[]) =>
+  events.map((e) => (e.type === "diagnostic" ? `diagnostic:${e.code}` : e.type === "status" ? `status:${e.status}` : e.type));
 const of = <T extends MapperEvent["type"]>(events: MapperEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 
 function mapped(...names: string[]): MapperEvent[] {
@@ -40,7 +41,9 @@ describe("failure detail", () => {
   it("reads a failed planner's detail from step.error, preferring userErrorMessage", () => {
     expect(of(mapped("planner_response_error_step_error.json"), "message")).toEqual([
       expect.objectContaining({
-        failed: true, stepIndex: 21, stopReason: "STOP_REASON_ERROR",
+        failed: true,
+        stepIndex: 21,
+        stopReason: "STOP_REASON_ERROR",
         text: "[agy-bridge: the model did not complete this turn (status ERROR): The model is overloaded. Please try again in a moment.]",
       }),
     ]);
@@ -64,8 +67,14 @@ describe("failure detail", () => {
   it("turns an ERROR_MESSAGE agy shows the user into a failure message", () => {
     expect(mapped("error_message_shown.json")).toEqual([
       {
-        type: "message", conversationId: CID, trajectoryId: TID, stepIndex: 23, messageId: `agy_msg_${TID}_23`, role: "assistant",
-        text: "[agy-bridge: agy reported an error: You have reached the usage limit for this model.]", failed: true,
+        type: "message",
+        conversationId: CID,
+        trajectoryId: TID,
+        stepIndex: 23,
+        messageId: `agy_msg_${TID}_23`,
+        role: "assistant",
+        text: "[agy-bridge: agy reported an error: You have reached the usage limit for this model.]",
+        failed: true,
       },
     ]);
   });
@@ -73,7 +82,11 @@ describe("failure detail", () => {
   it("turns an ERROR_MESSAGE not meant for the user into a diagnostic", () => {
     expect(mapped("error_message_hidden.json")).toEqual([
       {
-        type: "diagnostic", conversationId: CID, trajectoryId: TID, stepIndex: 24, code: "agy_error",
+        type: "diagnostic",
+        conversationId: CID,
+        trajectoryId: TID,
+        stepIndex: 24,
+        code: "agy_error",
         message: "agy recorded an error not meant for the user: tool output truncated",
       },
     ]);
@@ -115,7 +128,8 @@ describe("gates of every kind", () => {
     const events = mapped("run_command_interaction_waiting.json");
     expect(kinds(events)).toEqual(["interaction_requested", "status:waiting"]);
     expect(events[0]).toMatchObject({
-      stepIndex: 26, stepType: "RUN_COMMAND",
+      stepIndex: 26,
+      stepType: "RUN_COMMAND",
       request: { kind: "permission", variant: "runCommand", action: "command", target: "rm -rf build", description: "Removing the build directory" },
     });
   });
@@ -156,16 +170,32 @@ describe("interactionAnswer", () => {
   it("builds the payload of each answerable kind", () => {
     expect(interactionAnswer(target(permission), { allow: true })).toEqual({ trajectoryId: TID, stepIndex: 6, permission: { allow: true } });
     expect(interactionAnswer(target({ ...permission, variant: "runCommand" }), { allow: false })).toEqual({
-      trajectoryId: TID, stepIndex: 6, runCommand: { confirm: false },
+      trajectoryId: TID,
+      stepIndex: 6,
+      runCommand: { confirm: false },
     });
     expect(interactionAnswer(target({ ...permission, variant: "filePermission", action: "file" }), { allow: true, scope: "PERMISSION_SCOPE_ONCE" })).toEqual({
-      trajectoryId: TID, stepIndex: 6, filePermission: { allow: true, scope: "PERMISSION_SCOPE_ONCE" },
+      trajectoryId: TID,
+      stepIndex: 6,
+      filePermission: { allow: true, scope: "PERMISSION_SCOPE_ONCE" },
     });
     const question: InteractionRequest = {
-      kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "A" }, { id: "2", text: "B" }], multiSelect: false }],
+      kind: "question",
+      questions: [
+        {
+          question: "Which?",
+          options: [
+            { id: "1", text: "A" },
+            { id: "2", text: "B" },
+          ],
+          multiSelect: false,
+        },
+      ],
     };
     expect(interactionAnswer(target(question), { responses: [{ selectedOptionIds: ["2"] }] })).toEqual({
-      trajectoryId: TID, stepIndex: 6, askQuestion: { responses: [{ question: "Which?", selectedOptionIds: ["2"] }] },
+      trajectoryId: TID,
+      stepIndex: 6,
+      askQuestion: { responses: [{ question: "Which?", selectedOptionIds: ["2"] }] },
     });
   });
 
@@ -214,14 +244,21 @@ describe("no step vanishes", () => {
 
   it("gives one diagnostic per step of an unknown type that carries neither a tool call nor a body", () => {
     const bare = (stepIndex: number) => ({
-      type: "CORTEX_STEP_TYPE_BROWSER_SCROLL", status: "CORTEX_STEP_STATUS_DONE",
+      type: "CORTEX_STEP_TYPE_BROWSER_SCROLL",
+      status: "CORTEX_STEP_STATUS_DONE",
       metadata: { sourceTrajectoryStepInfo: { trajectoryId: TID, stepIndex } },
     });
     const events = tracker().applySteps([bare(40), bare(41)]);
-    expect(events).toEqual([40, 41].map((stepIndex) => ({
-      type: "diagnostic", conversationId: CID, trajectoryId: TID, stepIndex, code: "unknown_step_type",
-      message: `Step ${stepIndex} of type BROWSER_SCROLL carries no tool call and no body; it maps to no event.`,
-    })));
+    expect(events).toEqual(
+      [40, 41].map((stepIndex) => ({
+        type: "diagnostic",
+        conversationId: CID,
+        trajectoryId: TID,
+        stepIndex,
+        code: "unknown_step_type",
+        message: `Step ${stepIndex} of type BROWSER_SCROLL carries no tool call and no body; it maps to no event.`,
+      })),
+    );
   });
 });
 

@@ -21,10 +21,24 @@ const CID = "prop-conversation";
 const TID = "prop-trajectory";
 const info = (stepIndex?: number) => ({ trajectoryId: TID, cascadeId: CID, ...(stepIndex ? { stepIndex } : {}) });
 
-interface ToolSpec { waiting: boolean; timeout: boolean; error: boolean }
-interface TurnSpec { tools: ToolSpec[]; chunks: number; thinking: boolean; rewrite: boolean; error: boolean; model: string }
+interface ToolSpec {
+  waiting: boolean;
+  timeout: boolean;
+  error: boolean;
+}
+interface TurnSpec {
+  tools: ToolSpec[];
+  chunks: number;
+  thinking: boolean;
+  rewrite: boolean;
+  error: boolean;
+  model: string;
+}
 /** One tick of agy time: the step at `index` changes to `step`. */
-interface Tick { index: number; step: Record<string, unknown> }
+interface Tick {
+  index: number;
+  step: Record<string, unknown>;
+}
 
 const toolSpec = fc.record({ waiting: fc.boolean(), timeout: fc.boolean(), error: fc.boolean() });
 const turnSpec = fc.record({
@@ -44,7 +58,8 @@ function history(turns: TurnSpec[]): Tick[] {
     ticks.push({
       index: index++,
       step: {
-        type: "CORTEX_STEP_TYPE_USER_INPUT", status: "CORTEX_STEP_STATUS_DONE",
+        type: "CORTEX_STEP_TYPE_USER_INPUT",
+        status: "CORTEX_STEP_STATUS_DONE",
         metadata: { executionId: `exec-${t}`, sourceTrajectoryStepInfo: info() },
         userInput: { userResponse: `question ${t}`, userConfig: { plannerConfig: { planModel: turn.model } } },
       },
@@ -53,7 +68,8 @@ function history(turns: TurnSpec[]): Tick[] {
       ticks.push({
         index: index++,
         step: {
-          type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: "CORTEX_STEP_STATUS_DONE",
+          type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+          status: "CORTEX_STEP_STATUS_DONE",
           metadata: { sourceTrajectoryStepInfo: info(index - 1), modelUsage: { inputTokens: "10", outputTokens: "2" } },
           plannerResponse: { toolCalls: [{ id: "c", name: "run_command" }] },
         },
@@ -64,7 +80,8 @@ function history(turns: TurnSpec[]): Tick[] {
         const base = (status: string, extra: Record<string, unknown> = {}) => ({
           index: at,
           step: {
-            type: "CORTEX_STEP_TYPE_RUN_COMMAND", status: `CORTEX_STEP_STATUS_${status}`,
+            type: "CORTEX_STEP_TYPE_RUN_COMMAND",
+            status: `CORTEX_STEP_STATUS_${status}`,
             metadata: { toolAction: "Running it", sourceTrajectoryStepInfo: info(at), argumentsOrder: ["CommandLine"] },
             runCommand: { commandLine: `cmd ${at}` },
             ...extra,
@@ -78,19 +95,17 @@ function history(turns: TurnSpec[]): Tick[] {
           continue;
         }
         ticks.push(base("RUNNING"));
-        ticks.push(
-          tool.error
-            ? base("ERROR")
-            : base("DONE", { runCommand: { commandLine: `cmd ${at}`, combinedOutput: { full: `out ${at}\n` } } }),
-        );
+        ticks.push(tool.error ? base("ERROR") : base("DONE", { runCommand: { commandLine: `cmd ${at}`, combinedOutput: { full: `out ${at}\n` } } }));
       }
     }
     const at = index++;
     const planner = (status: string, body: Record<string, unknown>, extraMeta: Record<string, unknown> = {}) => ({
       index: at,
       step: {
-        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE", status: `CORTEX_STEP_STATUS_${status}`,
-        metadata: { sourceTrajectoryStepInfo: info(at), ...extraMeta }, plannerResponse: body,
+        type: "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+        status: `CORTEX_STEP_STATUS_${status}`,
+        metadata: { sourceTrajectoryStepInfo: info(at), ...extraMeta },
+        plannerResponse: body,
       },
     });
     const thinking = turn.thinking ? "Thinking it through." : undefined;
@@ -215,19 +230,18 @@ function checkInteractions(events: MapperEvent[]): void {
 
 describe("delivery-order independence", () => {
   it("gives the committed events of applying the final history once, whatever the interleaving", () => {
-    const scenario = fc
-      .array(turnSpec, { minLength: 1, maxLength: 3 })
-      .chain((turns) => {
-        const ticks = history(turns);
-        return fc.record({
-          ticks: fc.constant(ticks),
-          ops: fc.array(fc.constantFrom<Op>("frame", "frame", "frame", "dup", "resend", "lost", "snapshot"), {
-            minLength: ticks.length, maxLength: ticks.length,
-          }),
-          pageSize: fc.integer({ min: 1, max: 6 }),
-          resendPick: fc.nat(),
-        });
+    const scenario = fc.array(turnSpec, { minLength: 1, maxLength: 3 }).chain((turns) => {
+      const ticks = history(turns);
+      return fc.record({
+        ticks: fc.constant(ticks),
+        ops: fc.array(fc.constantFrom<Op>("frame", "frame", "frame", "dup", "resend", "lost", "snapshot"), {
+          minLength: ticks.length,
+          maxLength: ticks.length,
+        }),
+        pageSize: fc.integer({ min: 1, max: 6 }),
+        resendPick: fc.nat(),
       });
+    });
     fc.assert(
       fc.property(scenario, ({ ticks, ops, pageSize, resendPick }) => {
         const once = createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: stateAt(ticks, ticks.length) });
@@ -245,7 +259,12 @@ describe("delivery-order independence", () => {
     fc.assert(
       fc.property(fc.array(turnSpec, { minLength: 1, maxLength: 3 }), (turns) => {
         const ticks = history(turns);
-        const events = deliver(ticks, ticks.map(() => "frame"), 100, 0);
+        const events = deliver(
+          ticks,
+          ticks.map(() => "frame"),
+          100,
+          0,
+        );
         const waits = turns.flatMap((t) => t.tools).reduce((n, tool) => n + (tool.waiting ? (tool.timeout ? 2 : 1) : 0), 0);
         expect(events.filter((e) => e.type === "interaction_requested")).toHaveLength(waits);
         const finals = events.filter((e) => e.type === "message_delta" && e.final);

@@ -6,8 +6,7 @@ import { CID, TID, fixture, frames } from "./load.js";
 
 const tracker = () => createTrajectoryTracker({ conversationId: CID });
 const run = (updates: Record<string, unknown>[], t = tracker()) => updates.flatMap((u) => t.applyStreamUpdate(u as StreamUpdate));
-const of = <T extends MapperEvent["type"]>(events: MapperEvent[], type: T) =>
-  events.filter((e): e is EventOf<T> => e.type === type);
+const of = <T extends MapperEvent["type"]>(events: MapperEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 
 function generating(stepIndex: number, text: string | undefined, thinking?: string) {
   return {
@@ -38,7 +37,9 @@ describe("a GENERATING planner on the stream", () => {
     expect(deltas.map((d) => d.index)).toEqual(deltas.map((_, i) => i));
     expect(deltas.map((d) => d.final)).toEqual([false, false, false, true]);
     expect(deltas.map((d) => d.text)).toEqual([
-      "A monad is a type", " that wraps values", " and chains computations on them.",
+      "A monad is a type",
+      " that wraps values",
+      " and chains computations on them.",
       " It gives sequencing, failure or state a uniform interface.",
     ]);
     expect(new Set(deltas.map((d) => d.messageId))).toEqual(new Set([message?.messageId]));
@@ -55,7 +56,12 @@ describe("a GENERATING planner on the stream", () => {
 
   it("emits the committed message once and closes the turn before the IDLE frame could", () => {
     expect(events.map((e) => (e.type === "status" ? `${e.status}:${e.reason}` : e.type)).filter((t) => !t.endsWith("_delta"))).toEqual([
-      "running:turn_started", "model_changed", "user_message", "message", "usage", "idle:turn_completed",
+      "running:turn_started",
+      "model_changed",
+      "user_message",
+      "message",
+      "usage",
+      "idle:turn_completed",
     ]);
   });
 
@@ -84,11 +90,7 @@ describe("text rewrites", () => {
   });
 
   it("replaces instead of slicing when agy rewrites the text, with a diagnostic", () => {
-    const events = run([
-      frame([3], [generating(3, "The answer is 4")]),
-      frame([3], [generating(3, "The result: 4")]),
-      frame([3], [done(3, "The result: 4.")]),
-    ]);
+    const events = run([frame([3], [generating(3, "The answer is 4")]), frame([3], [generating(3, "The result: 4")]), frame([3], [done(3, "The result: 4.")])]);
     expect(of(events, "message_delta").map((d) => [d.text, d.replace, d.index])).toEqual([
       ["The answer is 4", false, 0],
       ["The result: 4", true, 1],
@@ -143,18 +145,26 @@ describe("interactions on the stream", () => {
       [requested[1]?.interactionId, "answered"],
     ]);
     expect(resolved[1]?.response).toEqual({
-      trajectoryId: TID, stepIndex: 5,
+      trajectoryId: TID,
+      stepIndex: 5,
       askQuestion: { responses: [{ question: "Which file should I clean up first?", selectedOptionIds: ["1"] }] },
     });
-    expect(of(events, "function_call_output").map((o) => [o.stepIndex, o.isError])).toEqual([[4, true], [5, false]]);
+    expect(of(events, "function_call_output").map((o) => [o.stepIndex, o.isError])).toEqual([
+      [4, true],
+      [5, false],
+    ]);
   });
 
   it("keeps the waiting status until the retried question is resolved", () => {
     const events = run(frames("stream_question_timeout_retry.ndjson"));
     const statuses = of(events, "status").map((s) => `${s.status}:${s.reason}`);
     expect(statuses).toEqual([
-      "running:turn_started", "waiting:interaction_pending", "running:interaction_resolved",
-      "waiting:interaction_pending", "running:interaction_resolved", "idle:turn_completed",
+      "running:turn_started",
+      "waiting:interaction_pending",
+      "running:interaction_resolved",
+      "waiting:interaction_pending",
+      "running:interaction_resolved",
+      "idle:turn_completed",
     ]);
   });
 
@@ -164,8 +174,23 @@ describe("interactions on the stream", () => {
     run(all.slice(0, 4), t);
     expect(t.pendingInteractions()).toEqual([
       expect.objectContaining({
-        trajectoryId: TID, stepIndex: 5, stepType: "ASK_QUESTION", callId: `agy_call_${TID}_5`,
-        request: { kind: "question", questions: [{ question: "Which file should I clean up first?", multiSelect: false, options: [{ id: "1", text: "notes.txt" }, { id: "2", text: "draft.md" }] }] },
+        trajectoryId: TID,
+        stepIndex: 5,
+        stepType: "ASK_QUESTION",
+        callId: `agy_call_${TID}_5`,
+        request: {
+          kind: "question",
+          questions: [
+            {
+              question: "Which file should I clean up first?",
+              multiSelect: false,
+              options: [
+                { id: "1", text: "notes.txt" },
+                { id: "2", text: "draft.md" },
+              ],
+            },
+          ],
+        },
       }),
     ]);
     run(all.slice(4), t);
@@ -176,7 +201,19 @@ describe("interactions on the stream", () => {
     const [requested] = tracker().applySteps([fixture("ask_question_multi_select_waiting.json")]);
     expect(requested).toMatchObject({
       type: "interaction_requested",
-      request: { kind: "question", questions: [{ multiSelect: true }, { multiSelect: false, options: [{ id: "1", text: "Yes" }, { id: "2", text: "No" }] }] },
+      request: {
+        kind: "question",
+        questions: [
+          { multiSelect: true },
+          {
+            multiSelect: false,
+            options: [
+              { id: "1", text: "Yes" },
+              { id: "2", text: "No" },
+            ],
+          },
+        ],
+      },
     });
   });
 
@@ -208,7 +245,10 @@ describe("interactions on the stream", () => {
     // Each version applied on its own, as frames arrive; one tracker per history.
     const outcome = (steps: unknown[]) => {
       const t = tracker();
-      return of(steps.flatMap((step) => t.applySteps([step])), "interaction_resolved").map((e) => e.outcome);
+      return of(
+        steps.flatMap((step) => t.applySteps([step])),
+        "interaction_resolved",
+      ).map((e) => e.outcome);
     };
     expect(outcome([waiting, denied])).toEqual(["denied"]);
     expect(outcome([denied])).toEqual(["denied"]);
@@ -238,9 +278,11 @@ describe("interactions on the stream", () => {
 
   it("says a settled stream tool step whose arguments only argumentsJson holds needs the full step", () => {
     const step = (meta: Record<string, unknown>, body: Record<string, unknown> = {}) => ({
-      type: "CORTEX_STEP_TYPE_INVOKE_SUBAGENT", status: "CORTEX_STEP_STATUS_DONE",
+      type: "CORTEX_STEP_TYPE_INVOKE_SUBAGENT",
+      status: "CORTEX_STEP_STATUS_DONE",
       metadata: { sourceTrajectoryStepInfo: { trajectoryId: TID, stepIndex: 3 }, argumentsOrder: ["Prompt", "toolAction"], ...meta },
-      invokeSubagent: { subagents: [{ typeName: "researcher" }] }, ...body,
+      invokeSubagent: { subagents: [{ typeName: "researcher" }] },
+      ...body,
     });
     const t = tracker();
     expect(t.needsFullStep(step({}), 3)).toBe(true);
@@ -281,7 +323,11 @@ describe("bad input", () => {
 
   it("still maps an unknown step type that carries tool markers as a tool", () => {
     const step = { ...fixture("stream_view_file_done.json"), type: "CORTEX_STEP_TYPE_TELEPORT_FILE", teleportFile: { to: "x" } };
-    expect(tracker().applySteps([step]).map((e) => e.type)).toEqual(["function_call", "function_call_output"]);
+    expect(
+      tracker()
+        .applySteps([step])
+        .map((e) => e.type),
+    ).toEqual(["function_call", "function_call_output"]);
   });
 
   it("ignores a frame whose indices and steps differ in length, merging nothing", () => {
@@ -299,9 +345,7 @@ describe("bad input", () => {
   });
 
   it("ignores a stream update that is not an object", () => {
-    expect(tracker().applyStreamUpdate(null as unknown as StreamUpdate)).toEqual([
-      expect.objectContaining({ type: "diagnostic", code: "invalid_step" }),
-    ]);
+    expect(tracker().applyStreamUpdate(null as unknown as StreamUpdate)).toEqual([expect.objectContaining({ type: "diagnostic", code: "invalid_step" })]);
   });
 
   it("records the last totalLength a frame reported", () => {
@@ -314,7 +358,9 @@ describe("bad input", () => {
     const t = tracker();
     const events = run([frame([5], [generating(3, "abc")]), frame([5], [generating(3, "abcd")])], t);
     expect(events.map((e) => `${e.type === "diagnostic" ? e.code : e.type}@${"stepIndex" in e ? e.stepIndex : "-"}`)).toEqual([
-      "index_mismatch@5", "message_delta@5", "message_delta@5",
+      "index_mismatch@5",
+      "message_delta@5",
+      "message_delta@5",
     ]);
     expect(t.stepState(TID, 5)).toEqual({ stepType: "PLANNER_RESPONSE", status: "GENERATING", settled: false });
     expect(t.stepState(TID, 3)).toBeUndefined();

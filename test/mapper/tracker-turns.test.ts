@@ -5,7 +5,7 @@ import { CID, TID, clone, fixture, fixtureNames } from "./load.js";
 
 const tracker = () => createTrajectoryTracker({ conversationId: CID });
 const types = (events: MapperEvent[]) => events.map((e) => (e.type === "status" ? `status:${e.status}` : e.type));
-const snapshot = () => (fixture("snapshot_two_turns.json")["steps"] as unknown[]);
+const snapshot = () => fixture("snapshot_two_turns.json")["steps"] as unknown[];
 
 function planner(stepIndex: number, status: string, body: Record<string, unknown>, extraMeta: Record<string, unknown> = {}) {
   return {
@@ -29,10 +29,25 @@ describe("a two-turn snapshot", () => {
   it("emits each turn as running, its items, then idle, in step order", () => {
     const events = tracker().applySnapshot({ steps: snapshot() });
     expect(types(events)).toEqual([
-      "status:running", "model_changed", "user_message", "message", "usage", "status:idle",
-      "status:running", "model_changed", "user_message", "usage",
-      "interaction_requested", "status:waiting", "interaction_resolved", "status:running", "function_call", "function_call_output",
-      "message", "usage", "status:idle",
+      "status:running",
+      "model_changed",
+      "user_message",
+      "message",
+      "usage",
+      "status:idle",
+      "status:running",
+      "model_changed",
+      "user_message",
+      "usage",
+      "interaction_requested",
+      "status:waiting",
+      "interaction_resolved",
+      "status:running",
+      "function_call",
+      "function_call_output",
+      "message",
+      "usage",
+      "status:idle",
     ]);
   });
 
@@ -43,7 +58,9 @@ describe("a two-turn snapshot", () => {
   });
 
   it("posts usage as running totals and never counts the checkpoint's summariser", () => {
-    const usage = tracker().applySnapshot({ steps: snapshot() }).filter((e) => e.type === "usage");
+    const usage = tracker()
+      .applySnapshot({ steps: snapshot() })
+      .filter((e) => e.type === "usage");
     expect(usage.map((e) => [e.inputTokens, e.outputTokens, e.cacheReadTokens])).toEqual([
       [12040, 52, 0],
       [12040 + 980, 52 + 390, 15800],
@@ -52,7 +69,9 @@ describe("a two-turn snapshot", () => {
   });
 
   it("reports the second turn's model switch with the previous model", () => {
-    const changes = tracker().applySnapshot({ steps: snapshot() }).filter((e) => e.type === "model_changed");
+    const changes = tracker()
+      .applySnapshot({ steps: snapshot() })
+      .filter((e) => e.type === "model_changed");
     expect(changes.map((e) => [e.model, e.previousModel])).toEqual([
       ["MODEL_PLACEHOLDER_M20", undefined],
       ["MODEL_PLACEHOLDER_M26", "MODEL_PLACEHOLDER_M20"],
@@ -132,8 +151,14 @@ describe("turn boundaries", () => {
     const events = t.applySteps([planner(2, "ERROR", { errorMessage: "quota exhausted" })]);
     expect(events).toEqual([
       {
-        type: "message", conversationId: CID, trajectoryId: TID, stepIndex: 2, messageId: `agy_msg_${TID}_2`, role: "assistant",
-        failed: true, text: "[agy-bridge: the model did not complete this turn (status ERROR): quota exhausted]",
+        type: "message",
+        conversationId: CID,
+        trajectoryId: TID,
+        stepIndex: 2,
+        messageId: `agy_msg_${TID}_2`,
+        role: "assistant",
+        failed: true,
+        text: "[agy-bridge: the model did not complete this turn (status ERROR): quota exhausted]",
       },
       { type: "status", conversationId: CID, trajectoryId: TID, stepIndex: 2, status: "failed", reason: "turn_failed" },
     ]);
@@ -219,8 +244,15 @@ describe("an interrupted answer", () => {
     const events = tracker().applySnapshot({ steps: [stopped(status)], stepOffset: 7 });
     expect(events).toEqual([
       {
-        type: "message", conversationId: CID, trajectoryId: TID, stepIndex: 7, messageId: `agy_msg_${TID}_7`,
-        role: "assistant", text: "Half of the answer", failed: false, interrupted: true,
+        type: "message",
+        conversationId: CID,
+        trajectoryId: TID,
+        stepIndex: 7,
+        messageId: `agy_msg_${TID}_7`,
+        role: "assistant",
+        text: "Half of the answer",
+        failed: false,
+        interrupted: true,
       },
     ]);
   });

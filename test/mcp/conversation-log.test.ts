@@ -31,7 +31,12 @@ const resolved = (interactionId: string, stepIndex: number): MapperEvent => ({
   stepStatus: "RUNNING",
   decidedBy: "mcp:x",
 });
-const status = (s: "running" | "waiting" | "idle" | "failed"): MapperEvent => ({ type: "status", conversationId: C, status: s, reason: s === "idle" ? "turn_completed" : "turn_started" });
+const status = (s: "running" | "waiting" | "idle" | "failed"): MapperEvent => ({
+  type: "status",
+  conversationId: C,
+  status: s,
+  reason: s === "idle" ? "turn_completed" : "turn_started",
+});
 const historyEnd: MapperEvent = { type: "history_end", conversationId: C };
 
 /** Timers the test fires by hand; `now` advances with them. */

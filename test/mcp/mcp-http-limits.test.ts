@@ -13,7 +13,14 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createAgyMcpServer, createMcpHttpServer, createSessionPool, type McpHttpOptions, type McpHttpServer, type McpSessionSource } from "../../src/mcp/index.js";
+import {
+  createAgyMcpServer,
+  createMcpHttpServer,
+  createSessionPool,
+  type McpHttpOptions,
+  type McpHttpServer,
+  type McpSessionSource,
+} from "../../src/mcp/index.js";
 import { AgySession } from "../../src/session/index.js";
 import { startSimServer, type SimServer } from "../../src/sim/index.js";
 import { firstLine } from "../support/first-line.js";
@@ -48,7 +55,11 @@ afterEach(async () => {
 });
 
 /** An MCP-over-HTTP server in this process, over an empty pool unless given a source (no agy needed for most of what is tested here). */
-async function startHttp(extra: Partial<McpHttpOptions> = {}, source?: McpSessionSource, progressIntervalMs?: number): Promise<{ url: string; server: McpHttpServer }> {
+async function startHttp(
+  extra: Partial<McpHttpOptions> = {},
+  source?: McpSessionSource,
+  progressIntervalMs?: number,
+): Promise<{ url: string; server: McpHttpServer }> {
   const pool = createSessionPool({ source: source ?? { list: async () => [], attach: async () => Promise.reject(new Error("no agy in this test")) } });
   const server = createMcpHttpServer({
     createServer: () => createAgyMcpServer({ pool, version: "test", ...(progressIntervalMs === undefined ? {} : { progressIntervalMs }) }),
@@ -57,18 +68,38 @@ async function startHttp(extra: Partial<McpHttpOptions> = {}, source?: McpSessio
     ...extra,
   });
   const close = server.close.bind(server);
-  http = { ...server, server: server.server, get sessions() { return server.sessions; }, close: async () => { await close(); await pool.close(); } };
+  http = {
+    ...server,
+    server: server.server,
+    get sessions() {
+      return server.sessions;
+    },
+    close: async () => {
+      await close();
+      await pool.close();
+    },
+  };
   await new Promise<void>((done) => server.server.listen(0, "127.0.0.1", done));
   return { url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/mcp`, server };
 }
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "limits", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "limits", version: "1" } },
+};
 
 /** One JSON-RPC POST; the status, the session id it got and the body. */
 async function post(url: string, body: unknown, sessionId?: string, token = TOKEN): Promise<{ status: number; sessionId: string | null; text: string }> {
   const res = await fetch(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }),
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
   });
@@ -86,18 +117,20 @@ const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
 
 async function idleSockets(port: number, count: number, bytes = ""): Promise<Socket[]> {
   return Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<Socket>((done) => {
-        const socket = connect(port, "127.0.0.1");
-        sockets.push(socket);
-        socket.on("error", () => undefined);
-        socket.resume();
-        socket.once("connect", () => {
-          if (bytes !== "") socket.write(bytes);
-          done(socket);
-        });
-        socket.once("close", () => done(socket));
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((done) => {
+          const socket = connect(port, "127.0.0.1");
+          sockets.push(socket);
+          socket.on("error", () => undefined);
+          socket.resume();
+          socket.once("connect", () => {
+            if (bytes !== "") socket.write(bytes);
+            done(socket);
+          });
+          socket.once("close", () => done(socket));
+        }),
     ),
   );
 }
@@ -129,9 +162,15 @@ describe("mcp --http limits", { timeout: 120_000 }, () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
     const progress: number[] = [];
     const c = client;
-    const waiting = c.callTool({ name: "wait_for", arguments: { until: "event", eventType: "message", timeoutMs: 600_000 } }, undefined, { timeout: 120_000, onprogress: (p) => progress.push(p.progress) });
+    const waiting = c.callTool({ name: "wait_for", arguments: { until: "event", eventType: "message", timeoutMs: 600_000 } }, undefined, {
+      timeout: 120_000,
+      onprogress: (p) => progress.push(p.progress),
+    });
     // Twenty progress notifications on the call's own stream: over three times the request deadline has passed.
-    await until(() => progress.length >= 20 || undefined, "twenty progress notifications of the waiting call", { ms: 30_000, seen: () => `${progress.length}` });
+    await until(() => progress.length >= 20 || undefined, "twenty progress notifications of the waiting call", {
+      ms: 30_000,
+      seen: () => `${progress.length}`,
+    });
     sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
     const result = (await waiting) as { structuredContent?: { outcome?: string } };
     expect(result.structuredContent?.outcome).toBe("event");
@@ -169,7 +208,9 @@ describe("mcp --http limits", { timeout: 120_000 }, () => {
     const idle = await abandoned(url);
     const held = await abandoned(url);
     // An open GET stream of the second session is a request in progress.
-    const stream = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", "mcp-session-id": held, "mcp-protocol-version": "2025-06-18" } });
+    const stream = await fetch(url, {
+      headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", "mcp-session-id": held, "mcp-protocol-version": "2025-06-18" },
+    });
     expect(stream.status).toBe(200);
     await until(() => (server.sessions === 1 ? true : undefined), "the idle session to expire", { ms: 10_000, seen: () => `${server.sessions} sessions` });
     expect(closedWhy).toEqual(["expired"]);
@@ -181,7 +222,8 @@ describe("mcp --http limits", { timeout: 120_000 }, () => {
   it("survives 2,000 idle tokenless sockets with 1,024 file descriptors and answers an authenticated initialize", async () => {
     // The test itself holds the 2,000 client ends: it needs that many descriptors of its own.
     const own = /^Max open files\s+(\d+|unlimited)/m.exec(await readFile("/proc/self/limits", "utf8"))?.[1] ?? "0";
-    if (own !== "unlimited" && Number(own) < 2500) throw new Error(`this test needs 2,500 open files but the limit is ${own}; raise it (ulimit -n 4096) and run it again`);
+    if (own !== "unlimited" && Number(own) < 2500)
+      throw new Error(`this test needs 2,500 open files but the limit is ${own}; raise it (ulimit -n 4096) and run it again`);
     dir = await mkdtemp(join(tmpdir(), "agyb-mcp-flood-"));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "TMUX") env[k] = v;

@@ -30,7 +30,13 @@ async function auditRecords(file: string, complete: (records: Array<Record<strin
   let records: Array<Record<string, unknown>> = [];
   while (Date.now() < deadline) {
     const text = await readFile(file, "utf8").catch(() => "");
-    records = text.trim() === "" ? [] : text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    records =
+      text.trim() === ""
+        ? []
+        : text
+            .trim()
+            .split("\n")
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
     if (complete(records)) return records;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -68,7 +74,9 @@ describe("agy-bridge mcp --policy", { timeout: 120_000 }, () => {
 
     // The policy's own record is written once its deny is delivered: wait for it (bounded).
     const records = await auditRecords(w.auditFile, (all) => all.some((r) => r["decidedBy"] === "policy:no-pwd"));
-    expect(records).toContainEqual(expect.objectContaining({ interactionId, decision: "approve", decidedBy: "mcp:eager-agent", delivery: "refused_by_policy" }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ interactionId, decision: "approve", decidedBy: "mcp:eager-agent", delivery: "refused_by_policy" }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ interactionId, decision: "deny", decidedBy: "policy:no-pwd" }));
     expect(records.filter((r) => r["delivery"] === "delivered" && r["decidedBy"] === "mcp:eager-agent")).toEqual([]);
   });

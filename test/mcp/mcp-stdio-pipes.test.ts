@@ -41,7 +41,11 @@ async function startMcp(): Promise<Child> {
   env["XDG_CONFIG_HOME"] = dir;
   env["XDG_STATE_HOME"] = dir;
   // A tmux server of its own that does not exist: discovery has no pane to look at.
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "mcp", "-L", `agyb-pipes-${randomBytes(4).toString("hex")}`, "--audit-file", join(dir, "audit.jsonl")], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", BIN, "mcp", "-L", `agyb-pipes-${randomBytes(4).toString("hex")}`, "--audit-file", join(dir, "audit.jsonl")],
+    { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] },
+  );
   let out = "";
   let err = "";
   const lines: Array<Record<string, unknown>> = [];
@@ -66,7 +70,12 @@ async function startMcp(): Promise<Child> {
   return running;
 }
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipes", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipes", version: "1" } },
+};
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
 
@@ -80,12 +89,20 @@ async function exited(c: Child): Promise<number | null> {
 describe("agy-bridge mcp over raw stdio pipes", { timeout: 120_000 }, () => {
   it("answers initialize and a tools/call written together with stdin closed right after, then exits 0", async () => {
     const c = await startMcp();
-    c.child.stdin.end(line(INITIALIZE) + line(INITIALIZED) + line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sessions", arguments: {} } }));
+    c.child.stdin.end(
+      line(INITIALIZE) + line(INITIALIZED) + line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sessions", arguments: {} } }),
+    );
     const code = await exited(c);
     // Notifications (a session list that changed: discovery may find other agy processes) may come between.
     const replies = c.lines.filter((l) => "id" in l);
-    expect(replies.map((l) => l["id"]), c.stderr()).toEqual([1, 2]);
-    expect(c.lines.every((l) => l["jsonrpc"] === "2.0"), JSON.stringify(c.lines)).toBe(true);
+    expect(
+      replies.map((l) => l["id"]),
+      c.stderr(),
+    ).toEqual([1, 2]);
+    expect(
+      c.lines.every((l) => l["jsonrpc"] === "2.0"),
+      JSON.stringify(c.lines),
+    ).toBe(true);
     expect(replies[1]).toMatchObject({ jsonrpc: "2.0", id: 2, result: { structuredContent: { sessions: expect.any(Array) } } });
     expect(c.raw()).toBe("");
     expect(code, c.stderr()).toBe(0);
@@ -101,7 +118,10 @@ describe("agy-bridge mcp over raw stdio pipes", { timeout: 120_000 }, () => {
     c.child.stdin.write(line({ jsonrpc: "2.0", id: 7, methd: "ping" }));
     c.child.stdin.end(line({ jsonrpc: "2.0", id: 8, method: "ping" }));
     const code = await exited(c);
-    expect(c.lines.filter((l) => "id" in l), c.stderr()).toEqual([
+    expect(
+      c.lines.filter((l) => "id" in l),
+      c.stderr(),
+    ).toEqual([
       expect.objectContaining({ id: 1, result: expect.objectContaining({ serverInfo: expect.objectContaining({ name: "agy-bridge" }) }) }),
       { jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON/) } },
       { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },

@@ -49,7 +49,10 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
     expect(read.more).toBe(false);
     const types = read.events.map((e) => e.event.type);
     const count = (test: (e: Logged["event"]) => boolean) => read.events.filter((e) => test(e.event)).length;
-    expect(count((e) => e.type === "user_message" && e.text === "Run pwd"), types.join(" ")).toBe(1);
+    expect(
+      count((e) => e.type === "user_message" && e.text === "Run pwd"),
+      types.join(" "),
+    ).toBe(1);
     expect(count((e) => e.type === "interaction_requested" && e.interactionId === interactionId)).toBe(1);
     expect(read.events.filter((e) => e.event.type === "interaction_resolved").map((e) => e.event)).toEqual([
       expect.objectContaining({ interactionId, outcome: "approved", decidedBy: "mcp:claude-test" }),
@@ -81,8 +84,20 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
     expect(text).toContain("user: Run pwd");
     expect(text).toContain(`${interactionId} approved by mcp:claude-test`);
 
-    const records = (await readFile(w.auditFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records).toContainEqual(expect.objectContaining({ conversationId, interactionId, decision: "approve", decidedBy: "mcp:claude-test", delivery: "delivered", request: { commandLine: "pwd" } }));
+    const records = (await readFile(w.auditFile, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        conversationId,
+        interactionId,
+        decision: "approve",
+        decidedBy: "mcp:claude-test",
+        delivery: "delivered",
+        request: { commandLine: "pwd" },
+      }),
+    );
     // Other agy sessions on the machine may come and go (their problems are said on stderr); none is a crash.
     expect(w.stderr()).not.toMatch(/\n\s+at /);
   });
@@ -129,22 +144,35 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
     world = await startMcpWorld({ transport: "stdio", clientName: "asker" });
     const w = world;
     const turn = structured<{ cursor: string }>(await w.call("send_turn", { text: "Help me start a project" }));
-    const gate = structured<{ pending: Array<{ interactionId: string; request: { kind: string } }> }>(await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }));
+    const gate = structured<{ pending: Array<{ interactionId: string; request: { kind: string } }> }>(
+      await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }),
+    );
     const interactionId = gate.pending[0]!.interactionId;
     expect(gate.pending[0]!.request.kind).toBe("question");
 
     const wrong = await w.call("answer", { interactionId, options: ["A spaceship"] });
     expect(wrong.isError).toBe(true);
-    expect(textOf(wrong)).toMatch(/^"A spaceship" is not an option of this question; choose by id or label among 1 \("A web application"\), 2 \("A command-line tool"\)/);
+    expect(textOf(wrong)).toMatch(
+      /^"A spaceship" is not an option of this question; choose by id or label among 1 \("A web application"\), 2 \("A command-line tool"\)/,
+    );
     const approveQuestion = await w.call("approve", { interactionId });
     expect(approveQuestion.isError).toBe(true);
     expect(textOf(approveQuestion)).toBe(`Interaction ${interactionId} is a question; answer it with answer (options or writeIn), or decline it with deny.`);
 
-    expect(structured(await w.call("answer", { interactionId, options: ["a command-line tool"] }))).toMatchObject({ result: "delivered", decidedBy: "mcp:asker" });
-    const said = structured<{ event: { text: string } }>(await w.call("wait_for", { until: "event", eventType: "message", since: turn.cursor, timeoutMs: 30_000 }));
+    expect(structured(await w.call("answer", { interactionId, options: ["a command-line tool"] }))).toMatchObject({
+      result: "delivered",
+      decidedBy: "mcp:asker",
+    });
+    const said = structured<{ event: { text: string } }>(
+      await w.call("wait_for", { until: "event", eventType: "message", since: turn.cursor, timeoutMs: 30_000 }),
+    );
     expect(said.event.text).toContain("A command-line tool");
-    const read = structured<{ events: Array<{ event: { type: string; outcome?: string; decidedBy?: string } }> }>(await w.call("read_events", { since: turn.cursor }));
-    expect(read.events.filter((e) => e.event.type === "interaction_resolved").map((e) => e.event)).toEqual([expect.objectContaining({ outcome: "answered", decidedBy: "mcp:asker" })]);
+    const read = structured<{ events: Array<{ event: { type: string; outcome?: string; decidedBy?: string } }> }>(
+      await w.call("read_events", { since: turn.cursor }),
+    );
+    expect(read.events.filter((e) => e.event.type === "interaction_resolved").map((e) => e.event)).toEqual([
+      expect.objectContaining({ outcome: "answered", decidedBy: "mcp:asker" }),
+    ]);
   });
 
   it("reads agy's dialog on the screen, interrupts a turn parked on it by denying it as the agent's own decision, and says idle when nothing runs", async () => {
@@ -152,7 +180,9 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
     const w = world;
     expect(structured(await w.call("interrupt"))).toMatchObject({ result: "idle" });
     const turn = structured<{ cursor: string }>(await w.call("send_turn", { text: "Run pwd" }));
-    const gate = structured<{ pending: Array<{ interactionId: string; stepIndex: number }> }>(await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }));
+    const gate = structured<{ pending: Array<{ interactionId: string; stepIndex: number }> }>(
+      await w.call("wait_for", { until: "pending_interaction", timeoutMs: 30_000 }),
+    );
     // The TUI draws the dialog a moment after agy parks the gate: read the screen until it shows (bounded).
     let screen: { state: string; prompt: { kind: string } | null } = { state: "unknown", prompt: null };
     for (const deadline = Date.now() + 15_000; screen.state !== "prompt" && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
@@ -165,8 +195,13 @@ describe("agy-bridge mcp over stdio", { timeout: 120_000 }, () => {
       await w.call("wait_for", { until: "event", eventType: "interaction_resolved", since: turn.cursor, timeoutMs: 30_000 }),
     );
     expect(resolved.event).toMatchObject({ outcome: "denied", decidedBy: "mcp:stopper" });
-    const records = (await readFile(w.auditFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records).toContainEqual(expect.objectContaining({ interactionId: gate.pending[0]!.interactionId, decision: "deny", decidedBy: "mcp:stopper", delivery: "delivered" }));
+    const records = (await readFile(w.auditFile, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toContainEqual(
+      expect.objectContaining({ interactionId: gate.pending[0]!.interactionId, decision: "deny", decidedBy: "mcp:stopper", delivery: "delivered" }),
+    );
   });
 
   it("returns at once when the condition already holds and reports progress while it waits", async () => {

@@ -40,14 +40,19 @@ describe("the stdio transport", () => {
     await w.transport.start();
     w.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: "a-1", method: "tools/call", params: { name: "x" } })}\n`);
     w.stdin.end(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a-1" } })}\n`);
-    await until(() => w.drained() || undefined, "the transport to settle with the cancelled request unanswered", { seen: () => `received ${w.received.length}` });
+    await until(() => w.drained() || undefined, "the transport to settle with the cancelled request unanswered", {
+      seen: () => `received ${w.received.length}`,
+    });
     expect(w.written()).toBe("");
   });
 
   it("reads a character split between chunks, a CRLF line and a last line without its newline", async () => {
     const w = world();
     await w.transport.start();
-    const bytes = Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", method: "n/a", params: { text: "héllo €" } })}\r\n${JSON.stringify({ jsonrpc: "2.0", method: "n/b" })}`, "utf8");
+    const bytes = Buffer.from(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "n/a", params: { text: "héllo €" } })}\r\n${JSON.stringify({ jsonrpc: "2.0", method: "n/b" })}`,
+      "utf8",
+    );
     const cut = bytes.indexOf(Buffer.from("€")) + 1;
     w.stdin.write(bytes.subarray(0, cut));
     w.stdin.write(bytes.subarray(cut));

@@ -8,7 +8,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { InteractionRequest } from "../../src/mapper/index.js";
 import { AgyBridgeError } from "../../src/errors.js";
-import { checkFreedesktopServer, createFreedesktopNotifier, type AnswerInteraction, type AnswerOutcome, type InteractionAction, type PendingNotice } from "../../src/notify/index.js";
+import {
+  checkFreedesktopServer,
+  createFreedesktopNotifier,
+  type AnswerInteraction,
+  type AnswerOutcome,
+  type InteractionAction,
+  type PendingNotice,
+} from "../../src/notify/index.js";
 import dbus from "@particle/dbus-next";
 import { until } from "../support/until.js";
 import { connectBus, startNotificationsStandIn, startPrivateBus, type NotificationsStandIn, type PrivateBus } from "./support/dbus-session.js";
@@ -21,7 +28,15 @@ afterEach(async () => {
 const CONVERSATION = "cca36945-1f2e-4d3c-8b7a-000000000001";
 
 function pendingNotice(request: InteractionRequest, interactionId = "int_1", more: Partial<PendingNotice> = {}): PendingNotice {
-  return { conversationId: CONVERSATION, interactionId, request, url: `http://127.0.0.1:7878/#/interactions/${interactionId}`, host: "devbox", escalated: false, ...more };
+  return {
+    conversationId: CONVERSATION,
+    interactionId,
+    request,
+    url: `http://127.0.0.1:7878/#/interactions/${interactionId}`,
+    host: "devbox",
+    escalated: false,
+    ...more,
+  };
 }
 
 const command = (target: string): InteractionRequest => ({ kind: "permission", action: "command", target, description: "" });
@@ -45,7 +60,13 @@ async function world(options: { capabilities?: string[]; pressOnNotify?: string 
     answers.push({ conversationId, interactionId, action, decidedBy });
     return outcome;
   };
-  const notifier = createFreedesktopNotifier({ busAddress: bus.address, answer, answerOn: "page", workspaceOf: () => "/home/ana/my-app", onProblem: (m) => problems.push(m) });
+  const notifier = createFreedesktopNotifier({
+    busAddress: bus.address,
+    answer,
+    answerOn: "page",
+    workspaceOf: () => "/home/ana/my-app",
+    onProblem: (m) => problems.push(m),
+  });
   cleanup.push(() => notifier.close());
   return { bus, server, notifier, answers, problems, setOutcome: (o: AnswerOutcome) => (outcome = o) };
 }
@@ -60,7 +81,10 @@ async function drained(w: Awaited<ReturnType<typeof world>>): Promise<void> {
   const shown = await w.server.untilNotified((n) => n.body === "true", "the drain alert");
   w.server.invoke(shown.id, "approve");
   await until(() => w.answers.some((a) => a.interactionId === id), "the drain press");
-  w.answers.splice(w.answers.findIndex((a) => a.interactionId === id), 1);
+  w.answers.splice(
+    w.answers.findIndex((a) => a.interactionId === id),
+    1,
+  );
 }
 
 describe("desktop alerts over D-Bus", { timeout: 60_000 }, () => {
@@ -107,7 +131,9 @@ describe("desktop alerts over D-Bus", { timeout: 60_000 }, () => {
     cleanup.push(async () => forger.disconnect());
     forger.send(dbus.Message.newSignal("/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked", "us", [shown.id, "approve"]));
     // The bus has routed the forged signal once it answers the forger's next call: it reaches the notifier first.
-    await forger.call(new dbus.Message({ destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId" }));
+    await forger.call(
+      new dbus.Message({ destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId" }),
+    );
     w.server.invoke(shown.id + 1000, "approve");
     // A real press after them is answered: the two before it were seen first, and ignored.
     w.server.invoke(shown.id, "deny");
@@ -153,7 +179,21 @@ describe("desktop alerts over D-Bus", { timeout: 60_000 }, () => {
 
   it("gives a question no Approve / Deny, with its options and where to answer it", async () => {
     const w = await world();
-    w.notifier.pending(pendingNotice({ kind: "question", questions: [{ question: "Which database?", options: [{ id: "1", text: "Postgres" }, { id: "2", text: "SQLite" }], multiSelect: false }] }));
+    w.notifier.pending(
+      pendingNotice({
+        kind: "question",
+        questions: [
+          {
+            question: "Which database?",
+            options: [
+              { id: "1", text: "Postgres" },
+              { id: "2", text: "SQLite" },
+            ],
+            multiSelect: false,
+          },
+        ],
+      }),
+    );
     const shown = await w.server.untilNotified(() => true, "the alert");
     expect(shown.summary).toBe("agy cca36945 in my-app: question");
     expect(shown.actions).toEqual([]);
@@ -215,12 +255,16 @@ describe("desktop alerts over D-Bus", { timeout: 60_000 }, () => {
     cleanup.push(() => bus.close());
     const error = await checkFreedesktopServer({ busAddress: bus.address }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgyBridgeError);
-    expect((error as Error).message).toMatch(/^no notification server is on the session bus \(nothing owns org\.freedesktop\.Notifications\): start your desktop's notification daemon/);
+    expect((error as Error).message).toMatch(
+      /^no notification server is on the session bus \(nothing owns org\.freedesktop\.Notifications\): start your desktop's notification daemon/,
+    );
   });
 
   it("refuses at startup a bus address nobody listens on", async () => {
     const error = await checkFreedesktopServer({ busAddress: "unix:path=/nonexistent/agyb-bus" }).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/^the session bus in DBUS_SESSION_BUS_ADDRESS could not be used for desktop alerts \(.*ENOENT.*\): check that the variable names your desktop session's bus$/);
+    expect((error as Error).message).toMatch(
+      /^the session bus in DBUS_SESSION_BUS_ADDRESS could not be used for desktop alerts \(.*ENOENT.*\): check that the variable names your desktop session's bus$/,
+    );
   });
 
   it("names the server and whether it offers actions at startup", async () => {

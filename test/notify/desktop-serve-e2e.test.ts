@@ -52,19 +52,28 @@ describe("serve --notify-desktop", { timeout: 120_000 }, () => {
     server.invoke(first.id, "approve");
 
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const approvals = async () => (await readAuditLog(audit).catch(() => ({ records: [] }))).records.filter((r) => r.conversationId === w.conversationId && r.decision === "approve");
-    await until(async () => (await approvals()).some((r) => r.decidedBy === "desktop"), "the desktop's approval in the audit log", { ms: 30_000, seen: w.stderr });
+    const approvals = async () =>
+      (await readAuditLog(audit).catch(() => ({ records: [] }))).records.filter((r) => r.conversationId === w.conversationId && r.decision === "approve");
+    await until(async () => (await approvals()).some((r) => r.decidedBy === "desktop"), "the desktop's approval in the audit log", {
+      ms: 30_000,
+      seen: w.stderr,
+    });
     await until(() => server.closed.includes(first.id), "the answered alert withdrawn", { ms: 30_000, seen: () => JSON.stringify(server.calls) });
     expect((await approvals()).map((r) => [r.decidedBy, r.delivery])).toEqual([["desktop", "delivered"]]);
 
     // The next request, answered on the page: its alert is withdrawn.
-    const pendingNow = async () => ((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: { interactionId: string }[] }).pending;
+    const pendingNow = async () =>
+      ((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: { interactionId: string }[] }).pending;
     const idle = async () => (await pendingNow()).length === 0;
     await until(idle, "the first request to be over", { ms: 30_000 });
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
     const second = await server.untilNotified((n) => n.summary.startsWith(ours) && n.id !== first.id, "the second alert", 60_000);
     const pending = await until(async () => (await pendingNow())[0], "the second request on the API", { ms: 30_000 });
-    const page = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, { method: "POST", headers: { "x-agy-bridge-client": "page" }, body: JSON.stringify({ action: "deny" }) });
+    const page = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, {
+      method: "POST",
+      headers: { "x-agy-bridge-client": "page" },
+      body: JSON.stringify({ action: "deny" }),
+    });
     expect(page.status).toBe(200);
     await until(() => server.closed.includes(second.id), "the second alert withdrawn", { ms: 30_000, seen: () => JSON.stringify(server.calls) });
   });

@@ -18,22 +18,35 @@ afterEach(async () => {
 
 describe("desktopSupport", () => {
   it("uses the session bus on Linux, in the unix: form the D-Bus library reads", () => {
-    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus" })).toEqual({ kind: "freedesktop", busAddress: "unix:path=/run/user/1000/bus" });
-    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unix:abstract=/tmp/dbus-Xy12,guid=0123" })).toEqual({ kind: "freedesktop", busAddress: "unix:abstract=/tmp/dbus-Xy12" });
+    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus" })).toEqual({
+      kind: "freedesktop",
+      busAddress: "unix:path=/run/user/1000/bus",
+    });
+    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unix:abstract=/tmp/dbus-Xy12,guid=0123" })).toEqual({
+      kind: "freedesktop",
+      busAddress: "unix:abstract=/tmp/dbus-Xy12",
+    });
     // A D-Bus address escapes bytes with %XX; a list is separated by ';'.
-    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "tcp:host=127.0.0.1,port=4000;unix:path=/tmp/my%20bus" })).toEqual({ kind: "freedesktop", busAddress: "unix:path=/tmp/my bus" });
+    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "tcp:host=127.0.0.1,port=4000;unix:path=/tmp/my%20bus" })).toEqual({
+      kind: "freedesktop",
+      busAddress: "unix:path=/tmp/my bus",
+    });
   });
 
   it("says what to set on Linux without a session bus address", () => {
     const support = desktopSupport("linux", {});
     expect(support).toEqual({
       kind: "unsupported",
-      reason: "--notify-desktop needs your desktop session's bus, and DBUS_SESSION_BUS_ADDRESS is not set: run it from a terminal of your desktop session, or set it (usually unix:path=/run/user/$(id -u)/bus)",
+      reason:
+        "--notify-desktop needs your desktop session's bus, and DBUS_SESSION_BUS_ADDRESS is not set: run it from a terminal of your desktop session, or set it (usually unix:path=/run/user/$(id -u)/bus)",
     });
   });
 
   it("refuses a bus reached other than over a unix socket (unixexec would run a program)", () => {
-    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unixexec:path=/bin/sh,argv1=-c" })).toMatchObject({ kind: "unsupported", reason: expect.stringMatching(/unix socket only .* names unixexec$/) });
+    expect(desktopSupport("linux", { DBUS_SESSION_BUS_ADDRESS: "unixexec:path=/bin/sh,argv1=-c" })).toMatchObject({
+      kind: "unsupported",
+      reason: expect.stringMatching(/unix socket only .* names unixexec$/),
+    });
   });
 
   it("uses Notification Centre on macOS and says other systems are not supported", () => {
@@ -57,11 +70,25 @@ describe("macOS alerts", { timeout: 30_000 }, () => {
     const notifier = createMacNotifier({ answerOn: "cli", command: fake, onProblem: (m) => problems.push(m) });
     cleanup.push(() => notifier.close());
     const target = `"; do shell script "touch ${join(dir, "pwned")}"; "`;
-    const notice: PendingNotice = { conversationId: "cca36945-0000", interactionId: "int_1", request: { kind: "permission", action: "command", target, description: "" }, url: "", host: "mac", escalated: false };
+    const notice: PendingNotice = {
+      conversationId: "cca36945-0000",
+      interactionId: "int_1",
+      request: { kind: "permission", action: "command", target, description: "" },
+      url: "",
+      host: "mac",
+      escalated: false,
+    };
     notifier.pending(notice);
     notifier.resolved({ ...notice, outcome: "approved" });
     await notifier.close();
-    const lines = await until(async () => (await readFile(log, "utf8").catch(() => "")).trim().split("\n").filter((l) => l !== ""), "osascript to run");
+    const lines = await until(
+      async () =>
+        (await readFile(log, "utf8").catch(() => ""))
+          .trim()
+          .split("\n")
+          .filter((l) => l !== ""),
+      "osascript to run",
+    );
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toEqual([
       "-e",
@@ -79,8 +106,17 @@ describe("macOS alerts", { timeout: 30_000 }, () => {
   it("says so when osascript cannot run", async () => {
     const problems: string[] = [];
     const notifier = createMacNotifier({ answerOn: "page", command: "/nonexistent/osascript", onProblem: (m) => problems.push(m) });
-    notifier.pending({ conversationId: "c", interactionId: "i", request: { kind: "question", questions: [] }, url: "http://x/#/interactions/i", host: "mac", escalated: false });
+    notifier.pending({
+      conversationId: "c",
+      interactionId: "i",
+      request: { kind: "question", questions: [] },
+      url: "http://x/#/interactions/i",
+      host: "mac",
+      escalated: false,
+    });
     await notifier.close();
-    expect(problems).toEqual([expect.stringMatching(/^desktop: \/nonexistent\/osascript could not be run \(.*ENOENT.*\); macOS alerts need \/usr\/bin\/osascript$/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^desktop: \/nonexistent\/osascript could not be run \(.*ENOENT.*\); macOS alerts need \/usr\/bin\/osascript$/),
+    ]);
   });
 });

@@ -33,7 +33,11 @@ interface WatchProcess {
 function startWatch(sim: SimServer, conversationId: string, busAddress: string, extra: string[] = []): WatchProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, DBUS_SESSION_BUS_ADDRESS: busAddress };
   delete env["TMUX"];
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--notify-desktop", ...extra], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", BIN, "watch", "--url", sim.plainUrl, "--conversation", conversationId, "--json", "--notify-desktop", ...extra],
+    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
@@ -77,7 +81,8 @@ async function world(options: { capabilities?: string[]; watchArgs?: string[] } 
   return { bus, server, sim, conversationId, conv, deliveries, watch };
 }
 
-const resolvedOf = (watch: WatchProcess) => watch.events().filter((e): e is Extract<MapperEvent, { type: "interaction_resolved" }> => e.type === "interaction_resolved");
+const resolvedOf = (watch: WatchProcess) =>
+  watch.events().filter((e): e is Extract<MapperEvent, { type: "interaction_resolved" }> => e.type === "interaction_resolved");
 
 describe("watch --notify-desktop", { timeout: 120_000 }, () => {
   it("alerts a waiting command with Approve / Deny, and a press approves it over RPC exactly once", async () => {
@@ -103,7 +108,7 @@ describe("watch --notify-desktop", { timeout: 120_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-desktop-policy-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const policy = join(dir, "policy.yaml");
-    await writeFile(policy, "version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: [\"pwd\"]\n    action: approve\n");
+    await writeFile(policy, 'version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: ["pwd"]\n    action: approve\n');
     const w = await world({ watchArgs: ["--policy", policy, "--audit-file", join(dir, "audit.jsonl")] });
     w.sim.engine.tuiPort().submitTurn("Run pwd");
     await until(() => resolvedOf(w.watch).length === 1, "the policy's approval", { ms: 30_000, seen: w.watch.stderr });
@@ -122,7 +127,10 @@ describe("watch --notify-desktop", { timeout: 120_000 }, () => {
     const shown = await w.server.untilNotified((n) => n.body.includes("pwd"), "the alert for pwd", 60_000);
     const approve = await runMain(["approve", "--url", w.sim.plainUrl, "--conversation", w.conversationId, "--json"]);
     expect(approve.code, approve.stderr).toBe(0);
-    await until(() => w.server.closed.includes(shown.id), "CloseNotification for the alert", { ms: 30_000, seen: () => `${JSON.stringify(w.server.calls)}; watch: ${w.watch.stderr()}` });
+    await until(() => w.server.closed.includes(shown.id), "CloseNotification for the alert", {
+      ms: 30_000,
+      seen: () => `${JSON.stringify(w.server.calls)}; watch: ${w.watch.stderr()}`,
+    });
     expect(w.server.closed).toEqual([shown.id]);
     expect(resolvedOf(w.watch)[0]).toMatchObject({ outcome: "approved" });
   });

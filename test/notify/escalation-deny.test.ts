@@ -31,7 +31,11 @@ describe("the escalation's deny, as serve wires it", () => {
     const session = harness.addSession("conv-a");
     await harness.hub.refresh();
     const captured = captureIo([]);
-    const prepared = await prepareNotifications(captured.io, { "escalate-after": "1s", "escalate-action": "deny", "escalate-instruction": "Nobody was around." }, { configDir: join(dir, "agy-bridge"), auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false });
+    const prepared = await prepareNotifications(
+      captured.io,
+      { "escalate-after": "1s", "escalate-action": "deny", "escalate-instruction": "Nobody was around." },
+      { configDir: join(dir, "agy-bridge"), auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false },
+    );
     expect(typeof prepared).not.toBe("string");
     const notifications = prepared as Notifications;
     cleanup.push(() => notifications.close());
@@ -41,9 +45,19 @@ describe("the escalation's deny, as serve wires it", () => {
     const answered = permissionRequested("conv-a", 7, "ls");
     session.push(answered);
     // Answered in time: resolved before the escalation.
-    session.push({ ...(answered as Extract<MapperEvent, { type: "interaction_requested" }>), type: "interaction_resolved", kind: "permission", outcome: "approved", stepStatus: "DONE" } as unknown as MapperEvent);
+    session.push({
+      ...(answered as Extract<MapperEvent, { type: "interaction_requested" }>),
+      type: "interaction_resolved",
+      kind: "permission",
+      outcome: "approved",
+      stepStatus: "DONE",
+    } as unknown as MapperEvent);
     await until(() => session.answers.length >= 1, "the escalation's deny", { ms: 10_000, seen: () => JSON.stringify(session.answers) });
-    const requested = harness.hub.get("conv-a")!.log.since(0).map((e) => e.event).find((e) => e.type === "interaction_requested" && e.stepIndex === 6) as { interactionId: string };
+    const requested = harness.hub
+      .get("conv-a")!
+      .log.since(0)
+      .map((e) => e.event)
+      .find((e) => e.type === "interaction_requested" && e.stepIndex === 6) as { interactionId: string };
     expect(session.answers).toEqual([{ interactionId: requested.interactionId, action: { action: "deny", instruction: "Nobody was around." } }]);
     expect(captured.stderr()).toBe("");
   });
@@ -52,8 +66,14 @@ describe("the escalation's deny, as serve wires it", () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-escalate-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const options = { configDir: dir, auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false };
-    expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-instruction": "x" }, options)).toBe("--escalate-instruction goes with --escalate-action deny");
-    expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-action": "approve" }, options)).toBe("--escalate-action is notify or deny, not approve");
-    expect(await prepareNotifications(captureIo([]).io, { "escalate-action": "deny" }, options)).toBe("--escalate-action and --escalate-instruction need --escalate-after DURATION");
+    expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-instruction": "x" }, options)).toBe(
+      "--escalate-instruction goes with --escalate-action deny",
+    );
+    expect(await prepareNotifications(captureIo([]).io, { "escalate-after": "1m", "escalate-action": "approve" }, options)).toBe(
+      "--escalate-action is notify or deny, not approve",
+    );
+    expect(await prepareNotifications(captureIo([]).io, { "escalate-action": "deny" }, options)).toBe(
+      "--escalate-action and --escalate-instruction need --escalate-after DURATION",
+    );
   });
 });

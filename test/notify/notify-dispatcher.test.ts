@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MapperEvent } from "../../src/mapper/index.js";
-import { createNotifyDispatcher, formatDuration, parseDuration, type AnswerInteraction, type InteractionAction, type Notifier, type PendingNotice, type ResolvedNotice } from "../../src/notify/index.js";
+import {
+  createNotifyDispatcher,
+  formatDuration,
+  parseDuration,
+  type AnswerInteraction,
+  type InteractionAction,
+  type Notifier,
+  type PendingNotice,
+  type ResolvedNotice,
+} from "../../src/notify/index.js";
 
 type Requested = Extract<MapperEvent, { type: "interaction_requested" }>;
 
@@ -18,7 +27,10 @@ function requested(stepIndex: number, kind: "permission" | "question" = "permiss
     interactionId: `int_${stepIndex}`,
     stepType: kind === "permission" ? "RUN_COMMAND" : "ASK_QUESTION",
     callId: `call_${stepIndex}`,
-    request: kind === "permission" ? { kind: "permission", action: "command", target: `cmd ${stepIndex}`, description: "" } : { kind: "question", questions: [{ question: "Which?", multiSelect: false, options: [{ id: "1", text: "A" }] }] },
+    request:
+      kind === "permission"
+        ? { kind: "permission", action: "command", target: `cmd ${stepIndex}`, description: "" }
+        : { kind: "question", questions: [{ question: "Which?", multiSelect: false, options: [{ id: "1", text: "A" }] }] },
   } as Requested;
 }
 
@@ -123,7 +135,14 @@ describe("the notify dispatcher", () => {
   it("reminds after the escalation delay, announced in the first notice, and stops when it is resolved", async () => {
     const { told, notifier } = recorder();
     const timers = manualTimers();
-    const d = createNotifyDispatcher({ notifiers: [notifier], pageUrl: "http://x", host: "h", policy: false, escalation: { afterMs: 300_000, action: "notify", maxReminders: 2 }, ...timers });
+    const d = createNotifyDispatcher({
+      notifiers: [notifier],
+      pageUrl: "http://x",
+      host: "h",
+      policy: false,
+      escalation: { afterMs: 300_000, action: "notify", maxReminders: 2 },
+      ...timers,
+    });
     const s = d.session("conv-1");
     s.observe(historyEnd);
     s.observe(requested(1));
@@ -146,7 +165,15 @@ describe("the notify dispatcher", () => {
       answers.push([interactionId, action, decidedBy]);
       return { result: "delivered" };
     };
-    const d = createNotifyDispatcher({ notifiers: [notifier], pageUrl: "http://x", host: "h", policy: false, answer, escalation: { afterMs: 90_000, action: "deny", instruction: "nobody was around" }, ...timers });
+    const d = createNotifyDispatcher({
+      notifiers: [notifier],
+      pageUrl: "http://x",
+      host: "h",
+      policy: false,
+      answer,
+      escalation: { afterMs: 90_000, action: "deny", instruction: "nobody was around" },
+      ...timers,
+    });
     const s = d.session("conv-1");
     s.observe(historyEnd);
     s.observe(requested(1));

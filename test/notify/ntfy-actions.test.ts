@@ -45,10 +45,17 @@ describe("ntfy notifications", () => {
     const [request] = await ntfy.until((r) => r.length === 1, "the ntfy message");
     expect(request!.path).toBe("/");
     const message = JSON.parse(request!.body.toString("utf8")) as Record<string, unknown>;
-    expect(message).toMatchObject({ topic: "agy-alerts", title: "agy asks to run a command", click: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef" });
+    expect(message).toMatchObject({
+      topic: "agy-alerts",
+      title: "agy asks to run a command",
+      click: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef",
+    });
     expect(message["message"]).toContain("npm test");
     const actions = message["actions"] as NtfyAction[];
-    expect(actions.map((a) => [a.action, a.label, a.method])).toEqual([["http", "Approve", "POST"], ["http", "Deny", "POST"]]);
+    expect(actions.map((a) => [a.action, a.label, a.method])).toEqual([
+      ["http", "Approve", "POST"],
+      ["http", "Deny", "POST"],
+    ]);
     expect(actions[0]!.headers.Authorization).toMatch(/^Bearer act_[A-Za-z0-9_-]{43}$/);
     expect(actions[0]!.headers.Authorization).not.toBe(actions[1]!.headers.Authorization);
     expect(request!.body.toString("utf8")).not.toContain(TEST_TOKEN);

@@ -72,14 +72,21 @@ describe("push endpoints", () => {
 
   it("refuses every endpoint on this machine, a private network or a local name, and anything but https", () => {
     for (const endpoint of inward) expect(() => checkEndpoint(endpoint), endpoint).toThrow(/https: URL|this machine or a private network|user:password/);
-    for (const endpoint of ["https://fcm.googleapis.com/fcm/send/abc", "https://updates.push.services.mozilla.com/wpush/v2/abc", "https://web.push.apple.com/QO1", "https://8.8.8.8/x"]) {
+    for (const endpoint of [
+      "https://fcm.googleapis.com/fcm/send/abc",
+      "https://updates.push.services.mozilla.com/wpush/v2/abc",
+      "https://web.push.apple.com/QO1",
+      "https://8.8.8.8/x",
+    ]) {
       expect(() => checkEndpoint(endpoint), endpoint).not.toThrow();
     }
   });
 
   it("lets loopback in only when asked to (a test's stand-in), and nothing else inward then", () => {
-    for (const endpoint of ["http://127.0.0.1:8080/x", "https://[::1]:9/x", "http://localhost:1/x"]) expect(() => checkEndpoint(endpoint, { allowLoopback: true }), endpoint).not.toThrow();
-    for (const endpoint of ["https://10.0.0.5/x", "https://192.168.1.1/x", "http://push.example/x", "https://nas.local/x"]) expect(() => checkEndpoint(endpoint, { allowLoopback: true }), endpoint).toThrow();
+    for (const endpoint of ["http://127.0.0.1:8080/x", "https://[::1]:9/x", "http://localhost:1/x"])
+      expect(() => checkEndpoint(endpoint, { allowLoopback: true }), endpoint).not.toThrow();
+    for (const endpoint of ["https://10.0.0.5/x", "https://192.168.1.1/x", "http://push.example/x", "https://nas.local/x"])
+      expect(() => checkEndpoint(endpoint, { allowLoopback: true }), endpoint).toThrow();
   });
 
   it("refuses them at POST /v1/push/subscriptions with 422, and nothing is ever sent there", async () => {
@@ -124,12 +131,19 @@ describe("push endpoints", () => {
       const store = await openPushSubscriptionStore(join(dir, `subs-${allowLoopback}.json`), { allowLoopback: true });
       await store.add(newBrowserSubscription(endpoint).json);
       const reports: PushReport[] = [];
-      const notifier = createWebPushNotifier({ keys: generateVapidKeys(), store, allowLoopback, retry: { firstRetryMs: 10 }, onReport: (r) => reports.push(r) });
+      const notifier = createWebPushNotifier({
+        keys: generateVapidKeys(),
+        store,
+        allowLoopback,
+        retry: { firstRetryMs: 10 },
+        onReport: (r) => reports.push(r),
+      });
       cleanup.push(() => notifier.close());
       notifier.pending(permissionNotice());
       const [report] = await until(() => (reports.length > 0 ? reports : undefined), "the push's end", { ms: 10_000 });
       if (allowLoopback) expect(report).toMatchObject({ result: "delivered", attempts: 1 });
-      else expect(report).toMatchObject({ result: "gave_up", attempts: 1, error: expect.stringMatching(/^localhost resolves to .*, not a public push service$/) });
+      else
+        expect(report).toMatchObject({ result: "gave_up", attempts: 1, error: expect.stringMatching(/^localhost resolves to .*, not a public push service$/) });
       await notifier.close();
     }
     expect(service.requests.map((r) => r.path)).toEqual(["/by-name"]);
@@ -152,7 +166,11 @@ describe("subscriptions per device", () => {
     await store.add(newBrowserSubscription("https://push.example/owner").json);
     await store.add(newBrowserSubscription("https://push.example/other").json, "bbbbbbbbbbbb");
     for (let i = 1; i <= 12; i++) await store.add(newBrowserSubscription(`https://push.example/a/${i}`).json, "aaaaaaaaaaaa");
-    const of = (device: string) => store.list().filter((s) => s.device === device).map((s) => s.endpoint);
+    const of = (device: string) =>
+      store
+        .list()
+        .filter((s) => s.device === device)
+        .map((s) => s.endpoint);
     expect(of("aaaaaaaaaaaa")).toEqual([8, 9, 10, 11, 12].map((i) => `https://push.example/a/${i}`));
     expect(of("bbbbbbbbbbbb")).toEqual(["https://push.example/other"]);
     expect(of("owner")).toEqual(["https://push.example/owner"]);
@@ -167,7 +185,11 @@ describe("subscriptions per device", () => {
     const store = await openPushSubscriptionStore(join(dir, "push-subscriptions.json"), { allowLoopback: true });
     const devices = createDeviceStore({ file: join(dir, "devices.json") });
     const keys = generateVapidKeys();
-    const api = await startApiHarness({ devices, pairing: createPairingCodes(), push: { publicKey: keys.publicKey, subscribe: (s, d) => store.add(s, d), unsubscribe: (e, d) => store.remove(e, d) } });
+    const api = await startApiHarness({
+      devices,
+      pairing: createPairingCodes(),
+      push: { publicKey: keys.publicKey, subscribe: (s, d) => store.add(s, d), unsubscribe: (e, d) => store.remove(e, d) },
+    });
     cleanup.push(() => api.close());
     const pair = async (name: string) => {
       const { code } = (await (await api.fetch("/v1/pairing/codes", { method: "POST" })).json()) as { code: string };
@@ -179,12 +201,23 @@ describe("subscriptions per device", () => {
     const tabletSub = newBrowserSubscription(`${service.url}/tablet`).json;
     expect((await api.fetch("/v1/push/subscriptions", { token: phone.token, method: "POST", ...json(phoneSub) })).status).toBe(201);
     expect((await api.fetch("/v1/push/subscriptions", { token: tablet.token, method: "POST", ...json(tabletSub) })).status).toBe(201);
-    expect(store.list().map((s) => [s.endpoint, s.device])).toEqual([[phoneSub.endpoint, phone.deviceId], [tabletSub.endpoint, tablet.deviceId]]);
+    expect(store.list().map((s) => [s.endpoint, s.device])).toEqual([
+      [phoneSub.endpoint, phone.deviceId],
+      [tabletSub.endpoint, tablet.deviceId],
+    ]);
     // The tablet cannot unsubscribe the phone.
-    expect(await (await api.fetch("/v1/push/subscriptions", { token: tablet.token, method: "DELETE", ...json({ endpoint: phoneSub.endpoint }) })).json()).toEqual({ removed: false });
+    expect(
+      await (await api.fetch("/v1/push/subscriptions", { token: tablet.token, method: "DELETE", ...json({ endpoint: phoneSub.endpoint }) })).json(),
+    ).toEqual({ removed: false });
 
     const reports: PushReport[] = [];
-    const notifier: Notifier = createWebPushNotifier({ keys, store, allowLoopback: true, onReport: (r) => reports.push(r), pairedDevices: async () => new Set((await devices.list()).map((d) => d.id)) });
+    const notifier: Notifier = createWebPushNotifier({
+      keys,
+      store,
+      allowLoopback: true,
+      onReport: (r) => reports.push(r),
+      pairedDevices: async () => new Set((await devices.list()).map((d) => d.id)),
+    });
     cleanup.push(() => notifier.close());
     notifier.pending(permissionNotice({ interactionId: "int_before" }));
     await service.until((r) => r.length >= 2, "a push to each device");
@@ -239,10 +272,14 @@ describe("the push pool", () => {
     cleanup.push(() => notifier.close());
     for (let i = 0; i < 8; i++) notifier.pending(permissionNotice({ interactionId: `int_${i}` }));
     // 40 pushes: every one is either on one of the pool's connections or waiting for a place.
-    const settled = await until(() => (PUSH_POOL.active + PUSH_POOL.waiting === 40 && service.open() === PUSH_POOL.active && PUSH_POOL.active === PUSH_POOL_SIZE ? true : undefined), "40 pushes, each on a connection or waiting", {
-      ms: 20_000,
-      seen: () => `active ${PUSH_POOL.active}, waiting ${PUSH_POOL.waiting}, open at the service ${service.open()}, most ever ${service.most()}`,
-    });
+    const settled = await until(
+      () => (PUSH_POOL.active + PUSH_POOL.waiting === 40 && service.open() === PUSH_POOL.active && PUSH_POOL.active === PUSH_POOL_SIZE ? true : undefined),
+      "40 pushes, each on a connection or waiting",
+      {
+        ms: 20_000,
+        seen: () => `active ${PUSH_POOL.active}, waiting ${PUSH_POOL.waiting}, open at the service ${service.open()}, most ever ${service.most()}`,
+      },
+    );
     expect(settled).toBe(true);
     expect(service.most()).toBeLessThanOrEqual(PUSH_POOL_SIZE);
     expect(service.seen()).toBe(PUSH_POOL_SIZE);
@@ -256,7 +293,14 @@ describe("the push pool", () => {
     const store = await openPushSubscriptionStore(join(dir, "push-subscriptions.json"), { allowLoopback: true });
     await store.add(newBrowserSubscription(`${service.url}/sub`).json);
     const reports: PushReport[] = [];
-    const notifier = createWebPushNotifier({ keys: generateVapidKeys(), store, allowLoopback: true, timeoutMs: 200, retry: { maxAttempts: 2, firstRetryMs: 10 }, onReport: (r) => reports.push(r) });
+    const notifier = createWebPushNotifier({
+      keys: generateVapidKeys(),
+      store,
+      allowLoopback: true,
+      timeoutMs: 200,
+      retry: { maxAttempts: 2, firstRetryMs: 10 },
+      onReport: (r) => reports.push(r),
+    });
     cleanup.push(() => notifier.close());
     notifier.pending(permissionNotice());
     const [report] = await until(() => (reports.length > 0 ? reports : undefined), "the push's end", { ms: 10_000 });

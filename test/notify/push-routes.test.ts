@@ -58,7 +58,9 @@ describe("the push routes", () => {
   it("answers none of it without the bearer token", async () => {
     const { api, store } = await world();
     expect((await api.fetch("/v1/push/key", { token: null })).status).toBe(401);
-    expect((await api.fetch("/v1/push/subscriptions", { method: "POST", token: null, ...json(newBrowserSubscription("https://push.example/x").json) })).status).toBe(401);
+    expect(
+      (await api.fetch("/v1/push/subscriptions", { method: "POST", token: null, ...json(newBrowserSubscription("https://push.example/x").json) })).status,
+    ).toBe(401);
     expect(store.list()).toEqual([]);
   });
 });

@@ -34,7 +34,10 @@ describe("the documented webhook receiver", { timeout: 60_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), "agyb-receiver-"));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, "receiver.mjs"), code!.replace("listen(8080,", `listen(${port},`));
-    const child = spawn(process.execPath, [join(dir, "receiver.mjs")], { env: { ...process.env, WEBHOOK_SECRET: "doc-secret" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(dir, "receiver.mjs")], {
+      env: { ...process.env, WEBHOOK_SECRET: "doc-secret" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     cleanup.push(() => void child.kill("SIGKILL"));
     let out = "";
     let err = "";
@@ -44,7 +47,10 @@ describe("the documented webhook receiver", { timeout: 60_000 }, () => {
     // Wait for it to listen: a request that is refused at the socket means not yet.
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const ok = await fetch(url, { method: "POST", body: "{}" }).then(() => true, () => false);
+      const ok = await fetch(url, { method: "POST", body: "{}" }).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`the receiver did not listen; stderr: ${err}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -61,7 +67,8 @@ describe("the documented webhook receiver", { timeout: 60_000 }, () => {
 
     const body = JSON.stringify({ type: "interaction.pending" });
     const now = Math.floor(Date.now() / 1000);
-    const post = (timestamp: number, signature: string) => fetch(url, { method: "POST", body, headers: { "x-agy-bridge-timestamp": String(timestamp), "x-agy-bridge-signature": signature } });
+    const post = (timestamp: number, signature: string) =>
+      fetch(url, { method: "POST", body, headers: { "x-agy-bridge-timestamp": String(timestamp), "x-agy-bridge-signature": signature } });
     expect((await post(now, signWebhook("wrong-secret", now, body))).status).toBe(401);
     expect((await post(now - 3600, signWebhook("doc-secret", now - 3600, body))).status).toBe(401);
   });

@@ -29,7 +29,11 @@ describe("a revoked device's push subscriptions", () => {
     const devices = createDeviceStore({ file: devicesFile });
     const phone = await devices.add("phone");
     const tablet = await devices.add("tablet");
-    const prepared = await prepareNotifications(captureIo([]).io, {}, { configDir, auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false, devicesFile });
+    const prepared = await prepareNotifications(
+      captureIo([]).io,
+      {},
+      { configDir, auditLog: createAuditLog({ path: join(dir, "audit.jsonl") }), policy: false, devicesFile },
+    );
     if (typeof prepared === "string") throw new Error(prepared);
     const notifications: Notifications = prepared;
     cleanup.push(() => notifications.close());
@@ -45,10 +49,14 @@ describe("a revoked device's push subscriptions", () => {
     // Another process's store on the same file, as `agy-bridge devices --revoke` edits it.
     expect(await createDeviceStore({ file: devicesFile }).revoke(phone.device.id)).toBe(true);
     let now: unknown;
-    await until(async () => {
-      now = await stored();
-      return (now as unknown[]).length === 1;
-    }, "the phone's subscription to be deleted", { ms: 10_000, seen: () => JSON.stringify(now) });
+    await until(
+      async () => {
+        now = await stored();
+        return (now as unknown[]).length === 1;
+      },
+      "the phone's subscription to be deleted",
+      { ms: 10_000, seen: () => JSON.stringify(now) },
+    );
     expect(now).toEqual([["https://push.example/tablet", tablet.device.id]]);
   });
 });

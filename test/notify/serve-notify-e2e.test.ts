@@ -44,7 +44,12 @@ const bodyOf = (r: Recorded) => JSON.parse(r.body.toString("utf8")) as WebhookBo
 /** The webhook bodies about this world's conversation. */
 const hooksOf = (requests: Recorded[], w: ServeWorld) => requests.filter((r) => bodyOf(r).conversationId === w.conversationId);
 const signedOk = (r: Recorded) =>
-  verifyWebhook(SECRET, { timestamp: r.headers["x-agy-bridge-timestamp"] as string, signature: r.headers["x-agy-bridge-signature"] as string }, r.body.toString("utf8"), Math.floor(Date.now() / 1000));
+  verifyWebhook(
+    SECRET,
+    { timestamp: r.headers["x-agy-bridge-timestamp"] as string, signature: r.headers["x-agy-bridge-signature"] as string },
+    r.body.toString("utf8"),
+    Math.floor(Date.now() / 1000),
+  );
 
 async function channels() {
   const dir = await mkdtemp(join(tmpdir(), "agyb-notify-e2e-"));
@@ -57,7 +62,19 @@ async function channels() {
   cleanup.push(() => telegram.close());
   await writeFile(join(dir, "secret"), `  ${SECRET}\n`);
   await writeFile(join(dir, "bot-token"), `${BOT_TOKEN}\n`);
-  const args = ["--notify-webhook", `${hook.url}/agy`, "--notify-webhook-secret-file", join(dir, "secret"), "--telegram-bot-token-file", join(dir, "bot-token"), "--telegram-chat", String(CHAT), "--telegram-api-root", telegram.apiRoot, "--allow-loopback-push"];
+  const args = [
+    "--notify-webhook",
+    `${hook.url}/agy`,
+    "--notify-webhook-secret-file",
+    join(dir, "secret"),
+    "--telegram-bot-token-file",
+    join(dir, "bot-token"),
+    "--telegram-chat",
+    String(CHAT),
+    "--telegram-api-root",
+    telegram.apiRoot,
+    "--allow-loopback-push",
+  ];
   return { dir, hook, push, telegram, args };
 }
 
@@ -75,7 +92,10 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     const browser = newBrowserSubscription(`${c.push.url}/sub/1`);
     expect((await w.api("/v1/push/subscriptions", { method: "POST", body: JSON.stringify(browser.json) })).status).toBe(201);
     expect((await stat(join(w.stateDir, "agy-bridge", "vapid.json"))).mode & 0o777).toBe(0o600);
-    const pushesOf = (requests: Recorded[]) => requests.map((p) => JSON.parse(browser.decrypt(p.body)) as { type: string; conversationId: string; interactionId: string }).filter((p) => p.conversationId === w.conversationId);
+    const pushesOf = (requests: Recorded[]) =>
+      requests
+        .map((p) => JSON.parse(browser.decrypt(p.body)) as { type: string; conversationId: string; interactionId: string })
+        .filter((p) => p.conversationId === w.conversationId);
 
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
     // The webhook: signed, the documented body, a deep link to the card.
@@ -87,7 +107,12 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     // The push: VAPID from serve's key, a payload only this browser can read.
     const pushed = await c.push.until((r) => pushesOf(r).length >= 1, "the push", 30_000);
     for (const p of pushed) expect(verifyVapid(p.headers.authorization, key).aud).toBe(c.push.url);
-    expect(pushesOf(pushed)[0]).toMatchObject({ type: "interaction.pending", interactionId: body.interactionId, body: expect.stringContaining("pwd"), url: body.url });
+    expect(pushesOf(pushed)[0]).toMatchObject({
+      type: "interaction.pending",
+      interactionId: body.interactionId,
+      body: expect.stringContaining("pwd"),
+      url: body.url,
+    });
     // Telegram: a message with buttons, linking to the card.
     const message = await c.telegram.until(() => c.telegram.messages.find((m) => m.text.includes(body.url)), "the Telegram message", 30_000);
     expect(message.text).toContain("pwd");
@@ -95,34 +120,65 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
 
     // Two people at once: a press in Telegram and an approval from the page.
     const press = c.telegram.press(CHAT, message.message_id, approve.callback_data!);
-    const page = await w.api(`/v1/sessions/${w.conversationId}/interactions/${body.interactionId}`, { method: "POST", headers: { "x-agy-bridge-client": "page" }, body: JSON.stringify({ action: "approve" }) });
+    const page = await w.api(`/v1/sessions/${w.conversationId}/interactions/${body.interactionId}`, {
+      method: "POST",
+      headers: { "x-agy-bridge-client": "page" },
+      body: JSON.stringify({ action: "approve" }),
+    });
     const pressAnswer = await c.telegram.until(() => c.telegram.callbackAnswers.get(press), "Telegram's answer to the press", 30_000);
     const results = [page.status === 200 ? "delivered" : "refused", pressAnswer === "Sent to agy." ? "delivered" : "refused"];
-    expect(results.filter((r) => r === "delivered"), `page ${page.status}, telegram "${pressAnswer}"`).toHaveLength(1);
+    expect(
+      results.filter((r) => r === "delivered"),
+      `page ${page.status}, telegram "${pressAnswer}"`,
+    ).toHaveLength(1);
 
     // Resolved everywhere.
-    const about = (r: Recorded[]) => hooksOf(r, w).map(bodyOf).filter((b) => b.interactionId === body.interactionId);
-    const resolution = about(await c.hook.until((r) => about(r).some((b) => b.type === "interaction.resolved"), "the resolution webhook", 30_000)).find((b) => b.type === "interaction.resolved")!;
+    const about = (r: Recorded[]) =>
+      hooksOf(r, w)
+        .map(bodyOf)
+        .filter((b) => b.interactionId === body.interactionId);
+    const resolution = about(await c.hook.until((r) => about(r).some((b) => b.type === "interaction.resolved"), "the resolution webhook", 30_000)).find(
+      (b) => b.type === "interaction.resolved",
+    )!;
     expect(resolution).toMatchObject({ outcome: "approved" });
     expect(resolution.id).not.toBe(body.id);
     expect(hooksOf(c.hook.requests, w).every(signedOk)).toBe(true);
     await c.telegram.until(() => (message.history.length >= 2 ? true : undefined), "the Telegram message to be edited", 30_000);
     expect(message.text).toMatch(/Approved by (page|telegram:ana)\./);
     expect(message.reply_markup).toBeUndefined();
-    const pushes = await c.push.until((r) => pushesOf(r).some((p) => p.type === "interaction.resolved" && p.interactionId === body.interactionId), "the resolution push", 30_000);
-    expect(pushesOf(pushes).filter((p) => p.interactionId === body.interactionId).map((p) => p.type)).toEqual(["interaction.pending", "interaction.resolved"]);
+    const pushes = await c.push.until(
+      (r) => pushesOf(r).some((p) => p.type === "interaction.resolved" && p.interactionId === body.interactionId),
+      "the resolution push",
+      30_000,
+    );
+    expect(
+      pushesOf(pushes)
+        .filter((p) => p.interactionId === body.interactionId)
+        .map((p) => p.type),
+    ).toEqual(["interaction.pending", "interaction.resolved"]);
 
     // Exactly one answer reached agy, and the audit log says which; the webhook deliveries are there too.
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const notified = (records: Awaited<ReturnType<typeof readAuditLog>>["records"]) => records.filter((r) => r.decision === "notify" && r.interactionId === body.interactionId);
-    const records = await until(async () => {
-      const { records } = await readAuditLog(audit);
-      // The answer's own line comes when its delivery is confirmed, which can be after the webhooks.
-      return notified(records).length >= 2 && records.some((r) => r.interactionId === body.interactionId && r.decision === "approve") ? records : undefined;
-    }, "the webhook deliveries and the answer in the audit log", { ms: 30_000, everyMs: 100 });
+    const notified = (records: Awaited<ReturnType<typeof readAuditLog>>["records"]) =>
+      records.filter((r) => r.decision === "notify" && r.interactionId === body.interactionId);
+    const records = await until(
+      async () => {
+        const { records } = await readAuditLog(audit);
+        // The answer's own line comes when its delivery is confirmed, which can be after the webhooks.
+        return notified(records).length >= 2 && records.some((r) => r.interactionId === body.interactionId && r.decision === "approve") ? records : undefined;
+      },
+      "the webhook deliveries and the answer in the audit log",
+      { ms: 30_000, everyMs: 100 },
+    );
     const answers = records.filter((r) => r.interactionId === body.interactionId && r.decision === "approve");
-    expect(answers.filter((r) => r.delivery === "delivered"), JSON.stringify(records.filter((r) => r.conversationId === w.conversationId))).toHaveLength(1);
-    expect(notified(records).map((r) => [r.decidedBy, r.delivery, r.request])).toEqual([["webhook:1", "delivered", { commandLine: "pwd" }], ["webhook:1", "delivered", { commandLine: "pwd" }]]);
+    expect(
+      answers.filter((r) => r.delivery === "delivered"),
+      JSON.stringify(records.filter((r) => r.conversationId === w.conversationId)),
+    ).toHaveLength(1);
+    expect(notified(records).map((r) => [r.decidedBy, r.delivery, r.request])).toEqual([
+      ["webhook:1", "delivered", { commandLine: "pwd" }],
+      ["webhook:1", "delivered", { commandLine: "pwd" }],
+    ]);
     expect(w.stderr()).not.toContain(BOT_TOKEN);
     expect(w.stderr()).not.toContain(SECRET);
   });
@@ -134,13 +190,25 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     await writeFile(policyFile, "version: 1\ndefault: ask\n");
     const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", "--policy", policyFile, ...c.args]);
     // …then one that approves pwd in this conversation only.
-    await writeFile(policyFile, `version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: ["pwd"]\n    conversations: ["${w.conversationId}"]\n    action: approve\n`);
+    await writeFile(
+      policyFile,
+      `version: 1\ndefault: ask\nrules:\n  - id: read-only\n    kind: command\n    commands: ["pwd"]\n    conversations: ["${w.conversationId}"]\n    action: approve\n`,
+    );
     await w.restartServe();
     const turn = (text: string) => w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text }) });
     await turn("Run pwd");
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const approved = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered"), "the policy to approve pwd", { ms: 30_000, everyMs: 100 });
-    await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined), "nothing pending", { ms: 30_000, everyMs: 100 });
+    const approved = await until(
+      async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "policy:read-only" && r.delivery === "delivered"),
+      "the policy to approve pwd",
+      { ms: 30_000, everyMs: 100 },
+    );
+    await until(
+      async () =>
+        ((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] }).pending.length === 0 ? true : undefined,
+      "nothing pending",
+      { ms: 30_000, everyMs: 100 },
+    );
     await turn("Delete the build directory");
     const [first] = hooksOf(await c.hook.until((r) => hooksOf(r, w).length >= 1, "a webhook for the request the policy asked about", 30_000), w);
     expect(bodyOf(first!).request).toMatchObject({ kind: "permission", target: expect.stringContaining("rm") });
@@ -155,9 +223,19 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     cleanup.push(() => ntfy.close());
     const w = await serve((socket) => ["-L", socket, "--refresh-ms", "300", "--notify-ntfy", `${ntfy.url}/agy-topic`]);
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
-    const waiting = await until(async () => (((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: Array<{ interactionId: string }> }).pending[0]), "the gate", { ms: 30_000, everyMs: 100 });
-    type Published = { topic: string; title: string; click: string; actions?: Array<{ label: string; url: string; method: string; headers: { Authorization: string } }> };
-    const published = (r: Recorded[]) => r.map((x) => JSON.parse(x.body.toString("utf8")) as Published).filter((m) => m.click.endsWith(`/#/interactions/${waiting.interactionId}`));
+    const waiting = await until(
+      async () => ((await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: Array<{ interactionId: string }> }).pending[0],
+      "the gate",
+      { ms: 30_000, everyMs: 100 },
+    );
+    type Published = {
+      topic: string;
+      title: string;
+      click: string;
+      actions?: Array<{ label: string; url: string; method: string; headers: { Authorization: string } }>;
+    };
+    const published = (r: Recorded[]) =>
+      r.map((x) => JSON.parse(x.body.toString("utf8")) as Published).filter((m) => m.click.endsWith(`/#/interactions/${waiting.interactionId}`));
     const [message] = published(await ntfy.until((r) => published(r).length >= 1, "the ntfy message", 30_000));
     expect(message!.topic).toBe("agy-topic");
     const deny = message!.actions!.find((a) => a.label === "Deny")!;
@@ -168,7 +246,11 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     const again = await fetch(deny.url, { method: deny.method, headers: { authorization: deny.headers.Authorization } });
     expect(again.status).toBe(401);
     const audit = join(w.stateDir, "agy-bridge", "audit.jsonl");
-    const denied = await until(async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "ntfy" && r.interactionId === waiting.interactionId), "the ntfy answer in the audit log", { ms: 30_000, everyMs: 100 });
+    const denied = await until(
+      async () => (await readAuditLog(audit)).records.find((r) => r.decidedBy === "ntfy" && r.interactionId === waiting.interactionId),
+      "the ntfy answer in the audit log",
+      { ms: 30_000, everyMs: 100 },
+    );
     expect(denied).toMatchObject({ decision: "deny", delivery: "delivered", request: { commandLine: "pwd" } });
     await ntfy.until((r) => published(r).some((m) => m.title === "Denied by ntfy"), "the resolution message", 30_000);
   });
@@ -184,7 +266,11 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     expect(first!.text).toContain("If nobody answers within 2s, you will be reminded.");
     const [, reminder] = await c.telegram.until(() => (mine().length >= 2 ? mine() : undefined), "the reminder", 30_000);
     expect(reminder!.text).toMatch(/^Still waiting: agy asks to run a command/);
-    const reminded = await c.hook.until((r) => hooksOf(r, w).filter((x) => bodyOf(x).interactionId === interactionId && bodyOf(x).type === "interaction.pending").length >= 2, "the reminder webhook", 30_000);
+    const reminded = await c.hook.until(
+      (r) => hooksOf(r, w).filter((x) => bodyOf(x).interactionId === interactionId && bodyOf(x).type === "interaction.pending").length >= 2,
+      "the reminder webhook",
+      30_000,
+    );
     expect(new Set(hooksOf(reminded, w).map((x) => bodyOf(x).id)).size).toBe(hooksOf(reminded, w).length);
     // Answered: both messages are edited, and the reminders stop.
     await w.api(`/v1/sessions/${w.conversationId}/interactions/${interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });

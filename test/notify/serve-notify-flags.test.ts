@@ -25,7 +25,11 @@ async function refused(args: string[], configHome?: string): Promise<{ code: num
   const dir = configHome ?? (await tempDir());
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir };
   delete env["AGY_BRIDGE_TOKEN"];
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--refresh-ms", "60000", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--refresh-ms", "60000", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => (stderr += chunk));

@@ -32,7 +32,14 @@ async function world(result: "delivered" | "already_resolved" = "delivered") {
     answered.push({ conversationId, interactionId, action, decidedBy });
     return { result };
   };
-  const bot: Notifier = createTelegramNotifier({ token: TOKEN, chatId: String(CHAT), answer, apiRoot: api.apiRoot, pollTimeoutS: 1, onProblem: (m) => problems.push(m) });
+  const bot: Notifier = createTelegramNotifier({
+    token: TOKEN,
+    chatId: String(CHAT),
+    answer,
+    apiRoot: api.apiRoot,
+    pollTimeoutS: 1,
+    onProblem: (m) => problems.push(m),
+  });
   cleanup.push(() => bot.close());
   return { api, bot, answered, problems };
 }
@@ -67,8 +74,36 @@ describe("the Telegram bot", () => {
 
   it("says that a button picks one option when the question takes several, and gives several questions no buttons", async () => {
     const { api, bot } = await world();
-    bot.pending(questionNotice({ interactionId: "int_multi", request: { kind: "question", questions: [{ question: "Which checks?", multiSelect: true, options: [{ id: "1", text: "lint" }, { id: "2", text: "test" }] }] } }));
-    bot.pending(questionNotice({ interactionId: "int_two", request: { kind: "question", questions: [{ question: "One?", multiSelect: false, options: [{ id: "1", text: "a" }] }, { question: "Two?", multiSelect: false, options: [{ id: "1", text: "b" }] }] } }));
+    bot.pending(
+      questionNotice({
+        interactionId: "int_multi",
+        request: {
+          kind: "question",
+          questions: [
+            {
+              question: "Which checks?",
+              multiSelect: true,
+              options: [
+                { id: "1", text: "lint" },
+                { id: "2", text: "test" },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    bot.pending(
+      questionNotice({
+        interactionId: "int_two",
+        request: {
+          kind: "question",
+          questions: [
+            { question: "One?", multiSelect: false, options: [{ id: "1", text: "a" }] },
+            { question: "Two?", multiSelect: false, options: [{ id: "1", text: "b" }] },
+          ],
+        },
+      }),
+    );
     await api.until(() => (api.messages.length === 2 ? true : undefined), "two messages");
     const multi = api.messages.find((m) => m.text.includes("Which checks?"))!;
     const two = api.messages.find((m) => m.text.includes("One?"))!;
@@ -129,12 +164,20 @@ describe("the Telegram bot", () => {
     const oldData = old.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
     await first.close();
     // serve restarted: a new bot with fresh state posts the first interaction of its run.
-    const second = createTelegramNotifier({ token: TOKEN, chatId: String(CHAT), answer: async (conversationId, interactionId, action, decidedBy) => {
-      answered.push({ conversationId, interactionId, action, decidedBy });
-      return { result: "delivered" };
-    }, apiRoot: api.apiRoot, pollTimeoutS: 1 });
+    const second = createTelegramNotifier({
+      token: TOKEN,
+      chatId: String(CHAT),
+      answer: async (conversationId, interactionId, action, decidedBy) => {
+        answered.push({ conversationId, interactionId, action, decidedBy });
+        return { result: "delivered" };
+      },
+      apiRoot: api.apiRoot,
+      pollTimeoutS: 1,
+    });
     cleanup.push(() => second.close());
-    second.pending(permissionNotice({ interactionId: "int_today", request: { kind: "permission", action: "command", target: "rm -rf build", description: "" } }));
+    second.pending(
+      permissionNotice({ interactionId: "int_today", request: { kind: "permission", action: "command", target: "rm -rf build", description: "" } }),
+    );
     const today = await api.until(() => api.messages[1], "the second run's message");
     const todayData = today.reply_markup!.inline_keyboard[0]![0]!.callback_data!;
     expect(todayData).not.toBe(oldData);
@@ -178,6 +221,9 @@ describe("the Telegram bot", () => {
     expect(b.history).toHaveLength(1);
     const right = api.press(CHAT, b.message_id, b.reply_markup!.inline_keyboard[0]![1]!.callback_data!);
     expect(await api.until(() => api.callbackAnswers.get(right), "B's own button")).toBe("Sent to agy.");
-    expect(answered.map((x) => [x.interactionId, x.action.action])).toEqual([["int_a", "approve"], ["int_b", "deny"]]);
+    expect(answered.map((x) => [x.interactionId, x.action.action])).toEqual([
+      ["int_a", "approve"],
+      ["int_b", "deny"],
+    ]);
   });
 });

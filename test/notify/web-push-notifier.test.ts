@@ -69,7 +69,12 @@ describe("Web Push", () => {
     w.notifier.resolved(resolvedOf(notice, "approved", "telegram:ana"));
     const requests = await w.service.until((r) => r.length >= 2, "two pushes");
     const payloads = requests.map((r) => JSON.parse(browser.decrypt(r.body)) as Record<string, unknown>);
-    expect(payloads.find((p) => p["type"] === "interaction.resolved")).toMatchObject({ title: "Approved by telegram:ana", outcome: "approved", decidedBy: "telegram:ana", interactionId: notice.interactionId });
+    expect(payloads.find((p) => p["type"] === "interaction.resolved")).toMatchObject({
+      title: "Approved by telegram:ana",
+      outcome: "approved",
+      decidedBy: "telegram:ana",
+      interactionId: notice.interactionId,
+    });
     expect(new Set(requests.map((r) => r.headers["topic"]))).toEqual(new Set(["int_0123456789abcdef"]));
   });
 
@@ -80,7 +85,11 @@ describe("Web Push", () => {
     w.notifier.pending(permissionNotice());
     await w.service.until((r) => r.length >= 2, "a push to each subscription");
     await expect.poll(() => w.store.list().map((s) => s.endpoint), { timeout: 5000 }).toEqual([`${w.service.url}/alive`]);
-    await expect.poll(async () => (JSON.parse(await readFile(join(w.dir, "push-subscriptions.json"), "utf8")) as { endpoint: string }[]).map((s) => s.endpoint), { timeout: 5000 }).toEqual([`${w.service.url}/alive`]);
+    await expect
+      .poll(async () => (JSON.parse(await readFile(join(w.dir, "push-subscriptions.json"), "utf8")) as { endpoint: string }[]).map((s) => s.endpoint), {
+        timeout: 5000,
+      })
+      .toEqual([`${w.service.url}/alive`]);
     expect(w.reports.find((r) => r.result === "gave_up")?.status).toBe(410);
     expect(w.service.requests.filter((r) => r.path === "/gone")).toHaveLength(1);
   });
@@ -111,7 +120,12 @@ describe("Web Push payloads", () => {
     const w = await world(() => ({ status: 201 }));
     const browser = newBrowserSubscription(`${w.service.url}/push/abc`);
     await w.store.add(browser.json);
-    w.notifier.pending(permissionNotice({ request: { kind: "permission", action: "command", target: `echo ${"日本語".repeat(400)}`, description: "" }, escalation: `If nobody answers within 5m, agy-bridge denies it ("${"延".repeat(190)}").` }));
+    w.notifier.pending(
+      permissionNotice({
+        request: { kind: "permission", action: "command", target: `echo ${"日本語".repeat(400)}`, description: "" },
+        escalation: `If nobody answers within 5m, agy-bridge denies it ("${"延".repeat(190)}").`,
+      }),
+    );
     const [request] = await w.service.until((r) => r.length >= 1, "the push");
     expect(request!.body.length).toBeLessThanOrEqual(4096);
     const plaintext = browser.decrypt(request!.body);

@@ -29,7 +29,7 @@ function notifier(url: string, reports: WebhookReport[] = [], extra: Partial<Par
 }
 
 describe("webhooks", () => {
-  it("posts the documented body with a timestamp and an HMAC-SHA256 signature over \"<timestamp>.<body>\"", async () => {
+  it('posts the documented body with a timestamp and an HMAC-SHA256 signature over "<timestamp>.<body>"', async () => {
     const hook = await receiver();
     const now = new Date("2026-12-01T08:00:00.000Z");
     notifier(`${hook.url}/hooks/agy?k=1`, [], { now: () => now }).pending(permissionNotice());
@@ -55,7 +55,9 @@ describe("webhooks", () => {
       url: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef",
     });
     expect(verifyWebhook(SECRET, { timestamp: "1796112000", signature: request!.headers["x-agy-bridge-signature"] as string }, body, 1796112010)).toBe(true);
-    expect(verifyWebhook("another-secret", { timestamp: "1796112000", signature: request!.headers["x-agy-bridge-signature"] as string }, body, 1796112010)).toBe(false);
+    expect(
+      verifyWebhook("another-secret", { timestamp: "1796112000", signature: request!.headers["x-agy-bridge-signature"] as string }, body, 1796112010),
+    ).toBe(false);
     // A replay ten minutes later is refused by the documented check.
     expect(verifyWebhook(SECRET, { timestamp: "1796112000", signature: request!.headers["x-agy-bridge-signature"] as string }, body, 1796112600)).toBe(false);
   });
@@ -65,7 +67,11 @@ describe("webhooks", () => {
     const n = notifier(hook.url);
     n.resolved(resolvedOf(permissionNotice(), "denied", "page"));
     const [request] = await hook.until((r) => r.length === 1, "the resolution");
-    expect(JSON.parse(request!.body.toString("utf8"))).toMatchObject({ type: "interaction.resolved", outcome: "denied", interactionId: "int_0123456789abcdef" });
+    expect(JSON.parse(request!.body.toString("utf8"))).toMatchObject({
+      type: "interaction.resolved",
+      outcome: "denied",
+      interactionId: "int_0123456789abcdef",
+    });
   });
 
   it("retries a failing endpoint with the same delivery id and body, and reports the delivery", async () => {
@@ -74,7 +80,15 @@ describe("webhooks", () => {
     notifier(hook.url, reports).pending(permissionNotice());
     const requests = await hook.until((r) => r.length === 3, "three attempts");
     expect(new Set(requests.map((r) => r.body.toString("utf8"))).size).toBe(1);
-    for (const r of requests) expect(verifyWebhook(SECRET, { timestamp: r.headers["x-agy-bridge-timestamp"] as string, signature: r.headers["x-agy-bridge-signature"] as string }, r.body.toString("utf8"), Math.floor(Date.now() / 1000))).toBe(true);
+    for (const r of requests)
+      expect(
+        verifyWebhook(
+          SECRET,
+          { timestamp: r.headers["x-agy-bridge-timestamp"] as string, signature: r.headers["x-agy-bridge-signature"] as string },
+          r.body.toString("utf8"),
+          Math.floor(Date.now() / 1000),
+        ),
+      ).toBe(true);
     await expect.poll(() => reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ result: "delivered", attempts: 3, status: 204, notifier: "webhook:1", origin: hook.url });
     expect(reports[0]!.delivery.id).toBe((JSON.parse(requests[0]!.body.toString("utf8")) as { id: string }).id);

@@ -19,13 +19,14 @@ describe("the command-line corpus under the team policy", () => {
   });
 
   // As `agy-bridge policy test` runs it: paths resolved on this machine (the corpus's /home/dev does not exist, so they stay as written).
-  it.each(runPolicyCases(policy, cases, { resolvePath: resolveRealPath }).map((result) => [result.index + 1, JSON.stringify(result.case.command ?? result.case.file ?? result.case.kind), result] as const))(
-    "case %i %s decides as expected",
-    (_index, _label, result) => {
-      expect({ decision: result.decision.decision, rule: result.decision.rule }).toEqual({
-        decision: result.case.expect,
-        rule: result.case.rule === undefined ? result.decision.rule : result.case.rule,
-      });
-    },
-  );
+  it.each(
+    runPolicyCases(policy, cases, { resolvePath: resolveRealPath }).map(
+      (result) => [result.index + 1, JSON.stringify(result.case.command ?? result.case.file ?? result.case.kind), result] as const,
+    ),
+  )("case %i %s decides as expected", (_index, _label, result) => {
+    expect({ decision: result.decision.decision, rule: result.decision.rule }).toEqual({
+      decision: result.case.expect,
+      rule: result.case.rule === undefined ? result.decision.rule : result.case.rule,
+    });
+  });
 });

@@ -13,7 +13,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyseCommandLine, decide, parsePolicy } from "../../src/policy/index.js";
 
-const ANYTHING = parsePolicy("version: 1\ndefault: approve\nrules:\n  - id: anything\n    kind: command\n    commands: ['*']\n    action: approve\n", "anything.yaml");
+const ANYTHING = parsePolicy(
+  "version: 1\ndefault: approve\nrules:\n  - id: anything\n    kind: command\n    commands: ['*']\n    action: approve\n",
+  "anything.yaml",
+);
 const P = "$(touch ran)";
 
 /** Lines that run `touch ran` in bash 5.2 without a command substitution the parser would see outside quotes. */

@@ -118,7 +118,9 @@ describe("file rules and symlinks", () => {
     const approving = parsePolicy("version: 1\ndefault: approve\n", "default-approve.yaml");
     const byDefault = decide(approving, { kind: "file", path: join(workspace, "x"), operation: "edit" }, { workspace });
     expect(byDefault.decision).toBe("ask");
-    expect(decide(approving, { kind: "file", path: join(workspace, "x"), operation: "edit" }, { workspace, resolvePath: () => undefined }).decision).toBe("ask");
+    expect(decide(approving, { kind: "file", path: join(workspace, "x"), operation: "edit" }, { workspace, resolvePath: () => undefined }).decision).toBe(
+      "ask",
+    );
   });
 
   it("is what a session's policy uses by default", async () => {
@@ -132,10 +134,22 @@ describe("file rules and symlinks", () => {
       interactionId: "int_1",
       stepType: "CODE_ACTION",
       callId: "call_1",
-      request: { kind: "permission", variant: "filePermission", action: "file", target: `file://${join(workspace, "docs", "authorized_keys")}`, description: "" },
+      request: {
+        kind: "permission",
+        variant: "filePermission",
+        action: "file",
+        target: `file://${join(workspace, "docs", "authorized_keys")}`,
+        description: "",
+      },
     };
     expect(judge.decide(event).decision).toMatchObject({ decision: "deny", rule: "no-secrets" });
-    const plain = { kind: "permission" as const, variant: "filePermission" as const, action: "file", target: `file://${join(workspace, "src", "main.ts")}`, description: "" };
+    const plain = {
+      kind: "permission" as const,
+      variant: "filePermission" as const,
+      action: "file",
+      target: `file://${join(workspace, "src", "main.ts")}`,
+      description: "",
+    };
     expect(judge.decide({ ...event, request: plain }).decision).toMatchObject({ decision: "approve" });
   });
 });

@@ -46,11 +46,7 @@ interface Listener {
  * A listener whose first `silent` connections are held open and never
  * answered; later ones go to `serve` (or are held too when it is undefined).
  */
-async function startListener(options: {
-  tls?: { alpn: string[] };
-  silent?: number;
-  serve?: (socket: net.Socket) => void;
-}): Promise<Listener> {
+async function startListener(options: { tls?: { alpn: string[] }; silent?: number; serve?: (socket: net.Socket) => void }): Promise<Listener> {
   let count = 0;
   const held = new Set<net.Socket>();
   const accept = (socket: net.Socket) => {

@@ -70,13 +70,7 @@ describe("loopback guard", () => {
   });
 
   it("accepts every loopback spelling", () => {
-    for (const url of [
-      "https://127.0.0.1:1",
-      "http://127.200.3.4:9",
-      "https://localhost:1",
-      "https://[::1]:1",
-      "http://[::ffff:127.0.0.1]:1",
-    ]) {
+    for (const url of ["https://127.0.0.1:1", "http://127.200.3.4:9", "https://localhost:1", "https://[::1]:1", "http://[::ffff:127.0.0.1]:1"]) {
       expect(assertLoopbackUrl(url).protocol, url).toMatch(/^https?:$/);
     }
   });
@@ -211,7 +205,11 @@ describe("stream stops", () => {
       controller.abort();
       const error = await failure(pending);
       expect(error.code).toBe("aborted");
-      await until(() => world.closed() === 1, "the server to see the stream close", { ms: 5_000, everyMs: 5, seen: () => `${world.closed()} of ${world.opened()} streams closed` });
+      await until(() => world.closed() === 1, "the server to see the stream close", {
+        ms: 5_000,
+        everyMs: 5,
+        seen: () => `${world.closed()} of ${world.opened()} streams closed`,
+      });
     } finally {
       await world.close();
     }
@@ -224,7 +222,11 @@ describe("stream stops", () => {
         expect(update.status).toBe("CASCADE_RUN_STATUS_RUNNING");
         break;
       }
-      await until(() => world.closed() === 1, "the server to see the stream close", { ms: 5_000, everyMs: 5, seen: () => `${world.closed()} of ${world.opened()} streams closed` });
+      await until(() => world.closed() === 1, "the server to see the stream close", {
+        ms: 5_000,
+        everyMs: 5,
+        seen: () => `${world.closed()} of ${world.opened()} streams closed`,
+      });
       expect(world.opened()).toBe(1);
     } finally {
       await world.close();

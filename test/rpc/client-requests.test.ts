@@ -120,18 +120,10 @@ describe("unary request bodies", () => {
       ["Heartbeat", () => client.heartbeat(), "{}"],
       ["GetConversationMetadata", () => client.getConversationMetadata({ conversationId: "c-1" }), '{"conversationId":"c-1"}'],
       ["GetCascadeTrajectorySteps", () => client.getCascadeTrajectorySteps({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
-      [
-        "GetCascadeTrajectorySteps",
-        () => client.getCascadeTrajectorySteps({ conversationId: "c-1", stepOffset: 40 }),
-        '{"cascadeId":"c-1","stepOffset":40}',
-      ],
+      ["GetCascadeTrajectorySteps", () => client.getCascadeTrajectorySteps({ conversationId: "c-1", stepOffset: 40 }), '{"cascadeId":"c-1","stepOffset":40}'],
       ["GetCascadeTrajectory", () => client.getCascadeTrajectory({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
       ["CancelCascadeSteps", () => client.cancelCascadeSteps({ conversationId: "c-1" }), '{"cascadeId":"c-1"}'],
-      [
-        "CancelCascadeSteps",
-        () => client.cancelCascadeSteps({ conversationId: "c-1", stepIndices: [3, 4] }),
-        '{"cascadeId":"c-1","stepIndices":[3,4]}',
-      ],
+      ["CancelCascadeSteps", () => client.cancelCascadeSteps({ conversationId: "c-1", stepIndices: [3, 4] }), '{"cascadeId":"c-1","stepIndices":[3,4]}'],
       [
         "CancelCascadeInvocation",
         () => client.cancelCascadeInvocation({ conversationId: "c-1", killBackgroundTasks: true }),

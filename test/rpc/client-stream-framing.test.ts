@@ -30,9 +30,7 @@ const stream = Buffer.concat([dataFrame({ update: first }), dataFrame({ update: 
 describe("decodeStreamBody", () => {
   it("yields the same updates whichever byte the body is split at", async () => {
     for (let cut = 0; cut <= stream.length; cut++) {
-      const updates = await collect(
-        decodeStreamBody(chunked(stream.subarray(0, cut), stream.subarray(cut)), { method: "StreamAgentStateUpdates" }),
-      );
+      const updates = await collect(decodeStreamBody(chunked(stream.subarray(0, cut), stream.subarray(cut)), { method: "StreamAgentStateUpdates" }));
       expect(updates).toEqual([first, second]);
     }
   });
@@ -104,9 +102,7 @@ describe("StreamAgentStateUpdates framing against exact server bytes", () => {
   });
 
   it("raises the trailer's error with its code and message", async () => {
-    const error = await streamFailure(
-      run([dataFrame({ update: first }), endFrame({ error: { code: "internal", message: "stream broke" } })]),
-    );
+    const error = await streamFailure(run([dataFrame({ update: first }), endFrame({ error: { code: "internal", message: "stream broke" } })]));
     expect(error.code).toBe("rpc_error");
     expect(error.connectCode).toBe("internal");
     expect(error.serverMessage).toBe("stream broke");

@@ -65,8 +65,7 @@ describe("filePermission answers", () => {
 
   it("sends a deny as an explicit allow false, with the scope as given", async () => {
     expect(await sentBody({ ...at, stepIndex: 3, filePermission: { allow: false, scope: "PERMISSION_SCOPE_CONVERSATION" } })).toBe(
-      '{"cascadeId":"c-1","interaction":{"trajectoryId":"t-1","stepIndex":3,' +
-        '"filePermission":{"allow":false,"scope":"PERMISSION_SCOPE_CONVERSATION"}}}',
+      '{"cascadeId":"c-1","interaction":{"trajectoryId":"t-1","stepIndex":3,' + '"filePermission":{"allow":false,"scope":"PERMISSION_SCOPE_CONVERSATION"}}}',
     );
   });
 });

@@ -64,12 +64,17 @@ describe("JSON bodies with non-ASCII text", () => {
 
   it("agree with their UTF-8 text on arbitrary JSON and on damaged bytes", () => {
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: "binary" }), fc.array(fc.nat(), { maxLength: 3 }), fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }), (value, at, junk) => {
-        const body = [...encode(`${JSON.stringify(value)}`)];
-        junk.forEach((byte, i) => body.splice((at[i] ?? 0) % (body.length + 1), 0, byte));
-        const bytes = Uint8Array.from(body);
-        expect(parsed(bytes)).toEqual(asUtf8Text(bytes));
-      }),
+      fc.property(
+        fc.jsonValue({ stringUnit: "binary" }),
+        fc.array(fc.nat(), { maxLength: 3 }),
+        fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
+        (value, at, junk) => {
+          const body = [...encode(`${JSON.stringify(value)}`)];
+          junk.forEach((byte, i) => body.splice((at[i] ?? 0) % (body.length + 1), 0, byte));
+          const bytes = Uint8Array.from(body);
+          expect(parsed(bytes)).toEqual(asUtf8Text(bytes));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -18,17 +18,12 @@ const loose = fc.oneof(
 
 // Mostly well-formed fields with an occasional wrong one, so the generator
 // reaches deep into steps that are almost right.
-const maybe = <T>(valid: fc.Arbitrary<T>) =>
-  fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: loose as fc.Arbitrary<unknown>, weight: 1 });
+const maybe = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: loose as fc.Arbitrary<unknown>, weight: 1 });
 const text = maybe(fc.option(fc.string({ maxLength: 4 }), { nil: undefined }));
 const wireInt = maybe(fc.oneof(fc.integer(), fc.integer().map(String), fc.constant(undefined)));
 
-const info = maybe(
-  fc.record({ trajectoryId: text, cascadeId: text, stepIndex: wireInt, metadataIndex: wireInt, extra: loose }, { requiredKeys: [] }),
-);
-const metadata = maybe(
-  fc.record({ createdAt: text, executionId: text, sourceTrajectoryStepInfo: info, other: loose }, { requiredKeys: [] }),
-);
+const info = maybe(fc.record({ trajectoryId: text, cascadeId: text, stepIndex: wireInt, metadataIndex: wireInt, extra: loose }, { requiredKeys: [] }));
+const metadata = maybe(fc.record({ createdAt: text, executionId: text, sourceTrajectoryStepInfo: info, other: loose }, { requiredKeys: [] }));
 const step = maybe(fc.record({ type: text, status: text, metadata, runCommand: loose }, { requiredKeys: [] }));
 
 function strip(value: unknown): unknown {
@@ -159,8 +154,7 @@ describe("decodeDataFrame", () => {
           decoded = false;
         }
         // Steps and index entries are judged by the tracker, one by one; zod judges the whole list.
-        const inner = (update as { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown; indices?: unknown } } })
-          .mainTrajectoryUpdate?.stepsUpdate;
+        const inner = (update as { mainTrajectoryUpdate?: { stepsUpdate?: { steps?: unknown; indices?: unknown } } }).mainTrajectoryUpdate?.stepsUpdate;
         const entriesFine =
           (!Array.isArray(inner?.steps) || inner.steps.every(isWireStep)) &&
           (!Array.isArray(inner?.indices) || inner.indices.every((i) => Number.isInteger(i)));

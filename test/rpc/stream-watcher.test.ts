@@ -24,14 +24,16 @@ async function setup(script: Script, csrfToken?: string) {
     ...(csrfToken ? { csrfToken } : {}),
     handler: async (context) => {
       connections++;
-      context.closed.then(() => closed++, () => undefined);
+      context.closed.then(
+        () => closed++,
+        () => undefined,
+      );
       await script(context, connections);
     },
   });
   const client = createAgyRpcClient({ baseUrl: server.url });
   started.push({ server, client });
-  const subscriberIds = () =>
-    server.requests.map((r) => (JSON.parse(r.body.subarray(5).toString("utf8")) as { subscriberId: string }).subscriberId);
+  const subscriberIds = () => server.requests.map((r) => (JSON.parse(r.body.subarray(5).toString("utf8")) as { subscriberId: string }).subscriberId);
   return { server, client, subscriberIds, closedCount: () => closed };
 }
 
@@ -43,11 +45,7 @@ function write(context: HandlerContext, bytes: Uint8Array): void {
 const update = (status: string) => dataFrame({ update: { conversationId: "c-1", status } });
 
 /** Collects events until `stop` says so, then aborts the watch and checks it ends. */
-async function watch(
-  client: AgyRpcClient,
-  stop: (events: WatchEvent[]) => boolean,
-  options: Partial<WatchOptions> = {},
-): Promise<WatchEvent[]> {
+async function watch(client: AgyRpcClient, stop: (events: WatchEvent[]) => boolean, options: Partial<WatchOptions> = {}): Promise<WatchEvent[]> {
   const controller = new AbortController();
   const events: WatchEvent[] = [];
   for await (const event of watchAgentStateUpdates(client, {

@@ -39,7 +39,20 @@ function question(stepIndex: number, text: string, multiSelect: boolean): Mapper
     interactionId: `int_q${stepIndex.toString(16).padStart(15, "0")}`,
     stepType: "ASK_QUESTION",
     callId: `agy_call_traj-1_${stepIndex}`,
-    request: { kind: "question", questions: [{ question: text, multiSelect, options: [{ id: "1", text: "Unit tests" }, { id: "2", text: "Lint" }, { id: "3", text: "Type check" }] }] },
+    request: {
+      kind: "question",
+      questions: [
+        {
+          question: text,
+          multiSelect,
+          options: [
+            { id: "1", text: "Unit tests" },
+            { id: "2", text: "Lint" },
+            { id: "3", text: "Type check" },
+          ],
+        },
+      ],
+    },
   } as MapperEvent;
 }
 
@@ -53,6 +66,12 @@ function fileWrite(stepIndex: number, path: string): MapperEvent {
     callId: `agy_call_traj-1_${stepIndex}`,
     request: { kind: "permission", variant: "filePermission", action: "file", target: path, description: "Creating the app's entry point" },
   } as MapperEvent;
+}
+
+/** A command request that names where it runs (`runCommand.cwd`), apart from agy's own directory. */
+function withCwd(event: MapperEvent, cwd: string): MapperEvent {
+  const requested = event as Extract<MapperEvent, { type: "interaction_requested" }>;
+  return { ...requested, request: { ...requested.request, cwd } } as MapperEvent;
 }
 
 const idOf = (event: MapperEvent) => (event as { interactionId: string }).interactionId;
@@ -69,7 +88,15 @@ async function start(options: { pending?: MapperEvent[]; historyEnd?: boolean } 
   await harness.hub.refresh();
   session.push({ type: "model_changed", ...base, stepIndex: 0, model: "MODEL_PLACEHOLDER_M26", displayName: "Gemini 3 Pro" } as MapperEvent);
   session.push(userMessage("conv-a", "Run the tests and set up the app"));
-  session.push({ type: "message", ...base, stepIndex: 1, messageId: "agy_msg_traj-1_1", role: "assistant", text: "I will run the test suite first.", failed: false } as MapperEvent);
+  session.push({
+    type: "message",
+    ...base,
+    stepIndex: 1,
+    messageId: "agy_msg_traj-1_1",
+    role: "assistant",
+    text: "I will run the test suite first.",
+    failed: false,
+  } as MapperEvent);
   for (const event of options.pending ?? []) session.push(event);
   if (options.historyEnd !== false) session.push({ type: "history_end", conversationId: "conv-a" } as MapperEvent);
   browser = await launchChromium();
@@ -84,12 +111,14 @@ async function signIn(page: Page, url: string, hash = ""): Promise<void> {
 
 describe("the approval page as an inbox", { timeout: 90_000 }, () => {
   it("heads each card with what agy wants, then where, which model and how long it waited, with the turn collapsed", async () => {
-    const { h, browser: b } = await start({ pending: [permissionRequested("conv-a", 3, "npm test"), fileWrite(5, "/home/dev/proj/api/src/app.ts")] });
+    const { h, browser: b } = await start({
+      pending: [withCwd(permissionRequested("conv-a", 3, "npm test"), "/home/dev/proj/api/web"), fileWrite(5, "/home/dev/proj/api/src/app.ts")],
+    });
     const page = await b.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(page, h.url);
     const cards = page.getByTestId("pending-item");
     await cards.nth(1).waitFor({ timeout: 20_000 });
-    expect(await cards.getByTestId("headline").allTextContents()).toEqual(["Run npm test in ~/proj/api", "Create file src/app.ts"]);
+    expect(await cards.getByTestId("headline").allTextContents()).toEqual(["Run npm test in ~/proj/api/web", "Create file src/app.ts"]);
     const line = await cards.first().getByTestId("session-line").textContent();
     expect(line).toMatch(/^~\/proj\/api · pane %3 · Gemini 3 Pro · waiting \d+\u00a0s$/);
     const turn = cards.first().getByTestId("recent-turn");
@@ -131,7 +160,7 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     const page = await b.newPage();
     await signIn(page, h.url);
     const card = page.locator(`[data-interaction-id="${idOf(gate)}"]`);
-    await card.getByLabel("Instruction for agy (optional)").fill("use git clean -fdx instead");
+    await card.getByLabel("Why not — sent to agy with Deny (optional)").fill("use git clean -fdx instead");
     await card.getByTestId("deny").click();
     await expect.poll(() => session.answers.length, { timeout: 10_000 }).toBe(1);
     expect(session.answers[0]).toEqual({ interactionId: idOf(gate), action: { action: "deny", instruction: "use git clean -fdx instead" } });
@@ -139,7 +168,7 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
   });
 
   it("moves focus to the next card when the focused one is resolved, and counts what waits in the title", async () => {
-    const gates = [3, 5].map((n) => permissionRequested("conv-a", n, `make step-${n}`));
+    const gates = [3, 5].map((n) => withCwd(permissionRequested("conv-a", n, `make step-${n}`), "/tmp/build"));
     const { h, session, browser: b } = await start({ pending: gates });
     const page = await b.newPage();
     await signIn(page, h.url);
@@ -147,11 +176,22 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     await page.locator(`[data-interaction-id="${idOf(gates[1]!)}"]`).waitFor({ timeout: 20_000 });
     expect(await page.title()).toBe("(2) agy inbox");
     await first.getByTestId("approve").focus();
-    session.push({ type: "interaction_resolved", ...base, stepIndex: 3, interactionId: idOf(gates[0]!), kind: "permission", outcome: "approved", stepStatus: "RUNNING", decidedBy: "cli" } as MapperEvent);
-    await expect.poll(() => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`), { timeout: 10_000 }).toBe(idOf(gates[1]!));
+    session.push({
+      type: "interaction_resolved",
+      ...base,
+      stepIndex: 3,
+      interactionId: idOf(gates[0]!),
+      kind: "permission",
+      outcome: "approved",
+      stepStatus: "RUNNING",
+      decidedBy: "cli",
+    } as MapperEvent);
+    await expect
+      .poll(() => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`), { timeout: 10_000 })
+      .toBe(idOf(gates[1]!));
     expect(await page.title()).toBe("(1) agy inbox");
     const resolved = page.getByTestId("resolved-item");
-    expect(await resolved.textContent()).toMatch(/by cli.*Run make step-3 in ~\/proj\/api — approved$/);
+    expect(await resolved.textContent()).toMatch(/by cli.*Run make step-3 in \/tmp\/build — approved$/);
   });
 
   it("opens and focuses the card a deep link names", async () => {
@@ -210,7 +250,9 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     const card = page.locator(`[data-interaction-id="${idOf(gate)}"]`);
     await card.waitFor({ timeout: 20_000 });
     expect(await page.evaluate<string>("location.hash")).toBe("");
-    const stored = await page.evaluate<{ device: { token: string }; bearer: string | null }>(`({ device: JSON.parse(localStorage.getItem("agy-bridge-device") ?? "null"), bearer: localStorage.getItem("agy-bridge-token") })`);
+    const stored = await page.evaluate<{ device: { token: string }; bearer: string | null }>(
+      `({ device: JSON.parse(localStorage.getItem("agy-bridge-device") ?? "null"), bearer: localStorage.getItem("agy-bridge-token") })`,
+    );
     expect(stored.bearer).toBeNull();
     expect(stored.device.token).toMatch(/^agyd\./);
     await card.getByTestId("approve").click();
@@ -222,10 +264,44 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
     const { h, session, browser: b } = await start();
     const page = await b.newPage();
     await signIn(page, h.url);
-    session.push({ type: "function_call", ...base, stepIndex: 4, callId: "c4", name: "run_command", arguments: JSON.stringify({ CommandLine: "npm test" }), description: "Running the tests" } as MapperEvent);
-    session.push({ type: "function_call_output", ...base, stepIndex: 4, callId: "c4", name: "run_command", output: "12 passing", isError: false, stepStatus: "DONE" } as MapperEvent);
-    session.push({ type: "function_call", ...base, stepIndex: 6, callId: "c6", name: "run_command", arguments: JSON.stringify({ CommandLine: "rm -rf /" }) } as MapperEvent);
-    session.push({ type: "function_call_output", ...base, stepIndex: 6, callId: "c6", name: "run_command", output: "[agy-bridge: the user declined run_command; it did not run. Instruction: no]", isError: true, stepStatus: "DONE", declined: true } as MapperEvent);
+    session.push({
+      type: "function_call",
+      ...base,
+      stepIndex: 4,
+      callId: "c4",
+      name: "run_command",
+      arguments: JSON.stringify({ CommandLine: "npm test" }),
+      description: "Running the tests",
+    } as MapperEvent);
+    session.push({
+      type: "function_call_output",
+      ...base,
+      stepIndex: 4,
+      callId: "c4",
+      name: "run_command",
+      output: "12 passing",
+      isError: false,
+      stepStatus: "DONE",
+    } as MapperEvent);
+    session.push({
+      type: "function_call",
+      ...base,
+      stepIndex: 6,
+      callId: "c6",
+      name: "run_command",
+      arguments: JSON.stringify({ CommandLine: "rm -rf /" }),
+    } as MapperEvent);
+    session.push({
+      type: "function_call_output",
+      ...base,
+      stepIndex: 6,
+      callId: "c6",
+      name: "run_command",
+      output: "[agy-bridge: the user declined run_command; it did not run. Instruction: no]",
+      isError: true,
+      stepStatus: "DONE",
+      declined: true,
+    } as MapperEvent);
     const panel = page.locator('[data-testid="session"][data-conversation-id="conv-a"]');
     await panel.locator("summary").first().click();
     const transcript = panel.getByTestId("transcript");
@@ -246,7 +322,12 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
   it("says how to get a new link when a pairing link was already used", async () => {
     const { h, browser: b } = await start();
     const { code } = (await (await h.fetch("/v1/pairing/codes", { method: "POST" })).json()) as { code: string };
-    const first = await h.fetch("/v1/pairing", { token: null, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }) });
+    const first = await h.fetch("/v1/pairing", {
+      token: null,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
     expect(first.status).toBe(201);
     const page = await b.newPage();
     await page.goto(`${h.url}/#/pair/${code}`);

@@ -23,7 +23,16 @@ afterEach(async () => {
 
 function resolved(stepIndex: number, outcome: string, stepStatus: string): MapperEvent {
   const requested = permissionRequested("conv-a", stepIndex, "x") as { interactionId: string };
-  return { type: "interaction_resolved", conversationId: "conv-a", trajectoryId: "traj-1", stepIndex, interactionId: requested.interactionId, kind: "permission", outcome, stepStatus } as MapperEvent;
+  return {
+    type: "interaction_resolved",
+    conversationId: "conv-a",
+    trajectoryId: "traj-1",
+    stepIndex,
+    interactionId: requested.interactionId,
+    kind: "permission",
+    outcome,
+    stepStatus,
+  } as MapperEvent;
 }
 
 describe("the approval page's resolved list", { timeout: 60_000 }, () => {

@@ -69,7 +69,10 @@ async function registration(page: Page, context: BrowserContext): Promise<{ cdp:
     });
   });
   await cdp.send("ServiceWorker.enable");
-  const id = await Promise.race([found, new Promise<string>((_, reject) => setTimeout(() => reject(new Error("DevTools reported no service worker registration within 10 s")), 10_000))]);
+  const id = await Promise.race([
+    found,
+    new Promise<string>((_, reject) => setTimeout(() => reject(new Error("DevTools reported no service worker registration within 10 s")), 10_000)),
+  ]);
   return { cdp, id };
 }
 
@@ -78,37 +81,65 @@ describe("the page's service worker", { timeout: 90_000 }, () => {
     const { h, context, page, gates } = await start();
     const target = gates[3]!;
     const { cdp, id } = await registration(page, context);
-    const payload = { type: "interaction.pending", conversationId: "conv-a", interactionId: idOf(target), title: "Run make step-9", body: "in ~/proj", url: `${h.url}/#/interactions/${idOf(target)}` };
+    const payload = {
+      type: "interaction.pending",
+      conversationId: "conv-a",
+      interactionId: idOf(target),
+      title: "Run make step-9",
+      body: "in ~/proj",
+      url: `${h.url}/#/interactions/${idOf(target)}`,
+    };
     await cdp.send("ServiceWorker.deliverPushMessage", { origin: h.url, registrationId: id, data: JSON.stringify(payload) });
     const shown = await pollFor(
-      () => page.evaluate<{ title: string; body: string; tag: string; data: unknown }[]>(`navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((list) => list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))`),
+      () =>
+        page.evaluate<{ title: string; body: string; tag: string; data: unknown }[]>(
+          `navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((list) => list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))`,
+        ),
       (list) => list.length > 0,
       "a notification from the pushed message",
     );
     expect(shown).toEqual([{ title: "Run make step-9", body: "in ~/proj", tag: idOf(target), data: { url: payload.url } }]);
     expect(await page.evaluate(`document.activeElement?.getAttribute("data-interaction-id") ?? null`)).toBeNull();
     const worker = context.serviceWorkers()[0]!;
-    await worker.evaluate(`self.registration.getNotifications().then(([notification]) => { self.dispatchEvent(new NotificationEvent("notificationclick", { notification })); })`);
-    await pollFor(() => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`), (v) => v === idOf(target), "the clicked request's card to have focus");
+    await worker.evaluate(
+      `self.registration.getNotifications().then(([notification]) => { self.dispatchEvent(new NotificationEvent("notificationclick", { notification })); })`,
+    );
+    await pollFor(
+      () => page.evaluate<string>(`document.activeElement?.getAttribute("data-interaction-id") ?? ""`),
+      (v) => v === idOf(target),
+      "the clicked request's card to have focus",
+    );
     expect(await page.evaluate<string>("location.hash")).toBe(`#/interactions/${idOf(target)}`);
     expect(await page.locator(`[data-interaction-id="${idOf(target)}"]`).getAttribute("class")).toContain("highlight");
   });
 
   it("serves the page's shell from its cache when the network is gone", async () => {
     const { context, page } = await start();
-    await pollFor(() => page.evaluate<number>("caches.keys().then((keys) => keys.length)"), (n) => n > 0, "the shell cache");
+    await pollFor(
+      () => page.evaluate<number>("caches.keys().then((keys) => keys.length)"),
+      (n) => n > 0,
+      "the shell cache",
+    );
     await page.reload();
     await context.setOffline(true);
     await page.reload();
     expect(await page.locator("h1").textContent()).toBe("agy inbox");
-    await pollFor(() => page.getByTestId("connection").textContent(), (t) => /offline|unreachable|reconnecting/.test(t ?? ""), "the page to say it cannot reach serve");
+    await pollFor(
+      () => page.getByTestId("connection").textContent(),
+      (t) => /offline|unreachable|reconnecting/.test(t ?? ""),
+      "the page to say it cannot reach serve",
+    );
   });
 
   it("asks serve for the push key when notifications are turned on, and says so when the browser cannot subscribe", async () => {
     const { page, keyRequests } = await start();
     await page.locator("#settings > summary").click();
     await page.getByTestId("push-enable").click();
-    const status = await pollFor(() => page.getByTestId("push-status").textContent(), (t) => /Notifications are on|Could not turn on/.test(t ?? ""), "the push status");
+    const status = await pollFor(
+      () => page.getByTestId("push-status").textContent(),
+      (t) => /Notifications are on|Could not turn on/.test(t ?? ""),
+      "the push status",
+    );
     expect(keyRequests()).toBe(1);
     // Headless Chromium has no push service: the page reports the browser's error instead of claiming success.
     expect(status).toMatch(/Notifications are on for this browser\.|Could not turn on notifications: .+/);

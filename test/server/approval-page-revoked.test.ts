@@ -61,10 +61,14 @@ describe("a revoked device's page", { timeout: 90_000 }, () => {
     // Another process revokes it, as `agy-bridge devices --revoke` does.
     expect(await createDeviceStore({ file: join(dir, "devices.json") }).revoke(device.id)).toBe(true);
     let shown = "";
-    const problem = await until(async () => {
-      shown = (await page.getByTestId("problem").textContent()) ?? "";
-      return /signed out/.test(shown) ? shown : undefined;
-    }, "the page to say it was signed out", { ms: 20_000, seen: () => `problem: ${JSON.stringify(shown)}; refused: ${refused.join(", ")}` });
+    const problem = await until(
+      async () => {
+        shown = (await page.getByTestId("problem").textContent()) ?? "";
+        return /signed out/.test(shown) ? shown : undefined;
+      },
+      "the page to say it was signed out",
+      { ms: 20_000, seen: () => `problem: ${JSON.stringify(shown)}; refused: ${refused.join(", ")}` },
+    );
     expect(problem).toContain("it was revoked");
     // The stream told it: no request of the page had been refused yet.
     expect(refused).toEqual([]);

@@ -44,19 +44,90 @@ async function populated(): Promise<ApiHarness> {
   const events: MapperEvent[] = [
     { type: "model_changed", ...base, stepIndex: 0, model: "MODEL_PLACEHOLDER_M26", displayName: "Gemini 3 Pro" } as MapperEvent,
     userMessage("conv-a", "Add a health endpoint, then run the tests"),
-    { type: "message", ...base, stepIndex: 1, messageId: "m1", role: "assistant", text: "I'll add GET /health to src/app.ts and run the suite.", failed: false } as MapperEvent,
-    { type: "function_call", ...base, stepIndex: 2, callId: "c2", name: "view_file", arguments: JSON.stringify({ AbsolutePath: "/home/dev/proj/api/src/app.ts" }), description: "Reading the app" } as MapperEvent,
-    { type: "function_call_output", ...base, stepIndex: 2, callId: "c2", name: "view_file", output: "import express from 'express';\n…", isError: false, stepStatus: "DONE" } as MapperEvent,
-    { type: "function_call", ...base, stepIndex: 3, callId: "c3", name: "run_command", arguments: JSON.stringify({ CommandLine: "git clean -fdx" }) } as MapperEvent,
-    { type: "function_call_output", ...base, stepIndex: 3, callId: "c3", name: "run_command", output: "[agy-bridge: the user declined run_command; it did not run]", isError: true, stepStatus: "DONE", declined: true } as MapperEvent,
-    permissionRequested("conv-a", 4, "npm test -- --reporter=dot --coverage --runInBand src/routes/health.test.ts"),
     {
-      type: "interaction_requested", ...base, stepIndex: 5, interactionId: "int_file00000000005", stepType: "CODE_ACTION", callId: "agy_call_traj-1_5",
-      request: { kind: "permission", variant: "filePermission", action: "file", target: "/home/dev/proj/api/src/routes/health.ts", description: "Creating the health route" },
+      type: "message",
+      ...base,
+      stepIndex: 1,
+      messageId: "m1",
+      role: "assistant",
+      text: "I'll add GET /health to src/app.ts and run the suite.",
+      failed: false,
     } as MapperEvent,
     {
-      type: "interaction_requested", ...base, stepIndex: 6, interactionId: "int_ques00000000006", stepType: "ASK_QUESTION", callId: "agy_call_traj-1_6",
-      request: { kind: "question", questions: [{ question: "Which checks should run before I commit?", multiSelect: true, options: [{ id: "1", text: "Unit tests" }, { id: "2", text: "ESLint" }, { id: "3", text: "tsc --noEmit" }] }] },
+      type: "function_call",
+      ...base,
+      stepIndex: 2,
+      callId: "c2",
+      name: "view_file",
+      arguments: JSON.stringify({ AbsolutePath: "/home/dev/proj/api/src/app.ts" }),
+      description: "Reading the app",
+    } as MapperEvent,
+    {
+      type: "function_call_output",
+      ...base,
+      stepIndex: 2,
+      callId: "c2",
+      name: "view_file",
+      output: "import express from 'express';\n…",
+      isError: false,
+      stepStatus: "DONE",
+    } as MapperEvent,
+    {
+      type: "function_call",
+      ...base,
+      stepIndex: 3,
+      callId: "c3",
+      name: "run_command",
+      arguments: JSON.stringify({ CommandLine: "git clean -fdx" }),
+    } as MapperEvent,
+    {
+      type: "function_call_output",
+      ...base,
+      stepIndex: 3,
+      callId: "c3",
+      name: "run_command",
+      output: "[agy-bridge: the user declined run_command; it did not run]",
+      isError: true,
+      stepStatus: "DONE",
+      declined: true,
+    } as MapperEvent,
+    permissionRequested("conv-a", 4, "npm test -- --reporter=dot --coverage --runInBand src/routes/health.test.ts"),
+    {
+      type: "interaction_requested",
+      ...base,
+      stepIndex: 5,
+      interactionId: "int_file00000000005",
+      stepType: "CODE_ACTION",
+      callId: "agy_call_traj-1_5",
+      request: {
+        kind: "permission",
+        variant: "filePermission",
+        action: "file",
+        target: "/home/dev/proj/api/src/routes/health.ts",
+        description: "Creating the health route",
+      },
+    } as MapperEvent,
+    {
+      type: "interaction_requested",
+      ...base,
+      stepIndex: 6,
+      interactionId: "int_ques00000000006",
+      stepType: "ASK_QUESTION",
+      callId: "agy_call_traj-1_6",
+      request: {
+        kind: "question",
+        questions: [
+          {
+            question: "Which checks should run before I commit?",
+            multiSelect: true,
+            options: [
+              { id: "1", text: "Unit tests" },
+              { id: "2", text: "ESLint" },
+              { id: "3", text: "tsc --noEmit" },
+            ],
+          },
+        ],
+      },
     } as MapperEvent,
     { type: "history_end", conversationId: "conv-a" } as MapperEvent,
   ];
@@ -102,7 +173,9 @@ describe("the approval page's layout", { timeout: 90_000 }, () => {
       .filter((i) => i.type !== "hidden" && i.labels.length === 0 && !i.getAttribute("aria-label"))
       .map((i) => i.outerHTML)`);
     expect(unlabeled).toEqual([]);
-    const unnamedButtons = await page.evaluate<string[]>(`[...document.querySelectorAll("button")].filter((b) => b.textContent.trim() === "").map((b) => b.outerHTML)`);
+    const unnamedButtons = await page.evaluate<string[]>(
+      `[...document.querySelectorAll("button")].filter((b) => b.textContent.trim() === "").map((b) => b.outerHTML)`,
+    );
     expect(unnamedButtons).toEqual([]);
     // Focus follows the reading order: nothing jumps the queue with a positive tabindex.
     expect(await page.locator("[tabindex]:not([tabindex='-1']):not([tabindex='0'])").count()).toBe(0);

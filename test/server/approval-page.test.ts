@@ -25,7 +25,15 @@ async function openPage(w: ServeWorld) {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const requested: string[] = [];
@@ -57,10 +65,14 @@ describe("the approval page", { timeout: 120_000 }, () => {
     await page.locator(`[data-testid="resolved-item"]${ours}`).filter({ hasText: "pwd" }).waitFor({ timeout: 30_000 });
     const left = await page.locator(`[data-testid="pending-item"]${ours}`).allTextContents();
     expect(left, "pending items of this conversation still shown").toEqual([]);
-    const pending = await until(async () => {
-      const body = (await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] };
-      return body.pending.length === 0 ? body : undefined;
-    }, "no pending interaction", { ms: 10_000, everyMs: 100 });
+    const pending = await until(
+      async () => {
+        const body = (await (await w.api(`/v1/sessions/${w.conversationId}/pending`)).json()) as { pending: unknown[] };
+        return body.pending.length === 0 ? body : undefined;
+      },
+      "no pending interaction",
+      { ms: 10_000, everyMs: 100 },
+    );
     expect(pending.pending).toEqual([]);
     expect(requested.some((u) => u.includes(w.token))).toBe(false);
   });

@@ -28,7 +28,10 @@ describe("the bearer token", () => {
     dir = await mkdtemp(join(tmpdir(), "agyb-token-"));
     const tokenFile = join(dir, "token");
     await writeFile(tokenFile, "file-token-file-token-file-token\n", { mode: 0o600 });
-    expect(await loadBearerToken({ env: { AGY_BRIDGE_TOKEN: "env-token-env-token-env" }, tokenFile })).toMatchObject({ token: "env-token-env-token-env", source: "AGY_BRIDGE_TOKEN" });
+    expect(await loadBearerToken({ env: { AGY_BRIDGE_TOKEN: "env-token-env-token-env" }, tokenFile })).toMatchObject({
+      token: "env-token-env-token-env",
+      source: "AGY_BRIDGE_TOKEN",
+    });
     await expect(loadBearerToken({ env: { AGY_BRIDGE_TOKEN: "short" }, tokenFile })).rejects.toThrow(/too short/);
   });
 
@@ -66,7 +69,9 @@ describe("the bearer token", () => {
     await chmod(open, 0o777);
     const tokenFile = join(open, "token");
     const uid = process.getuid?.() ?? 0;
-    await expect(loadBearerToken({ env: {}, tokenFile, uid })).rejects.toThrow(/can be written by other users \(mode 777\), who could replace the token; run `chmod 700/);
+    await expect(loadBearerToken({ env: {}, tokenFile, uid })).rejects.toThrow(
+      /can be written by other users \(mode 777\), who could replace the token; run `chmod 700/,
+    );
     await expect(stat(tokenFile)).rejects.toThrow(/ENOENT/);
     await writeFile(tokenFile, "file-token-file-token-file-token\n", { mode: 0o600 });
     await expect(loadBearerToken({ env: {}, tokenFile, uid })).rejects.toThrow(/can be written by other users/);

@@ -26,18 +26,20 @@ afterEach(async () => {
 /** Opens `count` sockets that send `bytes` (maybe nothing) and then idle; resolves once each is connected or refused. */
 async function idleSockets(port: number, count: number, bytes = ""): Promise<Socket[]> {
   const opened = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<Socket>((resolve) => {
-        const socket = connect(port, "127.0.0.1");
-        sockets.push(socket);
-        socket.on("error", () => undefined);
-        socket.resume();
-        socket.once("connect", () => {
-          if (bytes !== "") socket.write(bytes);
-          resolve(socket);
-        });
-        socket.once("close", () => resolve(socket));
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(port, "127.0.0.1");
+          sockets.push(socket);
+          socket.on("error", () => undefined);
+          socket.resume();
+          socket.once("connect", () => {
+            if (bytes !== "") socket.write(bytes);
+            resolve(socket);
+          });
+          socket.once("close", () => resolve(socket));
+        }),
     ),
   );
   return opened;
@@ -95,7 +97,11 @@ describe("serve under a flood of idle connections", () => {
     const port = Number(new URL(h.url).port);
     await idleSockets(port, 200);
     // A client's connect completes in the kernel's backlog: wait for the server to have taken all 201.
-    await until(() => h.api.connections.open + h.api.connections.shed >= 201, "the server to take every connection (201)", { ms: 10_000, everyMs: 20, seen: () => `open ${h.api.connections.open}, shed ${h.api.connections.shed}` });
+    await until(() => h.api.connections.open + h.api.connections.shed >= 201, "the server to take every connection (201)", {
+      ms: 10_000,
+      everyMs: 20,
+      seen: () => `open ${h.api.connections.open}, shed ${h.api.connections.shed}`,
+    });
     expect(h.api.connections.open).toBeLessThanOrEqual(30);
     expect(h.api.connections.shed).toBeGreaterThanOrEqual(170);
     const res = await h.fetch("/v1/sessions");
@@ -117,7 +123,8 @@ describe("serve under a flood of idle connections", () => {
   it("survives 2,000 idle tokenless sockets with 1,024 file descriptors and answers an authenticated request", { timeout: 120_000 }, async () => {
     // The test itself holds the 2,000 client ends: it needs that many descriptors of its own.
     const own = /^Max open files\s+(\d+|unlimited)/m.exec(await readFile("/proc/self/limits", "utf8"))?.[1] ?? "0";
-    if (own !== "unlimited" && Number(own) < 2500) throw new Error(`this test needs 2,500 open files but the limit is ${own}; raise it (ulimit -n 4096) and run it again`);
+    if (own !== "unlimited" && Number(own) < 2500)
+      throw new Error(`this test needs 2,500 open files but the limit is ${own}; raise it (ulimit -n 4096) and run it again`);
     dir = await mkdtemp(join(tmpdir(), "agyb-flood-"));
     serve = await startServeProcess({ configHome: dir, args: ["--refresh-ms", "60000"], fileLimit: 1024 });
     const port = Number(new URL(serve.url).port);

@@ -108,10 +108,26 @@ describe("sessions and pending", () => {
     const session = h.addSession("conv-a");
     await h.hub.refresh();
     const questions = [
-      { question: "Which?", options: [{ id: "1", text: "a" }, { id: "2", text: "b" }], multiSelect: true },
+      {
+        question: "Which?",
+        options: [
+          { id: "1", text: "a" },
+          { id: "2", text: "b" },
+        ],
+        multiSelect: true,
+      },
       { question: "One?", options: [{ id: "1", text: "c" }], multiSelect: false },
     ];
-    session.push({ type: "interaction_requested", conversationId: "conv-a", trajectoryId: "traj-1", stepIndex: 4, interactionId: "int_q", stepType: "ASK_USER_QUESTION", callId: "c", request: { kind: "question", questions } } as never);
+    session.push({
+      type: "interaction_requested",
+      conversationId: "conv-a",
+      trajectoryId: "traj-1",
+      stepIndex: 4,
+      interactionId: "int_q",
+      stepType: "ASK_USER_QUESTION",
+      callId: "c",
+      request: { kind: "question", questions },
+    } as never);
     await until(async () => h.hub.get("conv-a")?.pending().length === 1, "the question to be pending", { ms: 10_000, everyMs: 20, errors: "throw" });
     const body = (await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: { request: { questions: unknown[] } }[] };
     expect(body.pending[0]?.request.questions).toEqual(questions);
@@ -169,7 +185,8 @@ describe("sessions and pending", () => {
     const h = await start();
     for (const id of ["conv-zzzz", "conv-a", "conv-bb"]) h.addSession(id);
     await h.hub.refresh();
-    const ids = async () => ((await (await h.fetch("/v1/sessions")).json()) as { sessions: { conversationId: string }[] }).sessions.map((s) => s.conversationId);
+    const ids = async () =>
+      ((await (await h.fetch("/v1/sessions")).json()) as { sessions: { conversationId: string }[] }).sessions.map((s) => s.conversationId);
     const once = await ids();
     expect(once).toEqual(["conv-a", "conv-bb", "conv-zzzz"]);
     expect(await ids()).toEqual(once);
@@ -208,7 +225,10 @@ describe("events over SSE", () => {
     first.close();
     const lastSeen = 3;
     for (let i = 5; i < 8; i++) session.push(userMessage("conv-a", `m${i}`));
-    const resumed = await openSse(`${h.url}/v1/sessions/conv-a/events`, { authorization: `Bearer ${TEST_TOKEN}`, "last-event-id": `${h.hub.epoch}-${lastSeen}` });
+    const resumed = await openSse(`${h.url}/v1/sessions/conv-a/events`, {
+      authorization: `Bearer ${TEST_TOKEN}`,
+      "last-event-id": `${h.hub.epoch}-${lastSeen}`,
+    });
     await resumed.until((c) => c.messages.length === 5, "events 4 to 8");
     resumed.close();
     expect(resumed.messages.map((m) => m.seq)).toEqual([4, 5, 6, 7, 8]);
@@ -397,9 +417,16 @@ describe("answering", () => {
       callId: "agy_call_traj-1_9",
       request: { kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "a" }], multiSelect: false }] },
     } as never);
-    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending", { ms: 10_000, everyMs: 20, errors: "throw" });
+    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending", {
+      ms: 10_000,
+      everyMs: 20,
+      errors: "throw",
+    });
     const permissionId = (permissionRequested("conv-a", 6, "pwd") as { interactionId: string }).interactionId;
-    const answer = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, { method: "POST", body: JSON.stringify({ action: "answer", optionIds: ["1"] }) });
+    const answer = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "answer", optionIds: ["1"] }),
+    });
     expect(answer.status).toBe(422);
     const a = (await answer.json()) as { result: string; detail: string };
     expect(a.result).toBe("wrong_action");
@@ -408,6 +435,49 @@ describe("answering", () => {
     expect(approve.status).toBe(422);
     expect(((await approve.json()) as { detail: string }).detail).toContain('{"action":"answer","optionIds":[…]}');
     expect(session.answers).toEqual([]);
+  });
+
+  it("refuses with 422 an instruction agy's answer cannot carry (approve, a question's deny), sends nothing, and still takes a permission's deny with one", async () => {
+    const h = await start();
+    const session = h.addSession("conv-a");
+    await h.hub.refresh();
+    session.push(permissionRequested("conv-a", 6, "pwd"));
+    session.push({
+      type: "interaction_requested",
+      conversationId: "conv-a",
+      trajectoryId: "traj-1",
+      stepIndex: 9,
+      interactionId: "int_q",
+      stepType: "ASK_USER_QUESTION",
+      callId: "agy_call_traj-1_9",
+      request: { kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "a" }], multiSelect: false }] },
+    } as never);
+    await until(async () => ((await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: unknown[] }).pending.length === 2, "two pending", {
+      ms: 10_000,
+      everyMs: 20,
+      errors: "throw",
+    });
+    const permissionId = (permissionRequested("conv-a", 6, "pwd") as { interactionId: string }).interactionId;
+    const approve = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve", instruction: "and then run the tests" }),
+    });
+    expect(approve.status).toBe(422);
+    const refused = (await approve.json()) as { result: string; detail: string };
+    expect(refused.result).toBe("invalid_argument");
+    expect(refused.detail).toContain("carries no instruction");
+    const declineQuestion = await h.fetch("/v1/sessions/conv-a/interactions/int_q", {
+      method: "POST",
+      body: JSON.stringify({ action: "deny", instruction: "ask me later" }),
+    });
+    expect(declineQuestion.status).toBe(422);
+    expect(session.answers).toEqual([]);
+    const deny = await h.fetch(`/v1/sessions/conv-a/interactions/${permissionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "deny", instruction: "not in this folder" }),
+    });
+    expect(deny.status).toBe(200);
+    expect(session.answers).toHaveLength(1);
   });
 
   it("answers 422, not 502, when the session finds the answer does not fit the interaction", async () => {
@@ -438,7 +508,11 @@ describe("answering", () => {
     const turn = () => h.fetch("/v1/sessions/conv-a/turns", { method: "POST", body: JSON.stringify({ text: "go" }) });
     const pending = await turn();
     expect(pending.status).toBe(409);
-    expect(await pending.json()).toMatchObject({ result: "interaction_pending", interactionId: "int_6", detail: expect.stringContaining("POST /v1/sessions/conv-a/interactions/int_6 answers it") });
+    expect(await pending.json()).toMatchObject({
+      result: "interaction_pending",
+      interactionId: "int_6",
+      detail: expect.stringContaining("POST /v1/sessions/conv-a/interactions/int_6 answers it"),
+    });
     const noPane = await turn();
     expect(noPane.status).toBe(409);
     expect(await noPane.json()).toMatchObject({ result: "no_pane", detail: expect.stringContaining("no pane") });

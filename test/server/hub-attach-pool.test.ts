@@ -27,7 +27,12 @@ describe("attaching many sessions", () => {
     try {
       await hub.refresh();
       expect(most).toBe(3);
-      expect(hub.list().map((s) => s.conversationId).sort()).toEqual([...ids].sort());
+      expect(
+        hub
+          .list()
+          .map((s) => s.conversationId)
+          .sort(),
+      ).toEqual([...ids].sort());
     } finally {
       await hub.close();
     }

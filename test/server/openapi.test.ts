@@ -80,7 +80,12 @@ describe("the OpenAPI contract", () => {
         ["POST", "/v1/sessions/{conversationId}/interrupt", "/v1/sessions/conv-a/interrupt", undefined],
       ];
       const raw = async (method: string, path: string, headers: string, body = "") =>
-        (await rawRequest(port, `${method} ${path} HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)).status;
+        (
+          await rawRequest(
+            port,
+            `${method} ${path} HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          )
+        ).status;
       const host = `Host: 127.0.0.1:${port}\r\n`;
       const auth = `Authorization: Bearer ${TEST_TOKEN}\r\n`;
       for (const [method, template, path, body] of routes) {

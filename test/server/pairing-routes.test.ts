@@ -135,9 +135,15 @@ describe("pairing a device", () => {
     };
     const deviceText = drain(deviceStream);
     let ownerEnded = false;
-    void drain(ownerStream).then(() => (ownerEnded = true), () => (ownerEnded = true));
+    void drain(ownerStream).then(
+      () => (ownerEnded = true),
+      () => (ownerEnded = true),
+    );
     expect(await devices.revoke(paired.deviceId)).toBe(true);
-    const text = await Promise.race([deviceText, new Promise<string>((_, reject) => setTimeout(() => reject(new Error("the revoked device's stream was still open after 10 s")), 10_000))]);
+    const text = await Promise.race([
+      deviceText,
+      new Promise<string>((_, reject) => setTimeout(() => reject(new Error("the revoked device's stream was still open after 10 s")), 10_000)),
+    ]);
     expect(text).toContain(": device revoked");
     expect(ownerEnded).toBe(false);
   });

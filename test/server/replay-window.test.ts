@@ -44,7 +44,8 @@ async function world(window: number, snapshot?: () => Promise<MapperEvent[]>) {
   return { h, session, log, push, open, id: (seq: number) => `${h.hub.epoch}-${seq}` };
 }
 
-const texts = (client: SseClient) => client.messages.map((m) => (m.event === "resync" ? "resync" : (JSON.parse(m.data) as { text?: string; interactionId?: string }).text ?? m.event));
+const texts = (client: SseClient) =>
+  client.messages.map((m) => (m.event === "resync" ? "resync" : ((JSON.parse(m.data) as { text?: string; interactionId?: string }).text ?? m.event)));
 
 describe("the event log's window", () => {
   it("keeps only the newest events, says what it covers, and returns exactly the held ones after a position", () => {
@@ -53,7 +54,11 @@ describe("the event log's window", () => {
     expect([log.oldestId, log.lastId, log.startId]).toEqual([3, 5, 1]);
     expect(log.covers(2)).toBe(true);
     expect(log.covers(1)).toBe(false);
-    expect(log.since(2).map((e) => [e.id, (e.event as { text: string }).text])).toEqual([[3, "m3"], [4, "m4"], [5, "m5"]]);
+    expect(log.since(2).map((e) => [e.id, (e.event as { text: string }).text])).toEqual([
+      [3, "m3"],
+      [4, "m4"],
+      [5, "m5"],
+    ]);
     expect(log.since(4).map((e) => e.id)).toEqual([5]);
     expect(log.since(5)).toEqual([]);
     expect(log.since(3)[0]!.frame).toBe(`id: e1-4\nevent: user_message\ndata: ${JSON.stringify(say("m4", 4))}\n\n`);
@@ -91,7 +96,12 @@ describe("SSE resume against the window", () => {
     expect(resync?.event).toBe("resync");
     expect(resync?.id).toBeUndefined();
     expect(JSON.parse(resync!.data)).toEqual({
-      conversationId: CONV, reason: "outside_window", lastEventId: w.id(1), oldestEventId: w.id(4), events: 6, resumesAfter: w.id(6),
+      conversationId: CONV,
+      reason: "outside_window",
+      lastEventId: w.id(1),
+      oldestEventId: w.id(4),
+      events: 6,
+      resumesAfter: w.id(6),
     });
     expect(reads).toBe(1);
     expect(snapshot.map((m) => m.event)).toEqual(["user_message", "user_message", "user_message", "user_message", "user_message", "interaction_requested"]);

@@ -26,7 +26,10 @@ describe("Host and Origin", () => {
       expect(JSON.parse(res.body).detail, path).toMatch(/--allow-host/);
       expect(res.body).not.toContain("<title>");
     }
-    const post = await rawRequest(port, `POST /v1/sessions/conv-a/interactions/int_6 HTTP/1.1\r\nHost: evil.example:${port}\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"action":"approve"}`);
+    const post = await rawRequest(
+      port,
+      `POST /v1/sessions/conv-a/interactions/int_6 HTTP/1.1\r\nHost: evil.example:${port}\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"action":"approve"}`,
+    );
     expect(post.status).toBe(403);
     expect(h.sessions.get("conv-a")?.answers).toEqual([]);
   });
@@ -61,7 +64,10 @@ describe("Host and Origin", () => {
     const host = `127.0.0.1:${port}`;
     const body = '{"action":"approve"}';
     const post = (origin: string) =>
-      rawRequest(port, `POST /v1/sessions/conv-a/interactions/int_6 HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${origin}\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      rawRequest(
+        port,
+        `POST /v1/sessions/conv-a/interactions/int_6 HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${origin}\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
     for (const origin of ["https://evil.example", "http://evil.example:80", "null", `http://localhost:${port}`]) {
       const res = await post(origin);
       expect(res.status, origin).toBe(403);

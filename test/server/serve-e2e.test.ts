@@ -32,14 +32,20 @@ describe("agy-bridge serve", { timeout: 120_000 }, () => {
     await events.until((c) => c.messages.some((m) => m.event === "interaction_requested"), "the permission request", 30_000);
     const [pending] = await pendingOf(w);
     expect(pending?.request).toMatchObject({ kind: "permission", target: "pwd" });
-    const approve = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending!.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const approve = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending!.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(approve.status).toBe(200);
     expect(await approve.json()).toMatchObject({ result: "delivered" });
     await events.until((c) => c.messages.some((m) => m.event === "interaction_resolved"), "the interaction to resolve", 30_000);
     await events.until((c) => c.messages.some((m) => m.event === "function_call_output"), "the command's output", 30_000);
     events.close();
     expect(await pendingOf(w)).toEqual([]);
-    const again = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending!.interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
+    const again = await w.api(`/v1/sessions/${w.conversationId}/interactions/${pending!.interactionId}`, {
+      method: "POST",
+      body: JSON.stringify({ action: "approve" }),
+    });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ result: "already_resolved" });
     const ids = events.messages.map((m) => m.seq);
@@ -58,7 +64,11 @@ describe("agy-bridge serve", { timeout: 120_000 }, () => {
     first.close();
     const last = first.messages.at(-1);
     const lastSeen = last?.seq ?? 0;
-    const post = () => w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, { method: "POST", body: JSON.stringify({ action: "deny", instruction: "keep the build" }) });
+    const post = () =>
+      w.api(`/v1/sessions/${w.conversationId}/interactions/${pending.interactionId}`, {
+        method: "POST",
+        body: JSON.stringify({ action: "deny", instruction: "keep the build" }),
+      });
     const statuses = (await Promise.all([post(), post()])).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409]);
     const resumed = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}`, "last-event-id": last?.id ?? "" });

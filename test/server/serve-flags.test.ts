@@ -38,7 +38,11 @@ describe("agy-bridge serve's checks", { timeout: 60_000 }, () => {
     await chown(tokenFile, 65534, 65534);
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env["AGY_BRIDGE_TOKEN"];
-    const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--token-file", tokenFile], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--token-file", tokenFile], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => (stderr += chunk));

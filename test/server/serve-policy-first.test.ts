@@ -85,7 +85,10 @@ function startBot(w: ServeWorld, events: SseClient) {
     tried.add(interactionId);
     const res = await w.api(`/v1/sessions/${w.conversationId}/interactions/${interactionId}`, { method: "POST", body: JSON.stringify({ action: "approve" }) });
     const body = (await res.json()) as { code?: string; result?: string };
-    answers.set(interactionId, { status: res.status, ...(body.code === undefined ? (body.result === undefined ? {} : { code: body.result }) : { code: body.code }) });
+    answers.set(interactionId, {
+      status: res.status,
+      ...(body.code === undefined ? (body.result === undefined ? {} : { code: body.result }) : { code: body.code }),
+    });
   };
   const pendingLoop = (async () => {
     while (!stopped) {

@@ -31,10 +31,14 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     const w = world;
     const first = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}` });
     expect((await (await post(w, "/turns", { text: "Run pwd" })).json()) as unknown, w.stderr()).toMatchObject({ result: "delivered" });
-    const [approval] = await until(async () => {
-      const p = await pendingOf(w);
-      return p.length > 0 ? p : undefined;
-    }, "the first approval", { ms: 30_000, everyMs: 100 });
+    const [approval] = await until(
+      async () => {
+        const p = await pendingOf(w);
+        return p.length > 0 ? p : undefined;
+      },
+      "the first approval",
+      { ms: 30_000, everyMs: 100 },
+    );
     expect((await post(w, `/interactions/${approval!.interactionId}`, { action: "approve" })).status).toBe(200);
     await first.until((c) => c.messages.some((m) => m.event === "function_call_output"), "the command's output", 30_000);
     await until(async () => ((await pendingOf(w)).length === 0 ? true : undefined), "nothing pending", { ms: 30_000, everyMs: 100 });
@@ -45,10 +49,14 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     expect((await (await post(w, "/turns", { text: "Delete the build directory" })).json()) as unknown, w.stderr()).toMatchObject({ result: "delivered" });
     await until(async () => ((await pendingOf(w)).length > 0 ? true : undefined), "the second approval", { ms: 30_000, everyMs: 100 });
     await w.restartServe();
-    const [second] = await until(async () => {
-      const p = await pendingOf(w);
-      return p.length > 0 ? p : undefined;
-    }, "the second approval after the restart", { ms: 30_000, everyMs: 100 });
+    const [second] = await until(
+      async () => {
+        const p = await pendingOf(w);
+        return p.length > 0 ? p : undefined;
+      },
+      "the second approval after the restart",
+      { ms: 30_000, everyMs: 100 },
+    );
 
     const resumed = await openSse(`${w.url}/v1/sessions/${w.conversationId}/events`, { authorization: `Bearer ${w.token}`, "last-event-id": lastSeen.id! });
     expect(resumed.status).toBe(200);
@@ -74,10 +82,14 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     world = await startServeWorld();
     const w = world;
     await post(w, "/turns", { text: "Run pwd" });
-    const [waiting] = await until(async () => {
-      const p = await pendingOf(w);
-      return p.length > 0 ? p : undefined;
-    }, "a pending permission", { ms: 30_000, everyMs: 100 });
+    const [waiting] = await until(
+      async () => {
+        const p = await pendingOf(w);
+        return p.length > 0 ? p : undefined;
+      },
+      "a pending permission",
+      { ms: 30_000, everyMs: 100 },
+    );
     const turn = await post(w, "/turns", { text: "and then ls" });
     expect(turn.status, w.stderr()).toBe(409);
     expect(await turn.json()).toMatchObject({ result: "interaction_pending", interactionId: waiting!.interactionId });

@@ -76,7 +76,8 @@ async function world(window?: number) {
   return { h, session, log, read, open, events };
 }
 
-const shown = (client: SseClient) => client.messages.map((m) => (m.event === "resync" ? "resync" : `${m.id ?? "-"} ${(JSON.parse(m.data) as { text?: string }).text}`));
+const shown = (client: SseClient) =>
+  client.messages.map((m) => (m.event === "resync" ? "resync" : `${m.id ?? "-"} ${(JSON.parse(m.data) as { text?: string }).text}`));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
 
 describe("stream entry ids", () => {
@@ -96,7 +97,11 @@ describe("a sourced event log", () => {
     expect(log.locate(sid(0))).toBe("ahead");
     for (let i = 1; i <= 6; i++) log.append(say(`m${i}`, i), sid(i * 2));
     // Held: m4 (sid 8), m5 (sid 10), m6 (sid 12).
-    expect(log.since(0).map((e) => [e.id, e.wireId])).toEqual([[4, sid(8)], [5, sid(10)], [6, sid(12)]]);
+    expect(log.since(0).map((e) => [e.id, e.wireId])).toEqual([
+      [4, sid(8)],
+      [5, sid(10)],
+      [6, sid(12)],
+    ]);
     expect(log.since(4)[0]!.frame.startsWith(`id: ${sid(10)}\nevent: user_message\n`)).toBe(true);
     expect(log.locate(sid(8))).toBe(4);
     expect(log.locate(sid(9))).toBe(4); // between two entries: after the older one
@@ -121,7 +126,13 @@ describe("a sourced event log", () => {
       },
       end() {},
     };
-    const follower = followLog({ source: { conversationId: CONV, log, snapshot: async () => [say("m1", 1), say("m2", 2), say("m3", 3)] }, sink, lastEventId: undefined, start: { after: 0 }, signal: new AbortController().signal });
+    const follower = followLog({
+      source: { conversationId: CONV, log, snapshot: async () => [say("m1", 1), say("m2", 2), say("m3", 3)] },
+      sink,
+      lastEventId: undefined,
+      start: { after: 0 },
+      signal: new AbortController().signal,
+    });
     follower.flush();
     for (let i = 2; i <= 4; i++) log.append(say(`m${i}`, i), sid(i));
     room = 100;
@@ -179,7 +190,9 @@ describe("SSE of a sourced session", () => {
     );
     const malformed = await w.events("yesterday");
     expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { detail: string }).detail).toMatch(/^Last-Event-ID must be an event id this API sent: the Redis stream entry id of the event \(like \d+-0\)/);
+    expect(((await malformed.json()) as { detail: string }).detail).toMatch(
+      /^Last-Event-ID must be an event id this API sent: the Redis stream entry id of the event \(like \d+-0\)/,
+    );
   });
 
   it("replays from the start for an id of serve's own kind (a run before stream ids)", async () => {
@@ -196,7 +209,14 @@ describe("SSE of a sourced session", () => {
     await w.read(1, 2, 3, 4, 5);
     const client = await w.open(sid(1));
     await client.until((c) => c.messages.length >= 6, "the resync and the snapshot");
-    expect(JSON.parse(client.messages[0]!.data)).toEqual({ conversationId: CONV, reason: "outside_window", lastEventId: sid(1), oldestEventId: sid(3), events: 5, resumesAfter: sid(5) });
+    expect(JSON.parse(client.messages[0]!.data)).toEqual({
+      conversationId: CONV,
+      reason: "outside_window",
+      lastEventId: sid(1),
+      oldestEventId: sid(3),
+      events: 5,
+      resumesAfter: sid(5),
+    });
     expect(shown(client)).toEqual(["resync", ...range(1, 4).map((i) => `- m${i}`), `${sid(5)} m5`]);
     await w.read(6);
     await client.until((c) => c.messages.length >= 7, "the live entry");

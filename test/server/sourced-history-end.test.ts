@@ -37,8 +37,17 @@ function sink(room = Infinity) {
 }
 
 function follow(log: EventLog, start: ResumeStart, out: ReturnType<typeof sink>, snapshot: MapperEvent[] = []) {
-  const follower = followLog({ source: { conversationId: CONV, log, snapshot: async () => snapshot }, sink: out, lastEventId: undefined, start, signal: new AbortController().signal });
-  log.subscribe(() => follower.flush(), () => follower.flush());
+  const follower = followLog({
+    source: { conversationId: CONV, log, snapshot: async () => snapshot },
+    sink: out,
+    lastEventId: undefined,
+    start,
+    signal: new AbortController().signal,
+  });
+  log.subscribe(
+    () => follower.flush(),
+    () => follower.flush(),
+  );
   follower.flush();
   return follower;
 }

@@ -96,7 +96,9 @@ describe("agy's version on a session", () => {
     });
     expect(changed).toEqual({ type: "agy_version_changed", conversationId: id, from: "1.1", to: "1.2", source: "process", pid: 4202 });
     // The reconnect on the new server reads the version again; that read must not say it twice.
-    await until(() => reads.some((r) => r.pid === 4202 && r.url === current.sim.plainUrl), "a version read of the new agy", { seen: () => JSON.stringify(reads) });
+    await until(() => reads.some((r) => r.pid === 4202 && r.url === current.sim.plainUrl), "a version read of the new agy", {
+      seen: () => JSON.stringify(reads),
+    });
     await session.pending();
     expect(log.filter((e) => e.type === "agy_version_changed")).toHaveLength(1);
     expect(session.agyVersion).toBe("1.2");
@@ -107,7 +109,9 @@ describe("agy's version on a session", () => {
     void (async () => {
       for await (const event of session.events({ signal: stop.signal })) later.push(event);
     })().catch(() => undefined);
-    const end = await until(() => later.find((e) => e.type === "history_end"), "the later consumer's history_end", { seen: () => later.map((e) => e.type).join(", ") });
+    const end = await until(() => later.find((e) => e.type === "history_end"), "the later consumer's history_end", {
+      seen: () => later.map((e) => e.type).join(", "),
+    });
     stop.abort();
     expect(end).toMatchObject({ agyVersion: "1.2" });
   });

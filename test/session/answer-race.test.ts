@@ -36,7 +36,15 @@ function racingClient(sim: () => SimServer, then: (conv: NonNullable<ReturnType<
 group("an answer racing a person at the TUI", () => {
   it("reports already_resolved, not timed_out, when no other gate waits", async () => {
     let sim: SimServer | undefined;
-    const world = await startWorld({}, { clientFactory: racingClient(() => sim!, async () => undefined) });
+    const world = await startWorld(
+      {},
+      {
+        clientFactory: racingClient(
+          () => sim!,
+          async () => undefined,
+        ),
+      },
+    );
     sim = world.sim;
     try {
       world.sim.engine.tuiPort().submitTurn("Run pwd");

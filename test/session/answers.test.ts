@@ -164,7 +164,9 @@ group("answering in agy's TUI (via tui), the simulator in a real tmux pane", () 
     await sim.waitForScreen((s) => s.includes("4. No"), "the command dialog");
     sim.resetRecording();
     await expect(session.deny(gate.interactionId, { via: "tui", instruction: "Use ls instead." })).rejects.toMatchObject({ code: "invalid_argument" });
-    await expect(session.approve(gate.interactionId, { via: "tui", scope: "PERMISSION_SCOPE_CONVERSATION" })).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(session.approve(gate.interactionId, { via: "tui", scope: "PERMISSION_SCOPE_CONVERSATION" })).rejects.toMatchObject({
+      code: "invalid_argument",
+    });
     expect(sim.keysSent()).toEqual([]);
     expect(await sim.screen()).toContain("4. No");
   }, 60_000);

@@ -40,9 +40,7 @@ group("a filePermission gate over RPC", () => {
         numLines: 12,
       });
       await world.waitFor(isTurnEnd, "the end of the turn");
-      expect(world.log.filter((e) => e.type === "message").map((e) => (e as { text: string }).text)).toEqual([
-        "Your shell profile sets PATH and two aliases.",
-      ]);
+      expect(world.log.filter((e) => e.type === "message").map((e) => (e as { text: string }).text)).toEqual(["Your shell profile sets PATH and two aliases."]);
       expect(echoedAnswer(world, gate.stepIndex)?.["filePermission"]).toEqual({ allow: true });
     } finally {
       await world.close();

@@ -11,7 +11,8 @@ async function takeUntil(it: AsyncIterator<MapperEvent>, stop: (e: MapperEvent) 
   for (;;) {
     const left = deadline - Date.now();
     const next = await Promise.race([it.next(), new Promise<"late">((r) => setTimeout(() => r("late"), Math.max(0, left)))]);
-    if (next === "late" || next.done === true) throw new Error(`${next === "late" ? `timed out after ${ms} ms` : "the events ended"} waiting for ${what}; saw ${seen.map(describeEvent).join(", ")}`);
+    if (next === "late" || next.done === true)
+      throw new Error(`${next === "late" ? `timed out after ${ms} ms` : "the events ended"} waiting for ${what}; saw ${seen.map(describeEvent).join(", ")}`);
     seen.push(next.value);
     if (stop(next.value)) return seen;
   }
@@ -48,7 +49,10 @@ describe("history and live", () => {
     try {
       const it = w.session.events()[Symbol.asyncIterator]();
       const history = await takeUntil(it, (e) => e.type === "history_end", "history_end");
-      expect(history.filter((e) => e.type === "user_message").map((e) => (e as { text: string }).text)).toEqual(["Say hello in one short sentence.", "Run pwd"]);
+      expect(history.filter((e) => e.type === "user_message").map((e) => (e as { text: string }).text)).toEqual([
+        "Say hello in one short sentence.",
+        "Run pwd",
+      ]);
       expect(history.some(isTurnEnd)).toBe(true); // the old turn's end is history, before the boundary
       expect(MapperEventSchema.parse(history.at(-1))).toEqual({ type: "history_end", conversationId: w.session.conversationId });
       const gate = history.find((e) => e.type === "interaction_requested")!;

@@ -62,10 +62,17 @@ group("following the conversation the caller named", () => {
       for (let i = 0; i < 20; i++) followers.push(await follower(sim, { conversationId: named.id, idleCheckIntervalMs: 100 }));
       // The sibling works on while every session checks the server several times.
       port.submitTurn("Write a long essay about tmux");
-      await until(() => followers.every((f) => f.readings() >= 3), "three rotation checks by every session", { everyMs: 10, seen: () => followers.map((f) => f.readings()).join(" ") });
+      await until(() => followers.every((f) => f.readings() >= 3), "three rotation checks by every session", {
+        everyMs: 10,
+        seen: () => followers.map((f) => f.readings()).join(" "),
+      });
       named.submit("Say hello in one short sentence.");
       for (const f of followers) {
-        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === named.id) && f.log.some(isTurnEnd), "the named conversation's first turn", { everyMs: 10, seen: () => shown(f) });
+        await until(
+          () => f.log.some((e) => e.type === "user_message" && e.conversationId === named.id) && f.log.some(isTurnEnd),
+          "the named conversation's first turn",
+          { everyMs: 10, seen: () => shown(f) },
+        );
       }
       // The sibling's activity is newer than the named one's now; still no reason to leave it.
       const checked = followers.map((f) => f.readings());
@@ -74,7 +81,10 @@ group("following the conversation the caller named", () => {
       for (const f of followers) {
         expect(f.session.conversationId).toBe(named.id);
         expect(f.log.filter((e) => e.type === "conversation_rotated").map(describe)).toEqual([]);
-        expect(f.log.every((e) => e.conversationId === named.id), shown(f)).toBe(true);
+        expect(
+          f.log.every((e) => e.conversationId === named.id),
+          shown(f),
+        ).toBe(true);
       }
     } finally {
       await closeAll(followers, sim);
@@ -95,7 +105,10 @@ group("following the conversation the caller named", () => {
       expect(cleared).not.toBe(first);
       port.submitTurn("Say hello in one short sentence.");
       for (const f of followers) {
-        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === cleared), "the turn after /clear", { everyMs: 10, seen: () => shown(f) });
+        await until(() => f.log.some((e) => e.type === "user_message" && e.conversationId === cleared), "the turn after /clear", {
+          everyMs: 10,
+          seen: () => shown(f),
+        });
         expect(f.log.find((e) => e.type === "conversation_rotated")).toMatchObject({ previousConversationId: first, conversationId: cleared });
         expect(f.session.conversationId).toBe(cleared);
       }

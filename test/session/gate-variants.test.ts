@@ -7,13 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createAgyRpcClient } from "../../src/rpc/client.js";
-import {
-  deliverVerdict,
-  findInteraction,
-  type CapturedInteraction,
-  type DeliveryContext,
-  type Verdict,
-} from "../../src/session/interaction-delivery.js";
+import { deliverVerdict, findInteraction, type CapturedInteraction, type DeliveryContext, type Verdict } from "../../src/session/interaction-delivery.js";
 import { interactionIdFor } from "../../src/mapper/index.js";
 import { agyLikeHandler } from "../support/connect-replies.js";
 import { startLoopbackServer, type LoopbackServer } from "../support/loopback-server.js";

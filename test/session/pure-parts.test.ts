@@ -46,7 +46,15 @@ const step = (index: number, status: string, type = "CORTEX_STEP_TYPE_RUN_COMMAN
 describe("the frontier", () => {
   it("moves past settled steps only, so a reconcile starts at the first step that may change", () => {
     const f = new StepFrontier();
-    f.observePage([step(0, "CORTEX_STEP_STATUS_DONE"), step(1, "CORTEX_STEP_STATUS_DONE"), step(2, "CORTEX_STEP_STATUS_WAITING"), step(3, "CORTEX_STEP_STATUS_PENDING")] as never, 0);
+    f.observePage(
+      [
+        step(0, "CORTEX_STEP_STATUS_DONE"),
+        step(1, "CORTEX_STEP_STATUS_DONE"),
+        step(2, "CORTEX_STEP_STATUS_WAITING"),
+        step(3, "CORTEX_STEP_STATUS_PENDING"),
+      ] as never,
+      0,
+    );
     expect(f.frontier).toBe(2);
     f.observe(2, step(2, "CORTEX_STEP_STATUS_DONE"));
     expect(f.frontier).toBe(3);
@@ -64,7 +72,9 @@ describe("the frontier", () => {
   it("drops a frame's step that is older than what a snapshot already showed", () => {
     const f = new StepFrontier();
     f.observe(4, step(4, "CORTEX_STEP_STATUS_WAITING"));
-    const update = { mainTrajectoryUpdate: { stepsUpdate: { indices: [3, 4], steps: [step(3, "CORTEX_STEP_STATUS_DONE"), step(4, "CORTEX_STEP_STATUS_PENDING")] } } };
+    const update = {
+      mainTrajectoryUpdate: { stepsUpdate: { indices: [3, 4], steps: [step(3, "CORTEX_STEP_STATUS_DONE"), step(4, "CORTEX_STEP_STATUS_PENDING")] } },
+    };
     expect(f.fresher(update as never).mainTrajectoryUpdate?.stepsUpdate?.indices).toEqual([3]);
     const later = { mainTrajectoryUpdate: { stepsUpdate: { indices: [4], steps: [step(4, "CORTEX_STEP_STATUS_RUNNING")] } } };
     expect(f.fresher(later as never)).toBe(later);

@@ -27,7 +27,9 @@ describe("readConversation", () => {
     expect(kinds.filter((k) => k === "interaction_requested" || k === "interaction_resolved")).toEqual(["interaction_requested", "interaction_resolved"]);
     // Every committed item of the live log, in the same order.
     const committed = (events: typeof read) =>
-      events.filter((e) => e.type === "user_message" || e.type === "message" || e.type === "function_call" || e.type === "function_call_output").map((e) => JSON.stringify(e));
+      events
+        .filter((e) => e.type === "user_message" || e.type === "message" || e.type === "function_call" || e.type === "function_call_output")
+        .map((e) => JSON.stringify(e));
     expect(committed(read)).toEqual(committed(w.log));
     expect(committed(read).length).toBeGreaterThanOrEqual(4);
   });

@@ -114,20 +114,22 @@ async function streamReplay(world: World): Promise<MapperEvent[]> {
 
 /** The live log without what depends on which versions were seen (see the file comment). */
 function comparable(log: MapperEvent[]): string[] {
-  return log
-    // history_end is the session's marker between the read at attach and what follows, not a step's event.
-    .filter((e) => e.type !== "message_delta" && e.type !== "reasoning_delta" && e.type !== "history_end")
-    .map((e) => {
-      if (e.type === "interaction_resolved") {
-        const { stepStatus: _s, response: _r, ...rest } = e;
-        return JSON.stringify(rest);
-      }
-      if (e.type === "model_changed") {
-        const { displayName: _d, ...rest } = e;
-        return JSON.stringify(rest);
-      }
-      return JSON.stringify(e);
-    });
+  return (
+    log
+      // history_end is the session's marker between the read at attach and what follows, not a step's event.
+      .filter((e) => e.type !== "message_delta" && e.type !== "reasoning_delta" && e.type !== "history_end")
+      .map((e) => {
+        if (e.type === "interaction_resolved") {
+          const { stepStatus: _s, response: _r, ...rest } = e;
+          return JSON.stringify(rest);
+        }
+        if (e.type === "model_changed") {
+          const { displayName: _d, ...rest } = e;
+          return JSON.stringify(rest);
+        }
+        return JSON.stringify(e);
+      })
+  );
 }
 
 const scenarios = await loadScenarios(DEFAULT_SCENARIO_DIR);
@@ -156,35 +158,39 @@ describe("one event, the same content, whichever way it was read", () => {
   }, 30_000);
 
   const cases = AGY_VERSIONS.flatMap((version) => scenarios.map((s) => [turnText(s), version] as const));
-  it.each(cases)("reads %s the same live, from a snapshot and from a stream replay (agy %s)", async (text, agyVersion) => {
-    const world = await startWorld({ speed: 0.05, agyVersion });
-    try {
-      await playLive(world, text);
-      const snapshot = await snapshotReplay(world);
-      const stream = await streamReplay(world);
-      for (const event of [...snapshot, ...stream, ...world.log]) MapperEventSchema.parse(event);
-      // Arguments in their documented form (docs/events.md, function_call): paths, not file:// URIs; numbers, not int64 text.
-      for (const call of snapshot.filter((e): e is EventOf<"function_call"> => e.type === "function_call")) {
-        for (const value of Object.values(JSON.parse(call.arguments) as Record<string, unknown>)) {
-          expect(typeof value === "string" && (value.startsWith("file://") || /^-?[0-9]+$/.test(value)), `${call.name} ${call.arguments}`).toBe(false);
+  it.each(cases)(
+    "reads %s the same live, from a snapshot and from a stream replay (agy %s)",
+    async (text, agyVersion) => {
+      const world = await startWorld({ speed: 0.05, agyVersion });
+      try {
+        await playLive(world, text);
+        const snapshot = await snapshotReplay(world);
+        const stream = await streamReplay(world);
+        for (const event of [...snapshot, ...stream, ...world.log]) MapperEventSchema.parse(event);
+        // Arguments in their documented form (docs/events.md, function_call): paths, not file:// URIs; numbers, not int64 text.
+        for (const call of snapshot.filter((e): e is EventOf<"function_call"> => e.type === "function_call")) {
+          for (const value of Object.values(JSON.parse(call.arguments) as Record<string, unknown>)) {
+            expect(typeof value === "string" && (value.startsWith("file://") || /^-?[0-9]+$/.test(value)), `${call.name} ${call.arguments}`).toBe(false);
+          }
         }
-      }
-      // The two replays: byte for byte, every event.
-      expect(stream.map((e) => JSON.stringify(e))).toEqual(snapshot.map((e) => JSON.stringify(e)));
-      // Live against the replay: the same events, in the same order, up to the live log's end of turn.
-      expect(comparable(world.log)).toEqual(comparable(snapshot));
-      // A deny reads like a deny, live and in the replay; an allow like an allow.
-      for (const log of [world.log, snapshot]) {
-        for (const resolved of log.filter((e): e is EventOf<"interaction_resolved"> => e.type === "interaction_resolved")) {
-          const expected = resolved.kind === "question" ? "answered" : DENIED.has(text) ? "denied" : "approved";
-          expect(resolved.outcome, `step ${resolved.stepIndex}`).toBe(expected);
-          const output = log.find((e): e is EventOf<"function_call_output"> => e.type === "function_call_output" && e.stepIndex === resolved.stepIndex);
-          expect(output?.declined === true, `the output of step ${resolved.stepIndex}`).toBe(expected === "denied");
-          if (expected === "denied") expect(output?.isError).toBe(true);
+        // The two replays: byte for byte, every event.
+        expect(stream.map((e) => JSON.stringify(e))).toEqual(snapshot.map((e) => JSON.stringify(e)));
+        // Live against the replay: the same events, in the same order, up to the live log's end of turn.
+        expect(comparable(world.log)).toEqual(comparable(snapshot));
+        // A deny reads like a deny, live and in the replay; an allow like an allow.
+        for (const log of [world.log, snapshot]) {
+          for (const resolved of log.filter((e): e is EventOf<"interaction_resolved"> => e.type === "interaction_resolved")) {
+            const expected = resolved.kind === "question" ? "answered" : DENIED.has(text) ? "denied" : "approved";
+            expect(resolved.outcome, `step ${resolved.stepIndex}`).toBe(expected);
+            const output = log.find((e): e is EventOf<"function_call_output"> => e.type === "function_call_output" && e.stepIndex === resolved.stepIndex);
+            expect(output?.declined === true, `the output of step ${resolved.stepIndex}`).toBe(expected === "denied");
+            if (expected === "denied") expect(output?.isError).toBe(true);
+          }
         }
+      } finally {
+        await world.close();
       }
-    } finally {
-      await world.close();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

@@ -45,10 +45,7 @@ group("following a conversation", () => {
       world.sim.engine.tuiPort().submitTurn("Show git status and recent commits");
       const first = await world.waitFor(isRequested, "the first gate");
       expect((await world.session.approve(first.interactionId)).result).toBe("delivered");
-      const second = (await world.waitFor(
-        (e): e is Requested => isRequested(e) && e.stepIndex > first.stepIndex,
-        "the second gate",
-      )) as Requested;
+      const second = (await world.waitFor((e): e is Requested => isRequested(e) && e.stepIndex > first.stepIndex, "the second gate")) as Requested;
       expect(second.request.kind).toBe("permission");
       expect((await world.session.approve(second.interactionId)).result).toBe("delivered");
       await world.waitFor(isTurnEnd, "the end of the turn");
@@ -251,7 +248,10 @@ group("following a conversation", () => {
   for (const mode of ["stream", "poll"] as const) {
     it(`closes a turn its steps never close once agy reports it idle twice (${mode})`, async () => {
       const scenarios = [
-        parseScenario({ description: "A tool call and no answer.", match: { text: "Just run it" }, steps: [{ kind: "command", commandLine: "true", gate: false }] }, "tool-only"),
+        parseScenario(
+          { description: "A tool call and no answer.", match: { text: "Just run it" }, steps: [{ kind: "command", commandLine: "true", gate: false }] },
+          "tool-only",
+        ),
       ];
       const world = await startWorld({ scenarios }, { mode, pollIntervalMs: 50, idleCheckIntervalMs: 50 });
       try {
@@ -319,7 +319,8 @@ group("following a conversation", () => {
       const seen: MapperEvent[] = [];
       for (let i = 0; i < 2; i++) {
         const next = await Promise.race([slow.next(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
-        if (next === undefined) throw new Error(`the slow consumer got nothing more after ${seen.map(describe).join(", ")}; the fast one saw ${world.log.map(describe).join(", ")}`);
+        if (next === undefined)
+          throw new Error(`the slow consumer got nothing more after ${seen.map(describe).join(", ")}; the fast one saw ${world.log.map(describe).join(", ")}`);
         seen.push(next.value as MapperEvent);
       }
       expect(seen[0]).toMatchObject({ type: "diagnostic", code: "events_dropped" });

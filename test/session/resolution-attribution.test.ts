@@ -8,7 +8,16 @@ import { ResolutionAttribution } from "../../src/session/resolution-attribution.
 import type { MapperEvent } from "../../src/mapper/index.js";
 
 const resolved = (interactionId: string, outcome: "approved" | "timed_out" = "approved"): MapperEvent =>
-  ({ type: "interaction_resolved", conversationId: "c", trajectoryId: "t", stepIndex: 3, interactionId, kind: "permission", outcome, stepStatus: "RUNNING" }) as MapperEvent;
+  ({
+    type: "interaction_resolved",
+    conversationId: "c",
+    trajectoryId: "t",
+    stepIndex: 3,
+    interactionId,
+    kind: "permission",
+    outcome,
+    stepStatus: "RUNNING",
+  }) as MapperEvent;
 const other = (text: string): MapperEvent => ({ type: "user_message", conversationId: "c", trajectoryId: "t", stepIndex: 9, text }) as MapperEvent;
 
 function world() {

@@ -13,10 +13,7 @@ group("retargeting an answer", () => {
     try {
       world.sim.engine.tuiPort().submitTurn("Run pwd");
       const first = await world.waitFor(isRequested, "the first gate");
-      const retry = (await world.waitFor(
-        (e): e is Requested => isRequested(e) && e.stepIndex > first.stepIndex,
-        "the retried gate",
-      )) as Requested;
+      const retry = (await world.waitFor((e): e is Requested => isRequested(e) && e.stepIndex > first.stepIndex, "the retried gate")) as Requested;
       expect(world.log.find((e) => e.type === "interaction_resolved")).toMatchObject({ outcome: "timed_out", stepIndex: first.stepIndex });
       const result = await world.session.approve(first.interactionId);
       expect(result).toEqual({ result: "delivered", stepIndex: retry.stepIndex });

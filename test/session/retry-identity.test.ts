@@ -23,8 +23,10 @@ import { startLoopbackServer, type LoopbackServer } from "../support/loopback-se
 
 type Requested = Extract<MapperEvent, { type: "interaction_requested" }>;
 
-const asksCommand = (line: string) => (e: MapperEvent): e is Requested =>
-  isRequested(e) && e.request.kind === "permission" && e.request.target === line;
+const asksCommand =
+  (line: string) =>
+  (e: MapperEvent): e is Requested =>
+    isRequested(e) && e.request.kind === "permission" && e.request.target === line;
 
 describe("the answer to a timed-out gate, through a session on the simulator", () => {
   it("never reaches the chained git log gate once agy's retry of git status was answered", async () => {
@@ -172,7 +174,12 @@ const gitStatus = captured(1, "permission", "permission");
 
 describe("which step the answer to a timed-out gate may reach", () => {
   it("goes to the retry of the same command, not to a later gate for another command waiting above it", async () => {
-    const agy = await loopbackAgy(() => [filler(0), command(1, ERROR, "git status", "tc-a"), command(2, WAITING, "git status", "tc-a"), command(3, WAITING, "git log", "tc-b")]);
+    const agy = await loopbackAgy(() => [
+      filler(0),
+      command(1, ERROR, "git status", "tc-a"),
+      command(2, WAITING, "git status", "tc-a"),
+      command(3, WAITING, "git log", "tc-b"),
+    ]);
     try {
       expect(await deliverVerdict(agy.ctx, gitStatus, approve)).toEqual({ result: "delivered", stepIndex: 2 });
       expect(agy.answered()).toEqual([2]);
@@ -202,7 +209,12 @@ describe("which step the answer to a timed-out gate may reach", () => {
   });
 
   it("is already_resolved when agy's retry was answered, though a gate for another command waits", async () => {
-    const agy = await loopbackAgy(() => [filler(0), command(1, ERROR, "git status", "tc-a"), command(2, DONE, "git status", "tc-a"), command(3, WAITING, "git log", "tc-b")]);
+    const agy = await loopbackAgy(() => [
+      filler(0),
+      command(1, ERROR, "git status", "tc-a"),
+      command(2, DONE, "git status", "tc-a"),
+      command(3, WAITING, "git log", "tc-b"),
+    ]);
     try {
       expect(await deliverVerdict(agy.ctx, gitStatus, approve)).toEqual({ result: "already_resolved", stepIndex: 2 });
       expect(agy.answered()).toEqual([]);
@@ -212,7 +224,13 @@ describe("which step the answer to a timed-out gate may reach", () => {
   });
 
   it("follows a retry that timed out too, to the one that waits", async () => {
-    const agy = await loopbackAgy(() => [filler(0), command(1, ERROR, "git status", "tc-a"), command(2, ERROR, "git status", "tc-a"), command(3, WAITING, "git log", "tc-b"), command(4, WAITING, "git status", "tc-a")]);
+    const agy = await loopbackAgy(() => [
+      filler(0),
+      command(1, ERROR, "git status", "tc-a"),
+      command(2, ERROR, "git status", "tc-a"),
+      command(3, WAITING, "git log", "tc-b"),
+      command(4, WAITING, "git status", "tc-a"),
+    ]);
     try {
       expect(await deliverVerdict(agy.ctx, gitStatus, approve)).toEqual({ result: "delivered", stepIndex: 4 });
       expect(agy.answered()).toEqual([4]);
@@ -237,7 +255,11 @@ describe("which step the answer to a timed-out gate may reach", () => {
   });
 
   it("never gives a question's answer to another question", async () => {
-    const agy = await loopbackAgy(() => [filler(0), question(1, ERROR, "Which task should I start with?", "tc-q1"), question(2, WAITING, "Which branch should I use?", "tc-q2")]);
+    const agy = await loopbackAgy(() => [
+      filler(0),
+      question(1, ERROR, "Which task should I start with?", "tc-q1"),
+      question(2, WAITING, "Which branch should I use?", "tc-q2"),
+    ]);
     try {
       const verdict: Verdict = { kind: "question", optionIds: ["2"] };
       expect(await deliverVerdict(agy.ctx, captured(1, "question", "askQuestion"), verdict)).toEqual({ result: "timed_out", stepIndex: 1 });
@@ -251,7 +273,10 @@ describe("which step the answer to a timed-out gate may reach", () => {
     // The gate times out while the answer travels: agy refuses it, and by then a git log gate waits instead of a retry.
     let timedOut = false;
     const agy = await loopbackAgy(
-      () => (timedOut ? [filler(0), command(1, ERROR, "git status", "tc-a"), command(2, WAITING, "git log", "tc-b")] : [filler(0), command(1, WAITING, "git status", "tc-a")]),
+      () =>
+        timedOut
+          ? [filler(0), command(1, ERROR, "git status", "tc-a"), command(2, WAITING, "git log", "tc-b")]
+          : [filler(0), command(1, WAITING, "git status", "tc-a")],
       (index) => {
         if (index !== 1) return true;
         timedOut = true;

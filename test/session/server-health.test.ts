@@ -69,7 +69,9 @@ describe("ServerHealth", () => {
   it("counts transport failures and refused tokens as the server's loss, and nothing else", () => {
     expect(isServerGone(new AgyBridgeError("transport", "connection refused"))).toBe(true);
     expect(isServerGone(new RpcError("http_status", "HTTP 401", { method: "GetCascadeTrajectorySteps", httpStatus: 401 }))).toBe(true);
-    expect(isServerGone(new RpcError("http_status", "HTTP 500", { method: "GetCascadeTrajectorySteps", httpStatus: 500, serverMessage: "trajectory not found" }))).toBe(false);
+    expect(
+      isServerGone(new RpcError("http_status", "HTTP 500", { method: "GetCascadeTrajectorySteps", httpStatus: 500, serverMessage: "trajectory not found" })),
+    ).toBe(false);
     expect(isServerGone(new AgyBridgeError("timeout", "deadline passed"))).toBe(false);
     expect(isServerGone(new Error("boom"))).toBe(false);
   });

@@ -143,7 +143,11 @@ group("sessions sharing a board", () => {
       // The backstop still works through shared readings: a turn runs and closes in every session.
       sim.engine.tuiPort().submitTurn("Say hello in one short sentence.");
       for (const [i, log] of logs.entries()) {
-        await until(() => log.some((e) => e.type === "user_message") && log.some(isTurnEnd), `session ${i}'s turn to close`, { ms: 20_000, everyMs: 10, seen: () => log.map((e) => e.type).join(" ") });
+        await until(() => log.some((e) => e.type === "user_message") && log.some(isTurnEnd), `session ${i}'s turn to close`, {
+          ms: 20_000,
+          everyMs: 10,
+          seen: () => log.map((e) => e.type).join(" "),
+        });
       }
     } finally {
       await Promise.all(sessions.map((s) => s.close()));
@@ -155,7 +159,14 @@ group("sessions sharing a board", () => {
 group("the readings a board keeps", () => {
   it("cut each waiting entry to its step index, and read the same for the backstop and rotation", () => {
     const summaries = {
-      a: { status: "CASCADE_RUN_STATUS_IDLE", lastUserInputTime: "2026-12-01T10:00:00Z", waitingSteps: [{ step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND", runCommand: { commandLine: "x".repeat(10_000) } } }, { stepIndex: 7, step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND" } }] },
+      a: {
+        status: "CASCADE_RUN_STATUS_IDLE",
+        lastUserInputTime: "2026-12-01T10:00:00Z",
+        waitingSteps: [
+          { step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND", runCommand: { commandLine: "x".repeat(10_000) } } },
+          { stepIndex: 7, step: { type: "CORTEX_STEP_TYPE_RUN_COMMAND" } },
+        ],
+      },
       b: { status: "CASCADE_RUN_STATUS_IDLE", fullyIdle: true, trajectoryMetadata: { rootConversationId: "a", createdAt: "2026-12-01T09:00:00Z" } },
     };
     const slim = slimSummaries(summaries);

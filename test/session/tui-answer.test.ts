@@ -127,14 +127,19 @@ describe("answering in the TUI", () => {
     const w = await world([filler(0), at("run_command_interaction_waiting.json", 1), at("run_command_interaction_waiting.json", 2, "CORTEX_STEP_STATUS_DONE")]);
     try {
       const failing = recordingDriver("failed");
-      await expect(answerInTui(w.ctx, failing.driver, PANE, w.captured(1, "permission", "runCommand"), { kind: "permission", allow: true })).rejects.toMatchObject({
+      await expect(
+        answerInTui(w.ctx, failing.driver, PANE, w.captured(1, "permission", "runCommand"), { kind: "permission", allow: true }),
+      ).rejects.toMatchObject({
         name: "TuiAnswerError",
         code: "tmux",
         keys: ["Down"],
         message: expect.stringContaining("not answered in the TUI: the pointer is on row 3"),
       });
       const idle = recordingDriver();
-      expect(await answerInTui(w.ctx, idle.driver, PANE, w.captured(2, "permission", "runCommand"), { kind: "permission", allow: true })).toEqual({ result: "already_resolved", stepIndex: 2 });
+      expect(await answerInTui(w.ctx, idle.driver, PANE, w.captured(2, "permission", "runCommand"), { kind: "permission", allow: true })).toEqual({
+        result: "already_resolved",
+        stepIndex: 2,
+      });
       expect(idle.choices).toEqual([]);
       expect(w.rpcAnswers()).toBe(0);
     } finally {

@@ -38,10 +38,14 @@ describe("sim --as-agy in a tmux pane", () => {
     });
     await tmux.waitForScreen("asagy", (s) => s.includes("? for shortcuts"), "the TUI under the launcher", 60_000);
     let command = "";
-    await until(async () => {
-      command = (await tmux.run(["display-message", "-p", "-t", "asagy", "#{pane_current_command}"])).trim();
-      return command === "agy" || undefined;
-    }, "tmux to report the pane's command as agy", { seen: () => command });
+    await until(
+      async () => {
+        command = (await tmux.run(["display-message", "-p", "-t", "asagy", "#{pane_current_command}"])).trim();
+        return command === "agy" || undefined;
+      },
+      "tmux to report the pane's command as agy",
+      { seen: () => command },
+    );
     // The foreground group still owns the terminal: keys reach the TUI.
     await tmux.sendKeys("asagy", "-l", "hello");
     await tmux.waitForScreen("asagy", (s) => s.includes("> hello"), "the typed draft");
@@ -49,10 +53,14 @@ describe("sim --as-agy in a tmux pane", () => {
     await tmux.waitForScreen("asagy", (s) => /^>\s*$/m.test(s), "the empty composer");
     await tmux.sendKeys("asagy", "C-c");
     let dead = "";
-    await until(async () => {
-      dead = (await tmux.run(["display-message", "-p", "-t", "asagy", "#{pane_dead} #{pane_dead_status}"])).trim();
-      return dead === "1 0" || undefined;
-    }, "the pane to exit with status 0", { seen: () => dead });
+    await until(
+      async () => {
+        dead = (await tmux.run(["display-message", "-p", "-t", "asagy", "#{pane_dead} #{pane_dead_status}"])).trim();
+        return dead === "1 0" || undefined;
+      },
+      "the pane to exit with status 0",
+      { seen: () => dead },
+    );
     expect(dead).toBe("1 0");
   });
 });

@@ -86,7 +86,11 @@ afterAll(async () => {
 /** Waits until the turn is over (and, when given, step `index` is no longer WAITING). */
 async function eventuallyIdle(index?: number): Promise<void> {
   const before = (await pollSteps(server, cascadeId)).length;
-  await waitForStep(server, cascadeId, (s, i) => i >= before - 1 && s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.status === "CORTEX_STEP_STATUS_DONE" && (index === undefined || i > index));
+  await waitForStep(
+    server,
+    cascadeId,
+    (s, i) => i >= before - 1 && s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.status === "CORTEX_STEP_STATUS_DONE" && (index === undefined || i > index),
+  );
   await waitForIdle(server, cascadeId);
 }
 

@@ -209,7 +209,10 @@ describe("the engine behind the fake TUI", () => {
     await clock.advance(10_000);
     port.submitTurn("Trigger a model error");
     await clock.advance(10_000);
-    const errors = port.view().transcript.filter((e) => e.role === "error").map((e) => e.text);
+    const errors = port
+      .view()
+      .transcript.filter((e) => e.role === "error")
+      .map((e) => e.text);
     expect(errors).toEqual(["config.yaml could not be read: no such file.", "The model is overloaded. Please try again later."]);
   });
 });

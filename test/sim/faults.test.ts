@@ -106,7 +106,11 @@ describe("fault knobs", () => {
         answered = true;
         return res;
       });
-      await eventually(async () => clock.heldCount(), (held) => held === 1, { what: "the prompt timeout to be armed" });
+      await eventually(
+        async () => clock.heldCount(),
+        (held) => held === 1,
+        { what: "the prompt timeout to be armed" },
+      );
       slowServer.setFaults({});
       expect((await unary(slowServer.tlsUrl, "Heartbeat", {})).status).toBe(200);
       expect(answered).toBe(false);

@@ -37,7 +37,11 @@ describe("the requested model and usage (spike-notes §3.8, §4.8)", () => {
     expect(planner.metadata.modelUsage.model).toBe("MODEL_PLACEHOLDER_M71");
     // A later turn typed in the TUI keeps the conversation's model, as a /model switch would.
     server.engine.tuiPort().submitTurn("Say hello in one short sentence.");
-    const second = await waitForStep(server, cascadeId, (s, i) => i > steps.length && s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.status === "CORTEX_STEP_STATUS_DONE");
+    const second = await waitForStep(
+      server,
+      cascadeId,
+      (s, i) => i > steps.length && s.type === "CORTEX_STEP_TYPE_PLANNER_RESPONSE" && s.status === "CORTEX_STEP_STATUS_DONE",
+    );
     expect((second.steps[second.index] as Json).metadata.modelUsage.model).toBe("MODEL_PLACEHOLDER_M71");
   });
 

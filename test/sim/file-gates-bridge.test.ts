@@ -22,7 +22,10 @@ afterEach(async () => {
 type Gate = Extract<MapperEvent, { type: "interaction_requested" }>;
 const resolved = (e: MapperEvent): boolean => e.type === "interaction_resolved";
 const turnEnded = (e: MapperEvent): boolean => e.type === "status" && e.status === "idle";
-const saying = (text: string) => (e: MapperEvent): boolean => (e.type === "message" || e.type === "message_delta") && "text" in e && typeof e.text === "string" && e.text.includes(text);
+const saying =
+  (text: string) =>
+  (e: MapperEvent): boolean =>
+    (e.type === "message" || e.type === "message_delta") && "text" in e && typeof e.text === "string" && e.text.includes(text);
 const pendingEdit = (s: string): boolean => s.includes("Accept this file edit?") && s.includes("2. No, reject this change");
 const interrupted = (s: string): boolean => s.includes("Interrupted");
 

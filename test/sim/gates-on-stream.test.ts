@@ -79,7 +79,10 @@ describe("gates on the stream", () => {
         const { stepIndex, step } = await rescanForUnseenGate(server, cascadeId, seen);
         foundByRescan.push(stepIndex);
         const trajectoryId = step.metadata.sourceTrajectoryStepInfo.trajectoryId;
-        const res = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
+        const res = await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
+          cascadeId,
+          interaction: { trajectoryId, stepIndex, permission: { allow: true } },
+        });
         expect(res.status).toBe(200);
       }
       await consumer.until(idle, "the turn's end");
@@ -107,7 +110,9 @@ describe("gates on the stream", () => {
     const batch = rescan.applySnapshot({ steps: await pollSteps(server, cascadeId) });
     // The answered first gate is history (requested and resolved in one batch); only the parked one is open.
     const resolved = new Set(batch.flatMap((e) => (e.type === "interaction_resolved" ? [e.interactionId] : [])));
-    const found = batch.filter((e): e is Extract<MapperEvent, { type: "interaction_requested" }> => e.type === "interaction_requested" && !resolved.has(e.interactionId));
+    const found = batch.filter(
+      (e): e is Extract<MapperEvent, { type: "interaction_requested" }> => e.type === "interaction_requested" && !resolved.has(e.interactionId),
+    );
     expect(found.map((e) => e.stepIndex)).toEqual([stepIndex]);
     const answer = approve(found[0] as Parameters<typeof approve>[0]);
     expect((await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction: answer })).status).toBe(200);

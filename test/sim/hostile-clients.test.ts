@@ -57,7 +57,10 @@ function rawPost(port: number, method: string, headers: Record<string, string>, 
       const split = text.indexOf("\r\n\r\n");
       resolve({ head: text.slice(0, split), body: text.slice(split + 4), sentBodyBytes: sent });
     };
-    const bound = setTimeout(() => finish(new Error(`no complete answer within 10 s after ${sent} body bytes; got ${JSON.stringify(received.toString("latin1"))}`)), 10_000);
+    const bound = setTimeout(
+      () => finish(new Error(`no complete answer within 10 s after ${sent} body bytes; got ${JSON.stringify(received.toString("latin1"))}`)),
+      10_000,
+    );
     socket.on("connect", () => {
       const lines = [
         `POST /${SERVICE_NAME}/${method} HTTP/1.1`,
@@ -127,7 +130,10 @@ describe("hostile request bodies", () => {
 
   it("stops reading a chunked body at the cap and answers 413, for unary and stream calls alike", async () => {
     const server = await sim({ maxRequestBytes: 64 * 1024 });
-    for (const [method, contentType] of [["SendUserCascadeMessage", "application/json"], ["StreamAgentStateUpdates", "application/connect+json"]] as const) {
+    for (const [method, contentType] of [
+      ["SendUserCascadeMessage", "application/json"],
+      ["StreamAgentStateUpdates", "application/connect+json"],
+    ] as const) {
       const answer = await rawPost(server.plainPort, method, { "Content-Type": contentType });
       expect(answer.head, method).toMatch(/^HTTP\/1\.1 413 /);
       expect(JSON.parse(answer.body).code, method).toBe("resource_exhausted");

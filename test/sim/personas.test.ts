@@ -109,7 +109,10 @@ describe("persona wire fields", () => {
   });
 
   it("1.0.10 drops initialStepsPageBounds as an unknown field and replays every step; 1.1 honours it (spike-notes §1.2, §11.6)", async () => {
-    for (const [version, expected] of [["1.0.10", [0, 1, 2, 3]], ["1.1", [2]]] as const) {
+    for (const [version, expected] of [
+      ["1.0.10", [0, 1, 2, 3]],
+      ["1.1", [2]],
+    ] as const) {
       const server = await sim(version);
       const cascadeId = server.engine.activeConversationId;
       await sendTurn(server, cascadeId, "Say hello in one short sentence.");
@@ -152,7 +155,11 @@ async function sessionLog(version: AgyVersion, scenario: Scenario): Promise<unkn
     }
   })();
   // The turn starts once the session follows the stream, so the events are the stream's, not a late snapshot's.
-  await eventually(async () => server.openStreams(session.conversationId), (n) => n > 0, { what: `${version}: the session's stream` });
+  await eventually(
+    async () => server.openStreams(session.conversationId),
+    (n) => n > 0,
+    { what: `${version}: the session's stream` },
+  );
   server.engine.tuiPort().submitTurn(textOf(scenario));
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
@@ -181,7 +188,10 @@ function normalise(log: MapperEvent[]): unknown[] {
       // Live text is split, and can even be skipped, by whether a frame or a probe's snapshot read a
       // planner first: timing, not the persona. The committed `message` carries the whole text.
       .filter((event) => event.type !== "message_delta" && event.type !== "reasoning_delta")
-      .map((event) => JSON.parse(JSON.stringify(event, (key, value: unknown) => (PER_RUN_KEYS.has(key) ? "<per-run>" : value)).replace(PER_RUN, "<per-run>")) as unknown)
+      .map(
+        (event) =>
+          JSON.parse(JSON.stringify(event, (key, value: unknown) => (PER_RUN_KEYS.has(key) ? "<per-run>" : value)).replace(PER_RUN, "<per-run>")) as unknown,
+      )
   );
 }
 

@@ -41,7 +41,20 @@ describe("scenario files", () => {
       expect(names).toContain(name);
     }
     const kinds = new Set(scenarios.flatMap((s) => s.steps.map((step) => step.kind)));
-    expect([...kinds].sort()).toEqual(["checkpoint", "command", "createFile", "editFile", "error", "errorMessage", "generic", "listDirectory", "planner", "question", "subagent", "viewFile"]);
+    expect([...kinds].sort()).toEqual([
+      "checkpoint",
+      "command",
+      "createFile",
+      "editFile",
+      "error",
+      "errorMessage",
+      "generic",
+      "listDirectory",
+      "planner",
+      "question",
+      "subagent",
+      "viewFile",
+    ]);
     const multi = scenarios.find((s) => s.name === "multi-select-question");
     expect(multi?.steps[0]).toMatchObject({ kind: "question", questions: [{ multiSelect: true }] });
     const chained = scenarios.find((s) => s.name === "chained-gates");

@@ -113,7 +113,10 @@ describe("StreamAgentStateUpdates", () => {
     const summary = (await unary(server.tlsUrl, "GetAllCascadeTrajectories", {})).json.trajectorySummaries[cascadeId];
     expect(summary.waitingSteps[0].stepIndex).toBe(index);
     const trajectoryId = waiting.metadata.sourceTrajectoryStepInfo.trajectoryId as string;
-    const answer = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId, interaction: { trajectoryId, stepIndex: index, permission: { allow: true } } });
+    const answer = await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
+      cascadeId,
+      interaction: { trajectoryId, stepIndex: index, permission: { allow: true } },
+    });
     expect(answer.status).toBe(200);
     const done = await reader.waitForFrame(
       (f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND" && s.status === "CORTEX_STEP_STATUS_DONE"),
@@ -123,7 +126,11 @@ describe("StreamAgentStateUpdates", () => {
     const next = reader.frames[parkedAt + 1] as Json;
     expect(indicesOf(next)).toEqual([index]);
     expect(stepsOf(next)[0]?.status).toBe("CORTEX_STEP_STATUS_RUNNING");
-    const statuses = reader.frames.flatMap((f) => stepsOf(f).filter((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND").map((s) => s.status));
+    const statuses = reader.frames.flatMap((f) =>
+      stepsOf(f)
+        .filter((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND")
+        .map((s) => s.status),
+    );
     expect(statuses).toEqual(["CORTEX_STEP_STATUS_PENDING", "CORTEX_STEP_STATUS_WAITING", "CORTEX_STEP_STATUS_RUNNING", "CORTEX_STEP_STATUS_DONE"]);
     const step = stepsOf(done).find((s) => s.type === "CORTEX_STEP_TYPE_RUN_COMMAND") as Json;
     expect(step.metadata.toolCall).toBeUndefined();
@@ -133,9 +140,7 @@ describe("StreamAgentStateUpdates", () => {
   it("keeps a GENERIC step's toolCall without argumentsJson and strips planner toolCalls (spike-notes §3.4)", async () => {
     const reader = await stream({ conversationId: cascadeId });
     await sendTurn(server, cascadeId, "List my subagents");
-    const frame = await reader.waitForFrame((f) =>
-      stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_GENERIC" && s.status === "CORTEX_STEP_STATUS_DONE"),
-    );
+    const frame = await reader.waitForFrame((f) => stepsOf(f).some((s) => s.type === "CORTEX_STEP_TYPE_GENERIC" && s.status === "CORTEX_STEP_STATUS_DONE"));
     const generic = stepsOf(frame).find((s) => s.type === "CORTEX_STEP_TYPE_GENERIC") as Json;
     expect(Object.keys(generic.metadata.toolCall).sort()).toEqual(["id", "name", "originalName", "thinkingSignature"]);
     const dispatch = reader.frames
@@ -177,9 +182,17 @@ describe("StreamAgentStateUpdates", () => {
     const other = (await unary(server.tlsUrl, "StartCascade", { source: "CORTEX_TRAJECTORY_SOURCE_CLI" })).json.cascadeId as string;
     expect(server.openStreams(other)).toBe(0);
     a.cancel();
-    await eventually(async () => server.openStreams(cascadeId), (n) => n === 1, { what: "the cancelled stream to be forgotten" });
+    await eventually(
+      async () => server.openStreams(cascadeId),
+      (n) => n === 1,
+      { what: "the cancelled stream to be forgotten" },
+    );
     b.cancel();
-    await eventually(async () => server.openStreams(cascadeId), (n) => n === 0, { what: "both streams to be forgotten" });
+    await eventually(
+      async () => server.openStreams(cascadeId),
+      (n) => n === 0,
+      { what: "both streams to be forgotten" },
+    );
   });
 
   it("ends the stream with a 'trajectory not found' error for an unknown conversation", async () => {

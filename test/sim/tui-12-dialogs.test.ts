@@ -47,8 +47,17 @@ async function openPane(flags: string[] = []): Promise<Pane> {
   count += 1;
   const target = `d12-${count}`;
   const portFile = join(dir, `${target}.port`);
-  await tmux.newSession(target, [process.execPath, "--import", "tsx", ENTRY, portFile, "--version", "1.2", ...flags], { cwd: ROOT, columns: COLUMNS, rows: 40 });
-  onTestFinished(() => tmux.run(["kill-session", "-t", target]).then(() => undefined, () => undefined));
+  await tmux.newSession(target, [process.execPath, "--import", "tsx", ENTRY, portFile, "--version", "1.2", ...flags], {
+    cwd: ROOT,
+    columns: COLUMNS,
+    rows: 40,
+  });
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", target]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts"), "the fake TUI", 20_000);
   const base = `http://127.0.0.1:${readFileSync(portFile, "utf8")}`;
   return {
@@ -71,10 +80,14 @@ const COMMAND_B: TuiPending = { ...base, stepIndex: 5, target: "make b" };
 
 async function answers(pane: Pane, n: number): Promise<FakePortCall[]> {
   let calls: FakePortCall[] = [];
-  return until(async () => {
-    calls = await pane.calls();
-    return calls.length >= n ? calls : undefined;
-  }, `${n} port call(s)`, { seen: () => JSON.stringify(calls) });
+  return until(
+    async () => {
+      calls = await pane.calls();
+      return calls.length >= n ? calls : undefined;
+    },
+    `${n} port call(s)`,
+    { seen: () => JSON.stringify(calls) },
+  );
 }
 
 describe("1.2 file dialogs (spike-notes §13 #32, K8)", () => {
@@ -85,7 +98,9 @@ describe("1.2 file dialogs (spike-notes §13 #32, K8)", () => {
     const lines = rows(screen);
     const at = lines.indexOf("Pending edit");
     expect(lines.slice(at, at + 14)).toEqual([
-      "Pending edit", "─".repeat(COLUMNS), "",
+      "Pending edit",
+      "─".repeat(COLUMNS),
+      "",
       "/home/sim/project/notes.md  +1 -1",
       "   1 -  old line",
       "   1 +  new line",
@@ -113,7 +128,9 @@ describe("1.2 file dialogs (spike-notes §13 #32, K8)", () => {
     const lines = rows(screen);
     const at = lines.indexOf("File access");
     expect(lines.slice(at, at + 12)).toEqual([
-      "File access", "─".repeat(COLUMNS), "",
+      "File access",
+      "─".repeat(COLUMNS),
+      "",
       "Read: /home/sim/.bashrc",
       "Reason: outside workspace",
       "",
@@ -134,7 +151,15 @@ describe("1.2 file dialogs (spike-notes §13 #32, K8)", () => {
     const screen = await pane.waitFor((s) => s.includes("Allow creation of this file?"), "the Create file dialog");
     const lines = rows(screen);
     const at = lines.indexOf("Allow creation of this file?");
-    expect(lines.slice(at - 3, at + 4)).toEqual(["   1 +  ok", "Reason: outside workspace", "", "Allow creation of this file?", "> 1. Yes, allow creation", "  2. Yes, and always allow non-workspace access", "  3. No, deny creation"]);
+    expect(lines.slice(at - 3, at + 4)).toEqual([
+      "   1 +  ok",
+      "Reason: outside workspace",
+      "",
+      "Allow creation of this file?",
+      "> 1. Yes, allow creation",
+      "  2. Yes, and always allow non-workspace access",
+      "  3. No, deny creation",
+    ]);
     await pane.keys("Escape");
     expect(await answers(pane, 1)).toEqual([{ call: "interruptTurn", stopped: true }]);
   });
@@ -192,7 +217,8 @@ describe("a digit then Enter (spike-notes K1)", () => {
 describe("sim flags for agy 1.2", () => {
   it("--help lists the new flags and the headless line's agyVersion", async () => {
     const run = await runMain(["sim", "--help"]);
-    for (const flag of ["--tui-stale-dialog", "--tui-command-options", "--tui-tasks", "--home", "--agy-files", "--agy-transcript", '"agyVersion"', "1.2.10"]) expect(run.stdout).toContain(flag);
+    for (const flag of ["--tui-stale-dialog", "--tui-command-options", "--tui-tasks", "--home", "--agy-files", "--agy-transcript", '"agyVersion"', "1.2.10"])
+      expect(run.stdout).toContain(flag);
   });
 
   it("accepts 1.2 and full versions, and refuses the rest with a sentence", () => {
@@ -201,7 +227,9 @@ describe("sim flags for agy 1.2", () => {
     expect(resolveTuiVersion("1.2.17")).toEqual({ version: "1.2", full: "1.2.17" });
     expect(resolveTuiVersion("1.1.27")).toEqual({ version: "1.1", full: "1.1.27" });
     expect(resolveTuiVersion("1.3.1")).toBeUndefined();
-    expect(parseSimArgs(["--tui-version", "1.2.10", "--tui-stale-dialog", "close", "--tui-command-options", "2", "--tui-tasks", "3", "--home", "/tmp/h"])).toMatchObject({
+    expect(
+      parseSimArgs(["--tui-version", "1.2.10", "--tui-stale-dialog", "close", "--tui-command-options", "2", "--tui-tasks", "3", "--home", "/tmp/h"]),
+    ).toMatchObject({
       tuiVersion: "1.2",
       tuiFullVersion: "1.2.10",
       tuiStaleDialog: "close",

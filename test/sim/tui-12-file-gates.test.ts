@@ -55,7 +55,10 @@ async function gate(pane: SimPane, turn: string, question: string): Promise<{ in
 }
 
 /** `agy-bridge screen --pane … --json` on the simulator's pane. */
-async function screenJson(pane: SimPane): Promise<{ state: string; prompt: { kind: string; fileAction?: string; question: string | null; options: { number: number | null; label: string }[] } | null }> {
+async function screenJson(pane: SimPane): Promise<{
+  state: string;
+  prompt: { kind: string; fileAction?: string; question: string | null; options: { number: number | null; label: string }[] } | null;
+}> {
   const cli = await runMain(["screen", "--pane", `=${pane.target}`, "-L", tmux.socketName, "--json"]);
   expect(cli.stderr).toBe("");
   expect(cli.code).toBe(0);

@@ -246,7 +246,9 @@ describe("question forms (spike-notes §13 #33, K9)", () => {
     await pane.typeTurn("Ask me two things");
     const index = await pane.waitingStep();
     const first = await pane.waitFor((s) => s.includes("Question 1/2: Which colour?"), "question 1/2");
-    expect(rows(first)).toEqual(expect.arrayContaining(["? Which colour?", "? Which pet?", "> 1. Red", "  4. Write-in...", "  ↑/↓ Navigate · enter Select · esc Skip"]));
+    expect(rows(first)).toEqual(
+      expect.arrayContaining(["? Which colour?", "? Which pet?", "> 1. Red", "  4. Write-in...", "  ↑/↓ Navigate · enter Select · esc Skip"]),
+    );
     await pane.keys("2");
     const second = await pane.waitFor((s) => s.includes("Question 2/2: Which pet?"), "question 2/2");
     expect(second).toContain("  ↑/↓ Navigate · enter Select · esc Skip · ← Back");
@@ -385,12 +387,24 @@ describe("agy's files under the simulated HOME (spike-notes §16)", () => {
     const pane = await sim(["--home", home]);
     const root = join(home, ".gemini", "antigravity-cli");
     const transcript = join(root, "brain", pane.conversationId, ".system_generated", "logs", "transcript.jsonl");
-    const records = (): Record<string, unknown>[] => (existsSync(transcript) ? readFileSync(transcript, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+    const records = (): Record<string, unknown>[] =>
+      existsSync(transcript)
+        ? readFileSync(transcript, "utf8")
+            .trim()
+            .split("\n")
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+        : [];
     const { index } = await commandDialog(pane);
     // Mid-turn (the gate waits): the user's turn is already on disk, the waiting step is not.
     await until(() => records().some((r) => r.type === "USER_INPUT") || undefined, "the USER_INPUT record", { seen: () => JSON.stringify(records()) });
     expect(records().some((r) => r.step_index === index)).toBe(false);
-    expect(records()[0]).toMatchObject({ step_index: 0, source: "USER_EXPLICIT", type: "USER_INPUT", status: "DONE", content: "<USER_REQUEST>\nRun pwd\n</USER_REQUEST>" });
+    expect(records()[0]).toMatchObject({
+      step_index: 0,
+      source: "USER_EXPLICIT",
+      type: "USER_INPUT",
+      status: "DONE",
+      content: "<USER_REQUEST>\nRun pwd\n</USER_REQUEST>",
+    });
     expect(JSON.parse(readFileSync(join(root, "cache", "last_conversations.json"), "utf8"))).toEqual({ [ROOT]: pane.conversationId });
     await pane.keys("1");
     await until(() => records().find((r) => r.step_index === index && r.status === "DONE"), "the command's record", { seen: () => JSON.stringify(records()) });

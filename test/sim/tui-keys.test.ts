@@ -11,10 +11,7 @@ function parseAll(chunks: string[]): TuiKey[] {
 
 describe("key parser", () => {
   it("reads CR inside a bracketed paste as a newline, not a submit (spike-notes §6.2 step 5)", () => {
-    expect(parseAll(["\x1b[200~a\rb\r\nc\x1b[201~\r"])).toEqual([
-      { type: "paste", text: "a\nb\nc" },
-      { type: "enter" },
-    ]);
+    expect(parseAll(["\x1b[200~a\rb\r\nc\x1b[201~\r"])).toEqual([{ type: "paste", text: "a\nb\nc" }, { type: "enter" }]);
   });
 
   it("yields the same paste however the bytes are chunked", () => {
@@ -23,12 +20,7 @@ describe("key parser", () => {
       fc.property(fc.array(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 4 }), (cuts) => {
         const points = [...new Set(cuts)].sort((a, b) => a - b);
         const chunks = [0, ...points].map((start, i) => bytes.slice(start, points[i] ?? bytes.length));
-        expect(parseAll(chunks)).toEqual([
-          { type: "text", text: "x" },
-          { type: "paste", text: "one\ntwo" },
-          { type: "line-start" },
-          { type: "kill-to-end" },
-        ]);
+        expect(parseAll(chunks)).toEqual([{ type: "text", text: "x" }, { type: "paste", text: "one\ntwo" }, { type: "line-start" }, { type: "kill-to-end" }]);
       }),
     );
   });

@@ -55,7 +55,13 @@ describe("fake TUI layout", () => {
   it("echoes user turns under 60-column rules with a two-space continuation, and indents replies (facts 3–4)", () => {
     const { port, tui } = setup();
     const long = `Please ${"explain this code ".repeat(9)}now`;
-    port.setView({ transcript: [{ role: "user", text: long }, { role: "reasoning", text: "Thought for 2s, 480 tokens" }, { role: "assistant", text: "It is fine." }] });
+    port.setView({
+      transcript: [
+        { role: "user", text: long },
+        { role: "reasoning", text: "Thought for 2s, 480 tokens" },
+        { role: "assistant", text: "It is fine." },
+      ],
+    });
     const screen = tui.screen();
     expect(screen[0]).toBe(RULE(60));
     expect(screen[1]?.startsWith("> Please explain")).toBe(true);
@@ -104,9 +110,17 @@ describe("fake TUI dialogs", () => {
     const { port, tui } = setup();
     port.setView({ running: true, transcript: [{ role: "user", text: "lint it" }], pending: COMMAND });
     expect(tui.screen()).toEqual([
-      RULE(60), "> lint it", "",
-      "● Bash(npm run lint) (ctrl+o to expand)", "", "Command", RULE(120), "",
-      "Requesting permission for:", "   npm run lint", "",
+      RULE(60),
+      "> lint it",
+      "",
+      "● Bash(npm run lint) (ctrl+o to expand)",
+      "",
+      "Command",
+      RULE(120),
+      "",
+      "Requesting permission for:",
+      "   npm run lint",
+      "",
       "Do you want to proceed?",
       "> 1. Yes",
       "  2. Yes, and always allow in this conversation for commands that start with 'npm run lint'",
@@ -124,7 +138,9 @@ describe("fake TUI dialogs", () => {
     const script = ["python3 -c 'import os", "import sys", "", "# probe", "print(os.getcwd())'"].join("\n");
     port.setView({ running: true, pending: { ...COMMAND, target: script } });
     expect(text()).toContain("Requesting permission for:\n   python3 -c 'import os\n   import sys\n\n   # probe\n   ⋯ (1 lines hidden)\n");
-    expect(text()).toContain("  2. Yes, and always allow in this conversation for commands that start with 'python3 -c 'import os\nimport sys\n\n# probe\nprint(os.getcwd())''\n");
+    expect(text()).toContain(
+      "  2. Yes, and always allow in this conversation for commands that start with 'python3 -c 'import os\nimport sys\n\n# probe\nprint(os.getcwd())''\n",
+    );
     expect(text()).toContain("● Bash(python3 -c 'import os) (ctrl+o to expand)");
   });
 
@@ -138,15 +154,42 @@ describe("fake TUI dialogs", () => {
   it("offers six options when the same command was denied before (fact 10)", () => {
     const { port, text } = setup();
     port.setView({ running: true, pending: { ...COMMAND, deniedBefore: true } });
-    expect(text()).toContain("  4. No\n  5. No, and always deny for commands that start with 'npm run lint' in this conversation\n  6. No, and always deny for commands that start with 'npm run lint' (Persist to settings.json)\n");
+    expect(text()).toContain(
+      "  4. No\n  5. No, and always deny for commands that start with 'npm run lint' in this conversation\n  6. No, and always deny for commands that start with 'npm run lint' (Persist to settings.json)\n",
+    );
   });
 
   it("draws agy's file-creation dialog with two options, No being 2 (fact 11)", () => {
     const { port, text } = setup();
-    port.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 4, target: "~/proj/notes.md", description: "", action: "create-file", preview: ["# Notes", "first"] } });
+    port.setView({
+      running: true,
+      pending: {
+        kind: "permission",
+        trajectoryId: "t",
+        stepIndex: 4,
+        target: "~/proj/notes.md",
+        description: "",
+        action: "create-file",
+        preview: ["# Notes", "first"],
+      },
+    });
     expect(text()).toContain(
-      ["● Create(~/proj/notes.md) (ctrl+o to expand)", "", "Create file", RULE(120), "", "~/proj/notes.md  +2", "   1 +  # Notes", "   2 +  first", "",
-        "Allow creation of this file?", "> 1. Yes, allow creation", "  2. No, deny creation", "", "  ↑/↓ Navigate · tab Amend · f full diff"].join("\n"),
+      [
+        "● Create(~/proj/notes.md) (ctrl+o to expand)",
+        "",
+        "Create file",
+        RULE(120),
+        "",
+        "~/proj/notes.md  +2",
+        "   1 +  # Notes",
+        "   2 +  first",
+        "",
+        "Allow creation of this file?",
+        "> 1. Yes, allow creation",
+        "  2. No, deny creation",
+        "",
+        "  ↑/↓ Navigate · tab Amend · f full diff",
+      ].join("\n"),
     );
   });
 
@@ -209,7 +252,17 @@ describe("fake TUI dialogs", () => {
       kind: "question",
       trajectoryId: "t",
       stepIndex,
-      questions: [{ question: "Which colours?", multiSelect, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
+      questions: [
+        {
+          question: "Which colours?",
+          multiSelect,
+          options: [
+            { id: "1", text: "red" },
+            { id: "2", text: "green" },
+            { id: "3", text: "blue" },
+          ],
+        },
+      ],
     });
     port.setView({ running: true, pending: question(5, false) });
     expect(text()).toContain("Question\n" + RULE(120) + "\n\nWhich colours?\n> 1. red\n  2. green\n  3. blue\n\n  ↑/↓ Navigate · enter Select");
@@ -227,7 +280,10 @@ describe("fake TUI dialogs", () => {
 
   it("dismisses a question on Escape", async () => {
     const { port, type } = setup();
-    port.setView({ running: true, pending: { kind: "question", trajectoryId: "t", stepIndex: 2, questions: [{ question: "Pick", multiSelect: false, options: [{ id: "1", text: "a" }] }] } });
+    port.setView({
+      running: true,
+      pending: { kind: "question", trajectoryId: "t", stepIndex: 2, questions: [{ question: "Pick", multiSelect: false, options: [{ id: "1", text: "a" }] }] },
+    });
     await type("\x1b");
     await expect.poll(() => port.calls).toEqual([{ call: "answer", stepIndex: 2, answer: { kind: "dismiss" }, delivered: true }]);
   });
@@ -237,9 +293,17 @@ describe("fake TUI modes, menus and versions", () => {
   it("cycles default → accept-edits → plan → default with shift+tab, showing the placeholder only in an empty composer (fact 7)", async () => {
     const { tui, type } = setup();
     await type(SHIFT_TAB);
-    expect(tui.screen().slice(-3)).toEqual(["> Accept-edits mode: file edits auto-approved (shift+tab to cycle)", RULE(120), expect.stringMatching(/^\? for shortcuts +accept-edits · Gemini · medi$/)]);
+    expect(tui.screen().slice(-3)).toEqual([
+      "> Accept-edits mode: file edits auto-approved (shift+tab to cycle)",
+      RULE(120),
+      expect.stringMatching(/^\? for shortcuts +accept-edits · Gemini · medi$/),
+    ]);
     await type(SHIFT_TAB);
-    expect(tui.screen().slice(-3)).toEqual(["> Plan mode: research & plan only (shift+tab to cycle)", RULE(120), expect.stringMatching(/^\? for shortcuts +plan · Gemini · medi$/)]);
+    expect(tui.screen().slice(-3)).toEqual([
+      "> Plan mode: research & plan only (shift+tab to cycle)",
+      RULE(120),
+      expect.stringMatching(/^\? for shortcuts +plan · Gemini · medi$/),
+    ]);
     await type("draft");
     expect(tui.screen().at(-3)).toBe("> draft");
     await type("\x7f".repeat(5) + SHIFT_TAB);
@@ -249,9 +313,18 @@ describe("fake TUI modes, menus and versions", () => {
   it("starts on the trust screen with --trust-prompt: no rules, no composer, a model-only status row; Enter on Yes opens the composer (fact 16)", async () => {
     const { tui, type } = setup({ trustPath: "~/proj" });
     expect(tui.screen()).toEqual([
-      "Accessing workspace:", "", "~/proj", "", "Do you trust the contents of this project?", "",
-      "Antigravity CLI requires permission to read, edit, and execute files here.", "",
-      "> Yes, I trust this folder", "  No, exit", "", "  ↑/↓ Navigate · enter Confirm",
+      "Accessing workspace:",
+      "",
+      "~/proj",
+      "",
+      "Do you trust the contents of this project?",
+      "",
+      "Antigravity CLI requires permission to read, edit, and execute files here.",
+      "",
+      "> Yes, I trust this folder",
+      "  No, exit",
+      "",
+      "  ↑/↓ Navigate · enter Confirm",
       expect.stringMatching(/^ +Gemini · mediu$/),
     ]);
     await type(DOWN);
@@ -316,7 +389,13 @@ describe("fake TUI modes, menus and versions", () => {
   it("on 1.2.1 drops `? for shortcuts` and draws a three-row input box once a turn used a tool (fact 6)", () => {
     const { port, tui } = setup({ version: "1.2.1" });
     expect(tui.screen().at(-1)).toMatch(/^\? for shortcuts/);
-    port.setView({ transcript: [{ role: "user", text: "run it" }, { role: "tool", text: "ok", call: { name: "Bash", arg: "true" } }, { role: "assistant", text: "Done." }] });
+    port.setView({
+      transcript: [
+        { role: "user", text: "run it" },
+        { role: "tool", text: "ok", call: { name: "Bash", arg: "true" } },
+        { role: "assistant", text: "Done." },
+      ],
+    });
     expect(tui.screen().slice(-6)).toEqual([RULE(120), ">", "", "", RULE(120), expect.stringMatching(/^ +Gemini · mediu$/)]);
   });
 

@@ -21,7 +21,15 @@ function sim(options: Partial<Omit<FakeTuiOptions, "port" | "input" | "output">>
   const input = new PassThrough();
   const output = new PassThrough();
   output.resume();
-  const tui = createFakeTui({ port, input, output, columns: COLUMNS, rows: 1000, banner: ["agy (simulated by agy-bridge) · RPC http://127.0.0.1:1 (plain)"], ...options });
+  const tui = createFakeTui({
+    port,
+    input,
+    output,
+    columns: COLUMNS,
+    rows: 1000,
+    banner: ["agy (simulated by agy-bridge) · RPC http://127.0.0.1:1 (plain)"],
+    ...options,
+  });
   tui.start();
   const type = async (bytes: string): Promise<void> => {
     input.write(bytes);
@@ -116,7 +124,10 @@ describe("the simulator's screens read like agy's", () => {
 
   it("the file-creation dialog: two options, No is 2 (fact 11)", () => {
     const { port, capture } = sim();
-    port.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 2, target: "~/proj/notes.md", description: "", action: "create-file", preview: ["# Notes"] } });
+    port.setView({
+      running: true,
+      pending: { kind: "permission", trajectoryId: "t", stepIndex: 2, target: "~/proj/notes.md", description: "", action: "create-file", preview: ["# Notes"] },
+    });
     expect(readScreen(capture())).toEqual({
       ...IDLE,
       state: "prompt",
@@ -124,7 +135,10 @@ describe("the simulator's screens read like agy's", () => {
       prompt: {
         kind: "file",
         question: "Allow creation of this file?",
-        options: [{ label: "Yes, allow creation", number: 1 }, { label: "No, deny creation", number: 2 }],
+        options: [
+          { label: "Yes, allow creation", number: 1 },
+          { label: "No, deny creation", number: 2 },
+        ],
         pointer: 1,
         keys: "arrows",
         fileAction: "create",
@@ -136,21 +150,48 @@ describe("the simulator's screens read like agy's", () => {
     const question = sim();
     question.port.setView({
       running: true,
-      pending: { kind: "question", trajectoryId: "t", stepIndex: 1, questions: [{ question: "Which colour?", multiSelect: false, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }] }] },
+      pending: {
+        kind: "question",
+        trajectoryId: "t",
+        stepIndex: 1,
+        questions: [
+          {
+            question: "Which colour?",
+            multiSelect: false,
+            options: [
+              { id: "1", text: "red" },
+              { id: "2", text: "green" },
+            ],
+          },
+        ],
+      },
     });
     expect(readScreen(question.capture()).prompt).toEqual({
       kind: "question",
       question: "Which colour?",
-      options: [{ label: "red", number: 1 }, { label: "green", number: 2 }],
+      options: [
+        { label: "red", number: 1 },
+        { label: "green", number: 2 },
+      ],
       pointer: 1,
       keys: "arrows",
     });
     const file = sim();
-    file.port.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 3, target: "/home/sim/.profile", description: "", action: "read-file" } });
+    file.port.setView({
+      running: true,
+      pending: { kind: "permission", trajectoryId: "t", stepIndex: 3, target: "/home/sim/.profile", description: "", action: "read-file" },
+    });
     expect(readScreen(file.capture())).toMatchObject({
       state: "prompt",
       composer: "absent",
-      prompt: { question: "Allow reading this file?", options: [{ label: "Yes, allow reading", number: 1 }, { label: "No, deny reading", number: 2 }], pointer: 1 },
+      prompt: {
+        question: "Allow reading this file?",
+        options: [
+          { label: "Yes, allow reading", number: 1 },
+          { label: "No, deny reading", number: 2 },
+        ],
+        pointer: 1,
+      },
     });
   });
 
@@ -186,7 +227,10 @@ describe("the simulator's screens read like agy's", () => {
       prompt: {
         kind: "trust",
         question: "Do you trust the contents of this project?",
-        options: [{ label: "Yes, I trust this folder", number: null }, { label: "No, exit", number: null }],
+        options: [
+          { label: "Yes, I trust this folder", number: null },
+          { label: "No, exit", number: null },
+        ],
         pointer: 1,
         keys: "arrows",
       },

@@ -9,7 +9,19 @@ describe("agy-bridge sim", () => {
   it("documents every option in --help", async () => {
     const run = await runMain(["sim", "--help"]);
     expect(run.code).toBe(0);
-    for (const flag of ["--csrf_token", "--csrf-token", "--listen-fds", "--headless", "--scenarios", "--interaction-timeout", "--speed", "--as-agy", "--tui-version", "--tui-digits", "--trust-prompt"]) {
+    for (const flag of [
+      "--csrf_token",
+      "--csrf-token",
+      "--listen-fds",
+      "--headless",
+      "--scenarios",
+      "--interaction-timeout",
+      "--speed",
+      "--as-agy",
+      "--tui-version",
+      "--tui-digits",
+      "--trust-prompt",
+    ]) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -41,7 +53,11 @@ describe("agy-bridge sim", () => {
   });
 
   it("parses the TUI's look: --tui-version, --tui-digits and --trust-prompt, and forwards nothing when they are absent", () => {
-    expect(parseSimArgs(["--tui-version", "1.2.1", "--tui-digits", "accept", "--trust-prompt"])).toMatchObject({ tuiVersion: "1.2.1", tuiDigits: "accept", trustPrompt: true });
+    expect(parseSimArgs(["--tui-version", "1.2.1", "--tui-digits", "accept", "--trust-prompt"])).toMatchObject({
+      tuiVersion: "1.2.1",
+      tuiDigits: "accept",
+      trustPrompt: true,
+    });
     expect(parseSimArgs(["--tui-version=1.0", "--tui-digits=ignore"])).toMatchObject({ tuiVersion: "1.0", tuiDigits: "ignore" });
     const plain = parseSimArgs([]);
     expect([plain.tuiVersion, plain.tuiDigits, plain.trustPrompt]).toEqual([undefined, undefined, undefined]);
@@ -75,7 +91,12 @@ describe("agy-bridge sim", () => {
     const exit = command.run(run.io);
     await expect.poll(() => run.stdout().includes("\n"), { timeout: 10_000, interval: 20 }).toBe(true);
     const info = JSON.parse(run.stdout()) as Record<string, unknown>;
-    expect(info).toMatchObject({ pid: 4242, csrfTokenPresent: true, tlsUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/), plainUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(info).toMatchObject({
+      pid: 4242,
+      csrfTokenPresent: true,
+      tlsUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
+      plainUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
     expect(typeof info.conversationId).toBe("string");
     const res = await fetch(`${info.plainUrl as string}/exa.language_server_pb.LanguageServerService/Heartbeat`, {
       method: "POST",

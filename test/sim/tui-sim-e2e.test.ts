@@ -48,7 +48,12 @@ async function startSim(flags: string[] = []): Promise<Sim> {
   simCount += 1;
   const target = `sim${simCount}`;
   await tmux.newSession(target, [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", ...flags], { cwd: ROOT, columns: 120, rows: 60 });
-  onTestFinished(() => tmux.run(["kill-session", "-t", target]).then(() => undefined, () => undefined));
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", target]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   if (flags.includes("--trust-prompt")) {
     await tmux.waitForScreen(target, (s) => s.includes("Do you trust the contents of this project?"), "the trust screen", 20_000);
     await tmux.sendKeys(target, "Enter");
@@ -56,7 +61,7 @@ async function startSim(flags: string[] = []): Promise<Sim> {
   const ready = await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts") && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the idle TUI", 20_000);
   const plainUrl = (/http:\/\/127\.0\.0\.1:\d+/.exec(ready) as RegExpExecArray)[0];
 
-  const rpc = async <T,>(method: string, body: object): Promise<T> => {
+  const rpc = async <T>(method: string, body: object): Promise<T> => {
     const res = await fetch(`${plainUrl}/${SERVICE}/${method}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -176,7 +181,10 @@ describe("agy-bridge sim in a tmux pane", () => {
   });
 
   it("denies on `4 Enter` only with --tui-digits accept; by default the same keys approve (fact 14)", async () => {
-    for (const [flags, expected] of [[["--tui-digits", "accept"], false], [[], true]] as const) {
+    for (const [flags, expected] of [
+      [["--tui-digits", "accept"], false],
+      [[], true],
+    ] as const) {
       const sim = await startSim([...flags]);
       const conversation = await sim.activeConversation();
       await sim.typeTurn("Delete the build directory");

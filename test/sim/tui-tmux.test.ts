@@ -46,7 +46,12 @@ async function openPane(flags: string[] = [], ready: (screen: string) => boolean
   const target = `tui${sessionCount}`;
   const portFile = join(dir, `${target}.port`);
   await tmux.newSession(target, [process.execPath, "--import", "tsx", ENTRY, portFile, ...flags], { cwd: ROOT, columns: COLUMNS, rows: 40 });
-  onTestFinished(() => tmux.run(["kill-session", "-t", target]).then(() => undefined, () => undefined));
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", target]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   await tmux.waitForScreen(target, ready, "the fake TUI's first screen", 20_000);
   const base = `http://127.0.0.1:${readFileSync(portFile, "utf8")}`;
   return {
@@ -172,7 +177,13 @@ describe("fake TUI in a tmux pane: composer", () => {
 
   it("on 1.2.1 drops `? for shortcuts` after a tool turn and draws a three-row input box (fact 6)", async () => {
     const pane = await openPane(["--version", "1.2.1"]);
-    await pane.setView({ transcript: [{ role: "user", text: "list" }, { role: "tool", text: "a b", call: { name: "Bash", arg: "ls" } }, { role: "assistant", text: "Two files." }] });
+    await pane.setView({
+      transcript: [
+        { role: "user", text: "list" },
+        { role: "tool", text: "a b", call: { name: "Bash", arg: "ls" } },
+        { role: "assistant", text: "Two files." },
+      ],
+    });
     const screen = await pane.waitFor((s) => s.includes("Two files.") && !s.includes("? for shortcuts"), "the 1.2.1 status row");
     expect(composerRegion(screen)).toEqual([">", "", ""]);
     expect(rows(screen).at(-1)).toMatch(/^ +Gemini · mediu$/);
@@ -239,7 +250,13 @@ describe("fake TUI in a tmux pane: dialogs", () => {
   it("keeps its dialog open after an RPC answer until Escape closes it, shown as declined (spike-notes §5.4)", async () => {
     const pane = await openPane();
     await openCommandDialog(pane);
-    await pane.setView({ pending: undefined, transcript: [{ role: "user", text: "clean up" }, { role: "tool", text: "removed", call: { name: "Bash", arg: "rm -rf build" } }] });
+    await pane.setView({
+      pending: undefined,
+      transcript: [
+        { role: "user", text: "clean up" },
+        { role: "tool", text: "removed", call: { name: "Bash", arg: "rm -rf build" } },
+      ],
+    });
     const stale = await pane.waitFor((s) => s.includes("⎿  removed"), "the RPC-answered step");
     expect(stale).toContain("  4. No");
     await pane.keys("Escape");
@@ -256,7 +273,17 @@ describe("fake TUI in a tmux pane: dialogs", () => {
         kind: "question",
         trajectoryId: "traj-1",
         stepIndex: 7,
-        questions: [{ question: "Which colours?", multiSelect: true, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
+        questions: [
+          {
+            question: "Which colours?",
+            multiSelect: true,
+            options: [
+              { id: "1", text: "red" },
+              { id: "2", text: "green" },
+              { id: "3", text: "blue" },
+            ],
+          },
+        ],
       },
     });
     await pane.waitFor((s) => s.includes("Which colours?") && s.includes("  3. [ ] blue"), "the question dialog");

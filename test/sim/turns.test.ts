@@ -106,17 +106,27 @@ describe("scenario turns over RPC", () => {
     const timed = await startTestSim({ clock, interactionTimeoutMs: 5_000_000 });
     try {
       const id = timed.engine.activeConversationId;
-      await unary(timed.tlsUrl, "SendUserCascadeMessage", { cascadeId: id, items: [{ text: "Run pwd" }], cascadeConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } } });
+      await unary(timed.tlsUrl, "SendUserCascadeMessage", {
+        cascadeId: id,
+        items: [{ text: "Run pwd" }],
+        cascadeConfig: { plannerConfig: { planModel: "MODEL_PLACEHOLDER_M20" } },
+      });
       const first = await waitForStep(timed, id, isWaiting("RUN_COMMAND"));
       const trajectoryId = (first.steps[first.index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
       expect(clock.fireHeld()).toBe(1);
       const retry = await waitForStep(timed, id, (s, i) => i > first.index && isWaiting("RUN_COMMAND")(s));
       expect((retry.steps[first.index] as Json).status).toBe("CORTEX_STEP_STATUS_ERROR");
       expect((retry.steps[retry.index] as Json).requestedInteraction.permission.resource.target).toBe("pwd");
-      const stale = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: first.index, permission: { allow: true } } });
+      const stale = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", {
+        cascadeId: id,
+        interaction: { trajectoryId, stepIndex: first.index, permission: { allow: true } },
+      });
       expect(stale.status).toBe(500);
       expect(stale.json.message).toBe(`input not registered for step ${first.index}`);
-      const fresh = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: retry.index, permission: { allow: true } } });
+      const fresh = await unary(timed.tlsUrl, "HandleCascadeUserInteraction", {
+        cascadeId: id,
+        interaction: { trajectoryId, stepIndex: retry.index, permission: { allow: true } },
+      });
       expect(fresh.status).toBe(200);
       const done = await waitForStep(timed, id, (s, i) => i === retry.index && s.status === "CORTEX_STEP_STATUS_DONE");
       expect((done.steps[retry.index] as Json).runCommand.exitCode).toBe(0);
@@ -210,7 +220,11 @@ describe("scenario turns over RPC", () => {
     const steps = await pollSteps(server, cascadeId);
     const list = steps.find((s) => s.type === "CORTEX_STEP_TYPE_LIST_DIRECTORY") as Json;
     expect(list.metadata.toolCall.name).toBe("list_dir");
-    expect(list.listDirectory.results).toEqual([{ name: "src", isDir: true }, { name: "package.json", sizeBytes: "812" }, { name: "README.md", sizeBytes: "2048" }]);
+    expect(list.listDirectory.results).toEqual([
+      { name: "src", isDir: true },
+      { name: "package.json", sizeBytes: "812" },
+      { name: "README.md", sizeBytes: "2048" },
+    ]);
     const view = steps.find((s) => s.type === "CORTEX_STEP_TYPE_VIEW_FILE") as Json;
     expect(view.viewFile).toEqual({ absolutePathUri: "file:///home/sim/project/package.json", endLine: 30, lineRangeBytes: 812, numLines: 31, numBytes: 812 });
     const generic = steps.find((s) => s.type === "CORTEX_STEP_TYPE_GENERIC") as Json;

@@ -20,7 +20,11 @@ describe("listeners and transport", () => {
     expect(server.tlsUrl).toBe(`https://127.0.0.1:${server.tlsPort}`);
     expect(server.plainUrl).toBe(`http://127.0.0.1:${server.plainPort}`);
     expect(server.tlsPort).not.toBe(server.plainPort);
-    for (const [url, http2] of [[server.tlsUrl, false], [server.tlsUrl, true], [server.plainUrl, false]] as const) {
+    for (const [url, http2] of [
+      [server.tlsUrl, false],
+      [server.tlsUrl, true],
+      [server.plainUrl, false],
+    ] as const) {
       const res = await unary(url, "Heartbeat", {}, { http2 });
       expect(res.status).toBe(200);
       expect(res.json).toEqual({});
@@ -144,12 +148,18 @@ describe("conversation methods", () => {
     const { index, steps } = await waitForStep(server, id, isWaiting("RUN_COMMAND"));
     const trajectoryId = (steps[index] as Json).metadata.sourceTrajectoryStepInfo.trajectoryId;
     for (const stepIndex of [-1, "-5", "123456789012345678901", 1.5]) {
-      const res = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
+      const res = await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
+        cascadeId: id,
+        interaction: { trajectoryId, stepIndex, permission: { allow: true } },
+      });
       expect(res.status, String(stepIndex)).toBe(400);
       expect(res.json.code).toBe("invalid_argument");
     }
     expect(((await pollSteps(server, id))[index] as Json).status).toBe("CORTEX_STEP_STATUS_WAITING");
-    const digits = await unary(server.tlsUrl, "HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex: String(index), permission: { allow: true } } });
+    const digits = await unary(server.tlsUrl, "HandleCascadeUserInteraction", {
+      cascadeId: id,
+      interaction: { trajectoryId, stepIndex: String(index), permission: { allow: true } },
+    });
     expect(digits.status).toBe(200);
   });
 });

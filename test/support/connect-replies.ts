@@ -7,11 +7,7 @@ import type { Handler, Response } from "./loopback-server.js";
 /** `[flags][BE length][payload]`; objects are JSON-encoded. */
 export function frame(flags: number, payload: string | Uint8Array | object = ""): Buffer {
   const bytes =
-    typeof payload === "string"
-      ? Buffer.from(payload)
-      : payload instanceof Uint8Array
-        ? Buffer.from(payload)
-        : Buffer.from(JSON.stringify(payload));
+    typeof payload === "string" ? Buffer.from(payload) : payload instanceof Uint8Array ? Buffer.from(payload) : Buffer.from(JSON.stringify(payload));
   const header = Buffer.alloc(5);
   header[0] = flags;
   header.writeUInt32BE(bytes.byteLength, 1);

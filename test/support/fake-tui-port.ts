@@ -52,7 +52,10 @@ export function createFakeTuiPort(initial: Partial<TuiView> = {}): FakeTuiPort {
         // Like the engine's transcript: a declined command stays as its tool row and `⎿  User declined the tool call`.
         if (answered?.kind === "permission" && answer.kind === "permission" && !answer.allow && (answered.action ?? "command") === "command") {
           const arg = answered.target.split("\n")[0] ?? "";
-          view = { ...view, transcript: [...view.transcript, { role: "tool", text: "User declined the tool call", call: { name: "Bash", arg }, header: "Command" }] };
+          view = {
+            ...view,
+            transcript: [...view.transcript, { role: "tool", text: "User declined the tool call", call: { name: "Bash", arg }, header: "Command" }],
+          };
         }
         notify();
       }
@@ -68,7 +71,10 @@ export function createFakeTuiPort(initial: Partial<TuiView> = {}): FakeTuiPort {
       const { pending, ...rest } = view;
       view = { ...rest, running: false };
       if (pending?.kind === "permission" && (pending.action ?? "command") === "command") {
-        view = { ...view, transcript: [...view.transcript, { role: "tool", text: "Interrupted", call: { name: "Bash", arg: pending.target.split("\n")[0] ?? "" } }] };
+        view = {
+          ...view,
+          transcript: [...view.transcript, { role: "tool", text: "Interrupted", call: { name: "Bash", arg: pending.target.split("\n")[0] ?? "" } }],
+        };
       }
       notify();
       return stopped;

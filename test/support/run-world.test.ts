@@ -62,9 +62,11 @@ describe("test worlds", () => {
     const w = worlds;
     await until(
       () => {
-        const left = Object.entries(pids).filter(([, pid]) => isAlive(pid)).map(([what]) => what);
+        const left = Object.entries(pids)
+          .filter(([, pid]) => isAlive(pid))
+          .map(([what]) => what);
         const socket = existsSync(w.socketPath);
-        return left.length === 0 && !socket && !isAlive(w.watchdog) ? true : (stateOf = { left, socket, watchdog: isAlive(w.watchdog) }, false);
+        return left.length === 0 && !socket && !isAlive(w.watchdog) ? true : ((stateOf = { left, socket, watchdog: isAlive(w.watchdog) }), false);
       },
       "every world of the killed run to end",
       { ms: 20_000, everyMs: 100 },

@@ -60,8 +60,14 @@ export function createPrivateTmux(): PrivateTmux {
     async newSession(name, argv, options = {}) {
       const envArgs = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
       await exec([
-        "new-session", "-d", "-s", name,
-        "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 30),
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        String(options.columns ?? 100),
+        "-y",
+        String(options.rows ?? 30),
         ...(options.cwd === undefined ? [] : ["-c", options.cwd]),
         ...envArgs,
         ...argv,

@@ -33,16 +33,38 @@ describe("until", () => {
 
   it("retries a probe that throws, by default, and names its last error, from which probe, when it never succeeds", async () => {
     let n = 0;
-    expect(await until(() => { if (++n < 3) throw new Error("not up"); return "up"; }, "the server", { everyMs: 1 })).toBe("up");
+    expect(
+      await until(
+        () => {
+          if (++n < 3) throw new Error("not up");
+          return "up";
+        },
+        "the server",
+        { everyMs: 1 },
+      ),
+    ).toBe("up");
     let calls = 0;
-    const error = await until(async () => { calls++; throw new Error("fetch failed", { cause: new Error("ECONNREFUSED") }); }, "the server", { ms: 20, everyMs: 5 }).catch((e: unknown) => e as UntilTimeout);
+    const error = await until(
+      async () => {
+        calls++;
+        throw new Error("fetch failed", { cause: new Error("ECONNREFUSED") });
+      },
+      "the server",
+      { ms: 20, everyMs: 5 },
+    ).catch((e: unknown) => e as UntilTimeout);
     expect(error.message).toBe(`timed out after 20 ms waiting for the server (last error, from probe ${calls} of ${calls}: fetch failed: ECONNREFUSED)`);
     expect((error.cause as Error).message).toBe("fetch failed");
   });
 
   it("fails at once with the probe's own error when told errors: 'throw'", async () => {
     const started = Date.now();
-    const error = await until(() => { throw new RangeError("broken"); }, "the thing", { ms: 10_000, errors: "throw" }).catch((e: unknown) => e);
+    const error = await until(
+      () => {
+        throw new RangeError("broken");
+      },
+      "the thing",
+      { ms: 10_000, errors: "throw" },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RangeError);
     expect(Date.now() - started).toBeLessThan(5_000);
     const rejected = await until(() => Promise.reject(new TypeError("also broken")), "the thing", { ms: 10_000, errors: "throw" }).catch((e: unknown) => e);

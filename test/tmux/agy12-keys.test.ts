@@ -126,15 +126,27 @@ describe("questions on agy 1.2.x", () => {
     const followed = await attach(sim, "1.2.10");
     const ask = async (): Promise<Gate> => {
       expect((await followed.session.sendTurn("Help me start a project")).result).toBe("delivered");
-      const gate = (await until(() => followed.log.filter(isGate).find((g) => g.request.kind === "question" && !followed.log.some((e) => e.type === "interaction_resolved" && e.interactionId === g.interactionId)), "an open question")) as Gate;
+      const gate = (await until(
+        () =>
+          followed.log
+            .filter(isGate)
+            .find((g) => g.request.kind === "question" && !followed.log.some((e) => e.type === "interaction_resolved" && e.interactionId === g.interactionId)),
+        "an open question",
+      )) as Gate;
       await sim!.waitForScreen((s) => s.includes("Question 1/1:") && s.includes("3. A library"), "the question form");
       sim!.resetRecording();
       return gate;
     };
     const first = await ask();
-    expect(await followed.session.answer(first.interactionId, { optionIds: ["3"], via: "tui" })).toEqual({ result: "delivered", stepIndex: first.stepIndex, via: "tui" });
+    expect(await followed.session.answer(first.interactionId, { optionIds: ["3"], via: "tui" })).toEqual({
+      result: "delivered",
+      stepIndex: first.stepIndex,
+      via: "tui",
+    });
     expect(flat(sim.keysSent())).toEqual(["3"]);
-    expect(await followed.waitFor((e) => e.type === "interaction_resolved" && e.interactionId === first.interactionId, "the first answer")).toMatchObject({ outcome: "answered" });
+    expect(await followed.waitFor((e) => e.type === "interaction_resolved" && e.interactionId === first.interactionId, "the first answer")).toMatchObject({
+      outcome: "answered",
+    });
     await followed.waitFor(turnEnded, "the first turn's end");
     await sim.waitForScreen((s) => /^>\s*$/m.test(s), "the composer back");
 
@@ -193,17 +205,24 @@ describe("turns on agy 1.2.x", () => {
     expect((await followed.session.sendTurn(text)).result).toBe("delivered");
     expect(sim.pastes()).toBe(1);
     expect(sim.keysSent()).toEqual([["Enter"]]);
-    const users = await until(() => {
-      const seen = followed.log.filter((e) => e.type === "user_message");
-      return seen.length > 0 ? seen : undefined;
-    }, "the turn's user_message", { seen: () => followed.log.map((e) => e.type).join(", ") });
+    const users = await until(
+      () => {
+        const seen = followed.log.filter((e) => e.type === "user_message");
+        return seen.length > 0 ? seen : undefined;
+      },
+      "the turn's user_message",
+      { seen: () => followed.log.map((e) => e.type).join(", ") },
+    );
     expect(users).toEqual([expect.objectContaining({ text })]);
   }, 60_000);
 });
 
 describe("the row is chosen per session's version", () => {
   it("on the same kind of leftover dialog: Escape for agy 1.0.x, nothing for 1.1.x", async () => {
-    for (const [agyVersion, keys, outcome] of [["1.0.10", ["Escape"], "closed"], ["1.1.27", [], "left_open"]] as const) {
+    for (const [agyVersion, keys, outcome] of [
+      ["1.0.10", ["Escape"], "closed"],
+      ["1.1.27", [], "left_open"],
+    ] as const) {
       sim = await startSimPane(["--tui-version", "1.1", "--tui-stale-dialog", "stay"]);
       const followed = await attach(sim, agyVersion);
       expect((await followed.session.sendTurn("Run pwd")).result).toBe("delivered");

@@ -15,7 +15,19 @@ describe("parseScreen with agy's task strip under the composer (spike-notes §13
   const tasks = ["  ● [09:14:02] make it-auth running", "  ↓ 2 more"];
 
   it("takes the composer above a strip closed by a rule of its own, not the strip", () => {
-    const screen = parseScreen(["─".repeat(60), "> Start the suites.", "", rule, "> half typed", rule, ...tasks, rule, "? for shortcuts       Gemini 3.9 Pro · medium · 3 task(s) · /tasks"].join("\n"));
+    const screen = parseScreen(
+      [
+        "─".repeat(60),
+        "> Start the suites.",
+        "",
+        rule,
+        "> half typed",
+        rule,
+        ...tasks,
+        rule,
+        "? for shortcuts       Gemini 3.9 Pro · medium · 3 task(s) · /tasks",
+      ].join("\n"),
+    );
     expect(screen.region).toEqual(["> half typed"]);
     expect(screen.draft).toBe("half typed");
     expect(screen.footer).toBe("idle");

@@ -59,7 +59,10 @@ describe("delivering into the fake TUI", () => {
     await tui.setView({ running: true, transcript: [{ role: "user", text: "first" }] });
     await world.waitForScreen(tui.paneId, (s) => s.includes("esc to cancel"), "the running footer");
     const commands: string[][] = [];
-    const watched = createTmuxDriver({ socket: { name: world.socketName }, exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)) });
+    const watched = createTmuxDriver({
+      socket: { name: world.socketName },
+      exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)),
+    });
     const delivery = watched.deliverTurn(tui.paneId, "and then this", { pollMs: 50 });
     // Several reads of the busy screen later, nothing may have been typed.
     await expect.poll(() => commands.filter((c) => c.includes("capture-pane")).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
@@ -106,7 +109,11 @@ describe("guards", () => {
     await tui.setView({ running: true, pending: PERMISSION });
     await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
     const result = await driver.deliverTurn(tui.paneId, "hello", { clearDraft: true });
-    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining('command prompt "Do you want to proceed?"'), screen: { state: "prompt", composer: "absent" } });
+    expect(result).toMatchObject({
+      result: "failed",
+      reason: expect.stringContaining('command prompt "Do you want to proceed?"'),
+      screen: { state: "prompt", composer: "absent" },
+    });
     expect(await tui.calls()).toEqual([]);
   });
 
@@ -114,7 +121,11 @@ describe("guards", () => {
     await world.tmux(["send-keys", "-t", tui.paneId, "-l", "half typed"]);
     await world.waitForScreen(tui.paneId, (s) => s.includes("> half typed"), "the typed draft");
     const result = await driver.deliverTurn(tui.paneId, "my turn");
-    expect(result).toMatchObject({ result: "failed", reason: expect.stringContaining("draft someone typed"), screen: { composer: "draft", draft: "half typed" } });
+    expect(result).toMatchObject({
+      result: "failed",
+      reason: expect.stringContaining("draft someone typed"),
+      screen: { composer: "draft", draft: "half typed" },
+    });
     expect(await draft()).toBe("half typed");
     expect(await tui.calls()).toEqual([]);
   });
@@ -141,7 +152,17 @@ describe("dialogs in the fake TUI", () => {
     kind: "question" as const,
     trajectoryId: "t",
     stepIndex: 5,
-    questions: [{ question: "Which colour?", multiSelect: false, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
+    questions: [
+      {
+        question: "Which colour?",
+        multiSelect: false,
+        options: [
+          { id: "1", text: "red" },
+          { id: "2", text: "green" },
+          { id: "3", text: "blue" },
+        ],
+      },
+    ],
   };
 
   it("on agy 1.0.x closes a stale dialog after an RPC approval with Escape alone, answering nothing (§5.4)", async () => {
@@ -159,7 +180,10 @@ describe("dialogs in the fake TUI", () => {
   it("declines in the TUI on its No row, found by label, with the pointer: the port gets a deny", async () => {
     await tui.setView({ running: true, pending: PERMISSION });
     await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the permission dialog");
-    expect(await driver.answerPrompt(tui.paneId, { kind: "decline" }, { agyVersion: "1.1.27" })).toMatchObject({ result: "answered", keys: ["Down", "Down", "Down", "Enter"] });
+    expect(await driver.answerPrompt(tui.paneId, { kind: "decline" }, { agyVersion: "1.1.27" })).toMatchObject({
+      result: "answered",
+      keys: ["Down", "Down", "Down", "Enter"],
+    });
     const calls = await tui.calls();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ call: "answer", stepIndex: 4, delivered: true });
@@ -183,7 +207,11 @@ describe("dialogs in the fake TUI", () => {
   it("presses nothing for an option the dialog does not offer, or a kind it was not asked to act on", async () => {
     await tui.setView({ running: true, pending: QUESTION });
     await world.waitForScreen(tui.paneId, (s) => s.includes("3. blue"), "the question dialog");
-    expect(await driver.answerPrompt(tui.paneId, { kind: "option", label: "purple" })).toMatchObject({ result: "failed", keys: [], screen: { prompt: { kind: "question" } } });
+    expect(await driver.answerPrompt(tui.paneId, { kind: "option", label: "purple" })).toMatchObject({
+      result: "failed",
+      keys: [],
+      screen: { prompt: { kind: "question" } },
+    });
     expect(await driver.answerPrompt(tui.paneId, { kind: "approve" }, { kinds: ["command"] })).toMatchObject({ result: "failed", keys: [] });
     expect(await tui.calls()).toEqual([]);
   });

@@ -62,7 +62,10 @@ describe("a 100 KB paste on one line", () => {
     await tui.setView({ running: true, pending: { kind: "permission", trajectoryId: "t", stepIndex: 4, target: "rm -rf build", description: "Remove it" } });
     await world.waitForScreen(tui.paneId, (s) => s.includes("4. No"), "the command dialog");
     const commands: string[][] = [];
-    const watched = createTmuxDriver({ socket: { name: world.socketName }, exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)) });
+    const watched = createTmuxDriver({
+      socket: { name: world.socketName },
+      exec: (file, args, options) => (commands.push([...args]), spawnTmux(file, args, options)),
+    });
     const result = await watched.deliverTurn(tui.paneId, "Say hello", { clearDraft: true });
     expect(result).toMatchObject({ result: "failed", screen: { state: "prompt", prompt: { kind: "command" } } });
     expect(commands.filter((c) => c.includes("send-keys") || c.includes("paste-buffer"))).toEqual([]);

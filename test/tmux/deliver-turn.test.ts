@@ -174,7 +174,10 @@ describe("deliverTurnToPane", () => {
     // At the start, right before the paste, right before Enter.
     const answers = [false, false, true];
     const result = await deliverTurnToPane(pane, "steer the turn", { hasWaitingStep: async () => answers.shift() ?? true }, fakeClock());
-    expect(result).toMatchObject({ result: "failed", reason: "A step started WAITING for an answer after the paste, so Enter was not pressed; the text is left in the composer, unsubmitted." });
+    expect(result).toMatchObject({
+      result: "failed",
+      reason: "A step started WAITING for an answer after the paste, so Enter was not pressed; the text is left in the composer, unsubmitted.",
+    });
     expect(pane.pastes).toEqual(["steer the turn"]);
     expect(enters(pane)).toBe(0);
   });

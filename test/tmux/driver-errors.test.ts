@@ -77,7 +77,10 @@ describe("no tmux", () => {
 
   it("reports a tmux server that is not running, by socket name and by path", async () => {
     const idle = createTmuxDriver({ socket: { name: `${world.socketName}-never-started` } });
-    await expect(idle.panePid("%0")).rejects.toMatchObject({ failure: "no_server", message: expect.stringContaining("No tmux server is running on tmux server -L") });
+    await expect(idle.panePid("%0")).rejects.toMatchObject({
+      failure: "no_server",
+      message: expect.stringContaining("No tmux server is running on tmux server -L"),
+    });
     const byPath = createTmuxDriver({ socket: { path: join(world.dir, "no-socket") } });
     await expect(byPath.capturePane("%0")).rejects.toMatchObject({ failure: "no_server" });
     const cli = await runCli(["send", "--pane", "%0", "-S", join(world.dir, "no-socket"), "--", "hello"]);

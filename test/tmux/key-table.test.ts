@@ -69,12 +69,17 @@ describe("which row a version gets", () => {
       const known = cell.effects.filter((e) => e !== "unknown");
       if (known.length === 0) continue;
       const expected =
-        key === "Enter" ? [situation === "composer" || situation === "slash" ? "submits" : "selects_pointed"] : key === "BSpace" && situation === "composer" ? ["edits_draft"] : ["moves_pointer"];
+        key === "Enter"
+          ? [situation === "composer" || situation === "slash" ? "submits" : "selects_pointed"]
+          : key === "BSpace" && situation === "composer"
+            ? ["edits_draft"]
+            : ["moves_pointer"];
       expect({ situation, key, settled, known }).toEqual({ situation, key, settled: false, known: expected });
     }
     // Nothing that could cancel, dismiss or answer at once.
     for (const { cell } of cells(UNKNOWN)) {
-      for (const bad of ["answers_at_once", "cancels_tool_call", "ends_turn", "dismisses", "declines", "quits", "approves_other"] as const) expect(cell.effects).not.toContain(bad);
+      for (const bad of ["answers_at_once", "cancels_tool_call", "ends_turn", "dismisses", "declines", "quits", "approves_other"] as const)
+        expect(cell.effects).not.toContain(bad);
     }
   });
 
@@ -109,7 +114,10 @@ describe("what each key does on agy 1.2.x (spike-notes K1–K17)", () => {
     for (const table of [V10, V11, V12, UNKNOWN]) {
       for (const situation of KEY_SITUATIONS) {
         const effects = effectOf(table, situation, "C-c").effects;
-        expect(effects.some((e) => e === "quits" || e === "ends_turn" || e === "cancels_tool_call" || e === "unknown"), `${table.line} ${situation}`).toBe(true);
+        expect(
+          effects.some((e) => e === "quits" || e === "ends_turn" || e === "cancels_tool_call" || e === "unknown"),
+          `${table.line} ${situation}`,
+        ).toBe(true);
       }
     }
   });
@@ -195,19 +203,47 @@ describe("declining by label, never by position", () => {
   });
 
   it("refuses a dialog whose No row is ambiguous rather than guess", () => {
-    const prompt: ScreenPrompt = { kind: "other", question: null, options: [{ label: "No", number: 1 }, { label: "No thanks", number: 2 }], pointer: 1, keys: "arrows" };
+    const prompt: ScreenPrompt = {
+      kind: "other",
+      question: null,
+      options: [
+        { label: "No", number: 1 },
+        { label: "No thanks", number: 2 },
+      ],
+      pointer: 1,
+      keys: "arrows",
+    };
     expect(declinePlan(V12, prompt).how).toBe("refused");
   });
 });
 
 describe("choosing an option", () => {
   it("takes a digit where the screen advertises digits, whatever the version", () => {
-    const menu: ScreenPrompt = { kind: "menu", question: null, options: [{ label: "Bug", number: 1 }, { label: "Idea", number: 2 }], pointer: 1, keys: "digits" };
+    const menu: ScreenPrompt = {
+      kind: "menu",
+      question: null,
+      options: [
+        { label: "Bug", number: 1 },
+        { label: "Idea", number: 2 },
+      ],
+      pointer: 1,
+      keys: "digits",
+    };
     expect(choosePlan(UNKNOWN, menu, 2)).toEqual({ how: "digit", position: 2, digit: "2" });
   });
 
   it("refuses a question form of several questions: one key answers only the one on screen (K9)", () => {
-    const form: ScreenPrompt = { kind: "question", question: "Which port?", options: [{ label: "8080", number: 1 }, { label: "9090", number: 2 }], pointer: 1, keys: "arrows", form: { index: 1, total: 2, back: false } };
+    const form: ScreenPrompt = {
+      kind: "question",
+      question: "Which port?",
+      options: [
+        { label: "8080", number: 1 },
+        { label: "9090", number: 2 },
+      ],
+      pointer: 1,
+      keys: "arrows",
+      form: { index: 1, total: 2, back: false },
+    };
     expect(choosePlan(V12, form, 1)).toMatchObject({ how: "refused", reason: expect.stringContaining("2 questions") });
   });
 });

@@ -19,7 +19,9 @@ describe("sanitizeTurnText", () => {
   });
 
   it("rejects a NUL byte with a sentence saying what to do", () => {
-    expect(() => sanitizeTurnText("before\u0000after")).toThrow(expect.objectContaining({ code: "invalid_argument", message: expect.stringMatching(/NUL byte; send text/) }));
+    expect(() => sanitizeTurnText("before\u0000after")).toThrow(
+      expect.objectContaining({ code: "invalid_argument", message: expect.stringMatching(/NUL byte; send text/) }),
+    );
   });
 
   it("accepts exactly 1 MiB and rejects one byte more, counting UTF-8 bytes", () => {

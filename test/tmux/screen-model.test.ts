@@ -128,7 +128,12 @@ describe("readScreen: dialogs (§13.2)", () => {
     expect(prompt?.options[3]).toEqual({ label: "No", number: 4 });
     expect(read("dialog-command-pointer-moved-1.2.3").prompt).toMatchObject({ kind: "command", question: "Run this command?" });
     // 1.0.x: a command cut to four rows and "⋯ (2 lines hidden)", the ctrl+r Review footer.
-    expect(read("dialog-command-hidden-lines-1.0.14").prompt).toMatchObject({ kind: "command", question: "Do you want to proceed?", pointer: 1, keys: "arrows" });
+    expect(read("dialog-command-hidden-lines-1.0.14").prompt).toMatchObject({
+      kind: "command",
+      question: "Do you want to proceed?",
+      pointer: 1,
+      keys: "arrows",
+    });
   });
 
   it("reads the six options of a command asked again after a denial, No staying 4 (#10)", () => {
@@ -156,15 +161,21 @@ describe("readScreen: dialogs (§13.2)", () => {
   it("takes the > row at column 0 for the pointer, wherever Up/Down moved it (#12)", () => {
     expect(read("dialog-command-1.1.27").prompt?.pointer).toBe(1);
     expect(read("dialog-command-pointer-moved-1.2.3").prompt?.pointer).toBe(4);
-    const onTwo = screen("dialog-create-file-1.1.27").replace("> 1. Yes, allow creation", "  1. Yes, allow creation").replace("  2. No, deny creation", "> 2. No, deny creation");
+    const onTwo = screen("dialog-create-file-1.1.27")
+      .replace("> 1. Yes, allow creation", "  1. Yes, allow creation")
+      .replace("  2. No, deny creation", "> 2. No, deny creation");
     expect(readScreen(onTwo).prompt?.pointer).toBe(2);
   });
 
   it("folds labels wrapped onto column-0 rows, blank rows included, into one label with whitespace collapsed (#13)", () => {
     const options = read("dialog-command-wrapped-1.1.27").prompt?.options ?? [];
     expect(options).toHaveLength(4);
-    expect(options[1]?.label).toBe("Yes, and always allow in this conversation for commands that start with 'psql -c 'begin; update invoices set currency = 1; comm...'");
-    expect(options[2]?.label).toBe("Yes, and always allow for commands that start with 'psql -c 'begin; update invoices set currency = 1; comm...' (Persist to settings.json)");
+    expect(options[1]?.label).toBe(
+      "Yes, and always allow in this conversation for commands that start with 'psql -c 'begin; update invoices set currency = 1; comm...'",
+    );
+    expect(options[2]?.label).toBe(
+      "Yes, and always allow for commands that start with 'psql -c 'begin; update invoices set currency = 1; comm...' (Persist to settings.json)",
+    );
   });
 
   it("reads a question dialog by its Question header (synthesized layout)", () => {
@@ -172,7 +183,14 @@ describe("readScreen: dialogs (§13.2)", () => {
   });
 
   it("offers arrow keys on every dialog: none advertises digits (#14)", () => {
-    for (const name of ["dialog-command-1.1.27", "dialog-command-six-options-1.1.27", "dialog-create-file-1.1.27", "trust-1.1.27", "picker-model-1.1.27", "popup-slash-1.1.27"]) {
+    for (const name of [
+      "dialog-command-1.1.27",
+      "dialog-command-six-options-1.1.27",
+      "dialog-create-file-1.1.27",
+      "trust-1.1.27",
+      "picker-model-1.1.27",
+      "popup-slash-1.1.27",
+    ]) {
       expect(read(name).prompt?.keys, name).toBe("arrows");
     }
   });
@@ -183,7 +201,15 @@ describe("readScreen: other screens that hold the keyboard (§13.3)", () => {
     expect(read("trust-1.1.27")).toMatchObject({
       state: "prompt",
       composer: "absent",
-      prompt: { kind: "trust", question: "Do you trust the contents of this project?", pointer: 1, options: [{ label: "Yes, I trust this folder", number: null }, { label: "No, exit", number: null }] },
+      prompt: {
+        kind: "trust",
+        question: "Do you trust the contents of this project?",
+        pointer: 1,
+        options: [
+          { label: "Yes, I trust this folder", number: null },
+          { label: "No, exit", number: null },
+        ],
+      },
     });
   });
 
@@ -259,7 +285,18 @@ describe("readScreen: what it cannot place is unknown, never ready", () => {
   });
 
   it("never reads a key-hint footer as the status row", () => {
-    const text = ["Accessing workspace:", "", "~/src/ledger", "", "Do you trust the contents of this project?", "", "> Yes, I trust this folder", "  No, exit", "", "  ↑/↓ Navigate · enter Confirm"].join("\n");
+    const text = [
+      "Accessing workspace:",
+      "",
+      "~/src/ledger",
+      "",
+      "Do you trust the contents of this project?",
+      "",
+      "> Yes, I trust this folder",
+      "  No, exit",
+      "",
+      "  ↑/↓ Navigate · enter Confirm",
+    ].join("\n");
     expect(readScreen(text)).toMatchObject({ state: "prompt", model: null, mode: null, prompt: { kind: "trust" } });
   });
 });
@@ -279,7 +316,10 @@ describe("readScreen: input forms", () => {
 
   it("reads a capture with colour codes and CR LF line ends as the plain one", () => {
     const plain = screen("dialog-command-1.1.27");
-    const coloured = plain.replace("> 1. Yes", "\u001b[1;34m> 1. Yes\u001b[0m").replace(/^esc to cancel/mu, "\u001b[2mesc to cancel\u001b[22m").replace(/\n/g, "\r\n");
+    const coloured = plain
+      .replace("> 1. Yes", "\u001b[1;34m> 1. Yes\u001b[0m")
+      .replace(/^esc to cancel/mu, "\u001b[2mesc to cancel\u001b[22m")
+      .replace(/\n/g, "\r\n");
     expect(readScreen(coloured)).toEqual(readScreen(plain));
   });
 });
@@ -288,7 +328,11 @@ describe("readScreen: agy 1.2.x screens (§13.8)", () => {
   it("reads N task(s) on the status row as background tasks, never busy, with the model and mode read right (#26)", () => {
     expect(read("idle-task-strip-1.2.x")).toMatchObject({ state: "ready", model: "Gemini 3.9 Pro", mode: "default", backgroundTasks: 1 });
     expect(read("dialog-command-run-1.2.10")).toMatchObject({ state: "prompt", model: "Gemini 3.9 Pro", mode: "default", backgroundTasks: 2 });
-    for (const label of ["plan · Gemini 3.9 Pro · medium · 3 task(s) · /tasks", "plan · Gemini 3.9 Pro · medium · 3 task(s) · /t", "plan · Gemini 3.9 Pro · medium · 3 task(s)"]) {
+    for (const label of [
+      "plan · Gemini 3.9 Pro · medium · 3 task(s) · /tasks",
+      "plan · Gemini 3.9 Pro · medium · 3 task(s) · /t",
+      "plan · Gemini 3.9 Pro · medium · 3 task(s)",
+    ]) {
       const text = [RULE, ">", RULE, statusRow("? for shortcuts", label, 120)].join("\n");
       expect(readScreen(text), label).toMatchObject({ state: "ready", model: "Gemini 3.9 Pro", mode: "plan", backgroundTasks: 3 });
     }
@@ -298,7 +342,10 @@ describe("readScreen: agy 1.2.x screens (§13.8)", () => {
 
   it("reads the task strip under the composer as agy's, not as an unknown panel (#27)", () => {
     expect(read("idle-task-strip-1.2.x")).toMatchObject({ state: "ready", composer: "empty", prompt: null });
-    const two = screen("idle-task-strip-1.2.x").replace("  ● [14:02:11] npm run watch running", "  ● [14:02:11] npm run watch running\n  ● [14:05:40] cargo build running");
+    const two = screen("idle-task-strip-1.2.x").replace(
+      "  ● [14:02:11] npm run watch running",
+      "  ● [14:02:11] npm run watch running\n  ● [14:05:40] cargo build running",
+    );
     expect(readScreen(two)).toMatchObject({ state: "ready", prompt: null });
     // Anything else there is still unknown.
     const other = screen("idle-task-strip-1.2.x").replace("  ● [14:02:11] npm run watch running", "  ● something we have never seen");
@@ -308,7 +355,10 @@ describe("readScreen: agy 1.2.x screens (§13.8)", () => {
   it("reads a task strip closed by a rule of its own, with more tasks than fit, as agy's (#27)", () => {
     expect(read("idle-task-panel-1.3.3")).toMatchObject({ state: "ready", composer: "empty", prompt: null, backgroundTasks: 5 });
     // A rule under the composer that closes anything else still means the composer is not the live one.
-    const other = screen("idle-task-panel-1.3.3").replace("  ● [09:14:02] make it-auth running\n  ● [09:14:03] make it-billing running\n  ↓ 3 more", "Some panel we do not know");
+    const other = screen("idle-task-panel-1.3.3").replace(
+      "  ● [09:14:02] make it-auth running\n  ● [09:14:03] make it-billing running\n  ↓ 3 more",
+      "Some panel we do not know",
+    );
     expect(readScreen(other).state).toBe("unknown");
   });
 
@@ -369,17 +419,30 @@ describe("readScreen: agy 1.2.x screens (§13.8)", () => {
     for (const [name, action, no] of cases) {
       const prompt = read(name).prompt;
       expect(prompt, name).toMatchObject({ kind: "file", fileAction: action });
-      expect(prompt?.options.findIndex((o) => /^No\b/u.test(o.label)), name).toBe(no - 1);
+      expect(
+        prompt?.options.findIndex((o) => /^No\b/u.test(o.label)),
+        name,
+      ).toBe(no - 1);
     }
   });
 
   it("reads the question form's position, the text after Question i/N, and ← Back (#33)", () => {
-    expect(read("question-form-2of3-1.2.1").prompt).toMatchObject({ kind: "question", question: "Which port should it listen on?", form: { index: 2, total: 3, back: true } });
+    expect(read("question-form-2of3-1.2.1").prompt).toMatchObject({
+      kind: "question",
+      question: "Which port should it listen on?",
+      form: { index: 2, total: 3, back: true },
+    });
     const first = screen("question-form-2of3-1.2.1").replace("Question 2/3:", "Question 1/3:").replace(" · ← Back", "");
     expect(readScreen(first).prompt?.form).toEqual({ index: 1, total: 3, back: false });
     // A long question wraps onto the next row: it is one question still.
-    const wrapped = screen("question-form-2of3-1.2.1").replace("Question 2/3: Which port should it listen on?", "Question 2/3: Which port should it listen on when it\nruns behind the proxy?");
-    expect(readScreen(wrapped).prompt).toMatchObject({ question: "Which port should it listen on when it runs behind the proxy?", form: { index: 2, total: 3 } });
+    const wrapped = screen("question-form-2of3-1.2.1").replace(
+      "Question 2/3: Which port should it listen on?",
+      "Question 2/3: Which port should it listen on when it\nruns behind the proxy?",
+    );
+    expect(readScreen(wrapped).prompt).toMatchObject({
+      question: "Which port should it listen on when it runs behind the proxy?",
+      form: { index: 2, total: 3 },
+    });
     // A question dialog without the form's line has no form.
     expect(read("dialog-question-synthesized").prompt).not.toHaveProperty("form");
   });
@@ -399,15 +462,39 @@ describe("readScreen: agy 1.2.x screens (§13.8)", () => {
   });
 
   it("reads each first-run screen as setup, so no key is sent (#37)", () => {
-    expect(read("setup-sign-in-1.2.1")).toMatchObject({ state: "prompt", composer: "absent", model: null, prompt: { kind: "setup", setup: "sign_in", pointer: 1 } });
+    expect(read("setup-sign-in-1.2.1")).toMatchObject({
+      state: "prompt",
+      composer: "absent",
+      model: null,
+      prompt: { kind: "setup", setup: "sign_in", pointer: 1 },
+    });
     expect(read("setup-sign-in-1.2.1").prompt?.options.map((o) => o.number)).toEqual([1, 2]);
     expect(read("setup-oauth-1.2.1")).toMatchObject({ state: "prompt", prompt: { kind: "setup", setup: "oauth", options: [] } });
     expect(read("setup-terms-1.2.1")).toMatchObject({ state: "prompt", prompt: { kind: "setup", setup: "terms", options: [] } });
     // Sign-in text left above a later screen does not make that screen setup.
-    const trust = [...screen("setup-sign-in-1.2.1").trimEnd().split("\n"), "", "Accessing workspace:", "", "  /home/dev/project", "", "Do you trust the contents of this project?", "> Yes, I trust this folder", "  No, exit", "", "  ↑/↓ Navigate · enter Confirm"].join("\n");
+    const trust = [
+      ...screen("setup-sign-in-1.2.1").trimEnd().split("\n"),
+      "",
+      "Accessing workspace:",
+      "",
+      "  /home/dev/project",
+      "",
+      "Do you trust the contents of this project?",
+      "> Yes, I trust this folder",
+      "  No, exit",
+      "",
+      "  ↑/↓ Navigate · enter Confirm",
+    ].join("\n");
     expect(readScreen(trust).prompt?.kind).toBe("trust");
     // …nor does it when a composer is drawn below it.
-    const signedIn = [...screen("setup-sign-in-1.2.1").trimEnd().split("\n"), "", RULE, ">", RULE, statusRow("? for shortcuts", "Gemini 3.9 Pro · medium")].join("\n");
+    const signedIn = [
+      ...screen("setup-sign-in-1.2.1").trimEnd().split("\n"),
+      "",
+      RULE,
+      ">",
+      RULE,
+      statusRow("? for shortcuts", "Gemini 3.9 Pro · medium"),
+    ].join("\n");
     expect(readScreen(signedIn)).toMatchObject({ state: "ready", prompt: null });
   });
 

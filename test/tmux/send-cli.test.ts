@@ -70,7 +70,11 @@ describe("agy-bridge send", () => {
     await world.waitForScreen(tui.paneId, (s) => s.includes("> someone typing"), "the draft");
     const refused = await runCli(["send", "--pane", tui.paneId, "-L", world.socketName, "--json", "--", "mine"]);
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ result: "failed", reason: expect.stringContaining("draft someone typed"), screen: { state: "ready", composer: "draft", draft: "someone typing" } });
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      result: "failed",
+      reason: expect.stringContaining("draft someone typed"),
+      screen: { state: "ready", composer: "draft", draft: "someone typing" },
+    });
     const cleared = await runCli(["send", "--pane", tui.paneId, "-L", world.socketName, "--clear-draft", "--json", "--", "mine"]);
     expect(cleared.code).toBe(0);
     expect(await tui.calls()).toEqual([{ call: "submitTurn", text: "mine" }]);

@@ -88,7 +88,13 @@ describe("send to agy-bridge sim with an RPC client bound", () => {
     await expect.poll(async () => (stepIndex = (await steps(id)).findIndex((s) => s.status === STEP_STATUS.WAITING))).toBeGreaterThanOrEqual(0);
     await world.waitForScreen(pane, (s) => s.includes("4. No"), "the permission prompt");
     await rpc("HandleCascadeUserInteraction", { cascadeId: id, interaction: { trajectoryId, stepIndex, permission: { allow: true } } });
-    await expect.poll(async () => (await rpc<{ trajectorySummaries?: Record<string, { status?: string }> }>("GetAllCascadeTrajectories", {})).trajectorySummaries?.[id]?.status, { timeout: 15_000 }).toBe(RUN_STATUS.IDLE);
+    await expect
+      .poll(
+        async () =>
+          (await rpc<{ trajectorySummaries?: Record<string, { status?: string }> }>("GetAllCascadeTrajectories", {})).trajectorySummaries?.[id]?.status,
+        { timeout: 15_000 },
+      )
+      .toBe(RUN_STATUS.IDLE);
 
     // agy's own dialog is still open (spike-notes §5.4). This simulator names no agy version, so the key table's
     // conservative row applies: no key is known to close a settled step's dialog safely, and send refuses, typing nothing.
@@ -107,8 +113,17 @@ describe("send to agy-bridge sim with an RPC client bound", () => {
 
 describe("send to agy 1.2.x (the version read from the pane's banner)", () => {
   it("refuses, pressing nothing, to close a leftover approval with Escape — it would end the resumed turn — until --close-stale", async () => {
-    pane = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.2.10", "--tui-stale-dialog", "stay"], { columns: 110, rows: 40 });
-    const screen = await world.waitForScreen(pane, (s) => s.includes("Antigravity CLI 1.2.10") && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the sim's 1.2.10 TUI", 30_000);
+    pane = await world.newSession(
+      "sim",
+      [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0", "--tui-version", "1.2.10", "--tui-stale-dialog", "stay"],
+      { columns: 110, rows: 40 },
+    );
+    const screen = await world.waitForScreen(
+      pane,
+      (s) => s.includes("Antigravity CLI 1.2.10") && /http:\/\/127\.0\.0\.1:\d+/.test(s),
+      "the sim's 1.2.10 TUI",
+      30_000,
+    );
     url = (/http:\/\/127\.0\.0\.1:\d+/.exec(screen) as RegExpExecArray)[0];
     const { id, trajectoryId } = await conversation();
     expect((await send(id, "--", "Run pwd")).code).toBe(0);
@@ -139,7 +154,12 @@ describe("send with --conversation and no --url", () => {
     const agy = await world.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", "--csrf_token", token, "--speed", "0"], {
       env: { AGY_BRIDGE_CACHE_DIR: world.dir },
     });
-    const screen = await world.waitForScreen(agy, (s) => s.includes("? for shortcuts") && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the launched sim's TUI", 30_000);
+    const screen = await world.waitForScreen(
+      agy,
+      (s) => s.includes("? for shortcuts") && /http:\/\/127\.0\.0\.1:\d+/.test(s),
+      "the launched sim's TUI",
+      30_000,
+    );
     const agyUrl = (/http:\/\/127\.0\.0\.1:\d+/.exec(screen) as RegExpExecArray)[0];
     const all = await fetch(`${agyUrl}/${SERVICE}/GetAllCascadeTrajectories`, {
       method: "POST",

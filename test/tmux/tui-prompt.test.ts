@@ -9,7 +9,16 @@
  * deliver-fake-tui.
  */
 import { describe, expect, it } from "vitest";
-import { answerOnScreen, closeAnsweredPrompt, readScreen, targetOption, type ChosenKey, type PromptClock, type PromptPane, type ScreenModel } from "../../src/tmux/index.js";
+import {
+  answerOnScreen,
+  closeAnsweredPrompt,
+  readScreen,
+  targetOption,
+  type ChosenKey,
+  type PromptClock,
+  type PromptPane,
+  type ScreenModel,
+} from "../../src/tmux/index.js";
 
 const RULE = "─".repeat(60);
 
@@ -83,9 +92,23 @@ function fakeClock(): PromptClock {
   return { now: () => now, sleep: async (ms) => void (now += ms) };
 }
 
-const COMMAND = ["Yes", "Yes, and always allow in this conversation for commands that start with 'npm'", "Yes, and always allow for commands that start with 'npm' (Persist to settings.json)", "No"];
-const COMMAND_SIX = [...COMMAND, "No, and always deny for commands that start with 'npm' in this conversation", "No, and always deny for commands that start with 'npm' (Persist to settings.json)"];
-const COMMAND_12 = ["Yes, run command", "Yes, and always allow in this conversation for commands that start with 'du'", "Yes, and always allow for commands that start with 'du' (Persist to settings.json)", "No, cancel"];
+const COMMAND = [
+  "Yes",
+  "Yes, and always allow in this conversation for commands that start with 'npm'",
+  "Yes, and always allow for commands that start with 'npm' (Persist to settings.json)",
+  "No",
+];
+const COMMAND_SIX = [
+  ...COMMAND,
+  "No, and always deny for commands that start with 'npm' in this conversation",
+  "No, and always deny for commands that start with 'npm' (Persist to settings.json)",
+];
+const COMMAND_12 = [
+  "Yes, run command",
+  "Yes, and always allow in this conversation for commands that start with 'du'",
+  "Yes, and always allow for commands that start with 'du' (Persist to settings.json)",
+  "No, cancel",
+];
 const COMMAND_12_TWO = ["Yes, run command", "No, cancel"];
 const FILE = ["Yes, allow creation", "No, deny creation"];
 const FILE_OUTSIDE = ["Yes, allow creation", "Yes, and always allow non-workspace access", "No, deny creation"];
@@ -93,7 +116,8 @@ const v12 = { agyVersion: "1.2.10" };
 const v11 = { agyVersion: "1.1.27" };
 const v10 = { agyVersion: "1.0.10" };
 
-const dialog12 = (options = COMMAND_12, extra: Partial<DialogScript> = {}) => new ScriptedDialog({ kind: "command12", options, digitsAnswer: true, escape: "interrupts", ...extra });
+const dialog12 = (options = COMMAND_12, extra: Partial<DialogScript> = {}) =>
+  new ScriptedDialog({ kind: "command12", options, digitsAnswer: true, escape: "interrupts", ...extra });
 
 describe("choosing the row a choice means", () => {
   it("reads the plain Yes row 1 of a command dialog (4 or 6 options, 1.2.x wording) and of a file dialog", async () => {
@@ -132,9 +156,16 @@ describe("answering on screen, agy 1.0/1.1 and unknown versions: the pointer", (
   });
 
   it("declines a command dialog by moving onto its No row, 4 of 4 or of 6, and Enter — never Escape", async () => {
-    for (const [options, version] of [[COMMAND, v10], [COMMAND_SIX, v11], [COMMAND, {}]] as const) {
+    for (const [options, version] of [
+      [COMMAND, v10],
+      [COMMAND_SIX, v11],
+      [COMMAND, {}],
+    ] as const) {
       const dialog = new ScriptedDialog({ kind: "command", options: [...options] });
-      expect(await answerOnScreen(dialog, { kind: "decline" }, version, fakeClock())).toMatchObject({ result: "answered", keys: ["Down", "Down", "Down", "Enter"] });
+      expect(await answerOnScreen(dialog, { kind: "decline" }, version, fakeClock())).toMatchObject({
+        result: "answered",
+        keys: ["Down", "Down", "Down", "Enter"],
+      });
       expect(dialog.chosen).toBe("No");
     }
   });
@@ -165,7 +196,11 @@ describe("answering on screen, agy 1.2.x: the digit alone", () => {
     const approve = dialog12();
     expect(await answerOnScreen(approve, { kind: "approve" }, v12, fakeClock())).toMatchObject({ result: "answered", keys: ["1"] });
     expect(approve.chosen).toBe("Yes, run command");
-    for (const [options, digit, kind] of [[COMMAND_12, "4", "command12"], [COMMAND_12_TWO, "2", "command12"], [FILE_OUTSIDE, "3", "file"]] as const) {
+    for (const [options, digit, kind] of [
+      [COMMAND_12, "4", "command12"],
+      [COMMAND_12_TWO, "2", "command12"],
+      [FILE_OUTSIDE, "3", "file"],
+    ] as const) {
       const dialog = new ScriptedDialog({ kind, options: [...options], digitsAnswer: true, escape: "interrupts" });
       expect(await answerOnScreen(dialog, { kind: "decline" }, v12, fakeClock())).toMatchObject({ result: "answered", keys: [digit] });
       expect(dialog.chosen).toMatch(/^No, /);
@@ -182,22 +217,35 @@ describe("closing agy's leftover dialog after an RPC answer", () => {
 
   it("presses nothing when agy closes the dialog by itself within the wait", async () => {
     const dialog = dialog12(COMMAND_12, { closesAfterReads: 3 });
-    expect(await closeAnsweredPrompt(dialog, { ...v12, answer: { kind: "permission", allow: true } }, fakeClock())).toMatchObject({ result: "closed", keys: [] });
+    expect(await closeAnsweredPrompt(dialog, { ...v12, answer: { kind: "permission", allow: true } }, fakeClock())).toMatchObject({
+      result: "closed",
+      keys: [],
+    });
     expect(dialog.keys).toEqual([]);
   });
 
   it("on agy 1.2.x presses the digit the answer chose, never Escape: the approved command is not cancelled", async () => {
     const approved = dialog12();
-    expect(await closeAnsweredPrompt(approved, { ...v12, answer: { kind: "permission", allow: true } }, fakeClock())).toMatchObject({ result: "closed", keys: ["1"] });
+    expect(await closeAnsweredPrompt(approved, { ...v12, answer: { kind: "permission", allow: true } }, fakeClock())).toMatchObject({
+      result: "closed",
+      keys: ["1"],
+    });
     expect(approved.interrupted).toBe(false);
     const denied = dialog12(COMMAND_12_TWO);
-    expect(await closeAnsweredPrompt(denied, { ...v12, answer: { kind: "permission", allow: false } }, fakeClock())).toMatchObject({ result: "closed", keys: ["2"] });
+    expect(await closeAnsweredPrompt(denied, { ...v12, answer: { kind: "permission", allow: false } }, fakeClock())).toMatchObject({
+      result: "closed",
+      keys: ["2"],
+    });
   });
 
   it("leaves the dialog, pressing nothing, where no key is safe: 1.2.x without the answer, 1.1.x, unknown, newer", async () => {
     for (const options of [v12, v11, {}, { agyVersion: "1.3.1" }]) {
       const dialog = dialog12();
-      const result = await closeAnsweredPrompt(dialog, { ...options, ...(options === v12 ? {} : { answer: { kind: "permission", allow: true } as const }) }, fakeClock());
+      const result = await closeAnsweredPrompt(
+        dialog,
+        { ...options, ...(options === v12 ? {} : { answer: { kind: "permission", allow: true } as const }) },
+        fakeClock(),
+      );
       expect(result).toMatchObject({ result: "left_open", keys: [], reason: expect.stringContaining("--close-stale") });
       expect(dialog.keys).toEqual([]);
       expect(dialog.open).toBe(true);
@@ -213,7 +261,11 @@ describe("closing agy's leftover dialog after an RPC answer", () => {
   it("presses nothing when a step starts WAITING right before the key would go", async () => {
     const dialog = dialog12();
     const answers = [false, true];
-    const result = await closeAnsweredPrompt(dialog, { ...v12, answer: { kind: "permission", allow: true }, hasWaitingStep: async () => answers.shift() ?? true }, fakeClock());
+    const result = await closeAnsweredPrompt(
+      dialog,
+      { ...v12, answer: { kind: "permission", allow: true }, hasWaitingStep: async () => answers.shift() ?? true },
+      fakeClock(),
+    );
     expect(result).toMatchObject({ result: "left_open", keys: [], reason: expect.stringContaining("started WAITING just now") });
     expect(dialog.keys).toEqual([]);
   });

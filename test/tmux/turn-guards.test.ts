@@ -65,7 +65,7 @@ describe("a turn is never typed into something that holds the keyboard", () => {
     sim = await startSimPane();
     // A session without the pane answers over RPC and leaves agy's dialog open (spike-notes §5.4).
     const blind = await sim.attach({ pane: false });
-    expect((await blind.session.sendTurn("Run pwd").catch((e: Error) => e.message))).toMatch(/no tmux pane/);
+    expect(await blind.session.sendTurn("Run pwd").catch((e: Error) => e.message)).toMatch(/no tmux pane/);
     await typeByHand(sim, "Run pwd", true);
     const gate = (await blind.waitFor(isGate, "the gate")) as Extract<MapperEvent, { type: "interaction_requested" }>;
     expect(await blind.session.approve(gate.interactionId)).toEqual({ result: "delivered", stepIndex: gate.stepIndex });

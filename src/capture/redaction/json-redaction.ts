@@ -56,24 +56,81 @@ const LIVE_TEXT_KEYS = new Set(["response", "modifiedResponse", "thinking"]);
 const SECRET_KEY = /(?:password|passwd|passphrase|secret|token|api_?key|access_?key|private_?key|credentials?|authorization)$/i;
 
 const ID_KEYS = new Set([
-  "conversationId", "cascadeId", "trajectoryId", "executionId", "messageId", "rootConversationId", "parentConversationId",
-  "subscriberId", "responseId", "sessionID", "sessionId", "errorId", "providerAssignedMessageId", "approvalId", "interactionId",
-  "callId", "toolCallId", "requestId",
+  "conversationId",
+  "cascadeId",
+  "trajectoryId",
+  "executionId",
+  "messageId",
+  "rootConversationId",
+  "parentConversationId",
+  "subscriberId",
+  "responseId",
+  "sessionID",
+  "sessionId",
+  "errorId",
+  "providerAssignedMessageId",
+  "approvalId",
+  "interactionId",
+  "callId",
+  "toolCallId",
+  "requestId",
 ]);
 
 const KEEP_KEYS = new Set([
-  "type", "status", "source", "originalName", "model", "generatorModel", "planModel", "apiProvider", "stopReason",
-  "typeName", "role", "shellName", "trajectoryType", "persistSuggestionType", "action", "scope", "kind", "icon", "code",
-  "connectCode", "errorCode", "updatedStatus", "executableStatus", "executorLoopStatus", "lastStepType", "verbosity",
-  "trajectoryVerbosity", "outcome", "decidedBy", "via", "by", "defaultAgentModelId", "displayName",
+  "type",
+  "status",
+  "source",
+  "originalName",
+  "model",
+  "generatorModel",
+  "planModel",
+  "apiProvider",
+  "stopReason",
+  "typeName",
+  "role",
+  "shellName",
+  "trajectoryType",
+  "persistSuggestionType",
+  "action",
+  "scope",
+  "kind",
+  "icon",
+  "code",
+  "connectCode",
+  "errorCode",
+  "updatedStatus",
+  "executableStatus",
+  "executorLoopStatus",
+  "lastStepType",
+  "verbosity",
+  "trajectoryVerbosity",
+  "outcome",
+  "decidedBy",
+  "via",
+  "by",
+  "defaultAgentModelId",
+  "displayName",
 ]);
 
 /** `name` is agy's (a tool's, a sub-agent's) only inside these; elsewhere (directory entries) it is the user's. */
 const NAMED_BY_AGY = new Set(["toolCall", "toolCalls", "subagents", "subagentSpec", "mcp"]);
 
 const COMMAND_KEYS = new Set([
-  "runCommand", "commandStatus", "sendCommandInput", "combinedOutput", "commandLine", "proposedCommandLine",
-  "submittedCommandLine", "CommandLine", "command", "Command", "cwd", "Cwd", "stdout", "stderr", "output",
+  "runCommand",
+  "commandStatus",
+  "sendCommandInput",
+  "combinedOutput",
+  "commandLine",
+  "proposedCommandLine",
+  "submittedCommandLine",
+  "CommandLine",
+  "command",
+  "Command",
+  "cwd",
+  "Cwd",
+  "stdout",
+  "stderr",
+  "output",
 ]);
 
 /** Keys whose subtree is a permission request: its `target` is the command (or path) asked about. */
@@ -107,7 +164,11 @@ function walk(value: unknown, key: string, parent: string, kind: Kind, ctx: Scru
     const record = value as Record<string, unknown>;
     const step = typeof record["type"] === "string";
     const inner =
-      step && record["status"] === STEP_STATUS.GENERATING ? { ...options, generating: true } : step && record["status"] === STEP_STATUS.RUNNING ? { ...options, running: true } : options;
+      step && record["status"] === STEP_STATUS.GENERATING
+        ? { ...options, generating: true }
+        : step && record["status"] === STEP_STATUS.RUNNING
+          ? { ...options, running: true }
+          : options;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(record)) {
       const childKind: Kind = kind === "command" || COMMAND_KEYS.has(k) || (PERMISSION_KEYS.has(key) && k === "target") ? "command" : "text";

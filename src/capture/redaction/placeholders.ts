@@ -23,7 +23,13 @@ export interface Placeholders {
 }
 
 export function createPlaceholders(): Placeholders {
-  const maps = { uuid: new Map<string, string>(), id: new Map<string, string>(), segment: new Map<string, string>(), user: new Map<string, string>(), host: new Map<string, string>() };
+  const maps = {
+    uuid: new Map<string, string>(),
+    id: new Map<string, string>(),
+    segment: new Map<string, string>(),
+    user: new Map<string, string>(),
+    host: new Map<string, string>(),
+  };
   const once = (map: Map<string, string>, value: string, make: (n: number) => string): string => {
     const known = map.get(value);
     if (known !== undefined) return known;
@@ -32,8 +38,7 @@ export function createPlaceholders(): Placeholders {
     return made;
   };
   return {
-    uuid: (value) =>
-      once(maps.uuid, value.toLowerCase(), (n) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`),
+    uuid: (value) => once(maps.uuid, value.toLowerCase(), (n) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`),
     id: (value) => once(maps.id, value, (n) => fitTo(`id${n}`, Math.max(value.length, `id${n}`.length))),
     segment: (value) =>
       once(maps.segment, value, (n) => {

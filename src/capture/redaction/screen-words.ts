@@ -31,7 +31,11 @@ agree help improve allowing collection usage data as terms describe
 Action required left new open approve reject Preview editor Approve all artifacts artifact
 `;
 
-const WORDS = new Set(FURNITURE.split(/[^\p{L}\p{N}_]+/u).filter((w) => w !== "").map((w) => w.toLowerCase()));
+const WORDS = new Set(
+  FURNITURE.split(/[^\p{L}\p{N}_]+/u)
+    .filter((w) => w !== "")
+    .map((w) => w.toLowerCase()),
+);
 
 /** Effort names, which the status row cuts short (`· hig`, `(Mediu`). */
 const EFFORTS = ["minimal", "low", "medium", "high", "xhigh", "max"];

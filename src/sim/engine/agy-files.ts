@@ -71,7 +71,13 @@ export function writeAgyFiles(engine: SimEngine, options: AgyFilesOptions): AgyF
     } catch (error) {
       if (failed) return;
       failed = true;
-      options.onError?.(new AgyBridgeError("internal", `The simulator could not write agy's ${what} under ${root} (${(error as Error).message}); later file writes are skipped — give --home a writable directory.`, { cause: error }));
+      options.onError?.(
+        new AgyBridgeError(
+          "internal",
+          `The simulator could not write agy's ${what} under ${root} (${(error as Error).message}); later file writes are skipped — give --home a writable directory.`,
+          { cause: error },
+        ),
+      );
     }
   };
   const lastConversations = join(root, "cache", "last_conversations.json");

@@ -206,7 +206,11 @@ export class SimConversation {
       .catch((error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         this.#onError(
-          new AgyBridgeError("internal", `The simulated turn in conversation ${this.id} failed (${reason}); its open steps were marked ERROR — fix the scenario or the injected clock and send the turn again.`, { cause: error }),
+          new AgyBridgeError(
+            "internal",
+            `The simulated turn in conversation ${this.id} failed (${reason}); its open steps were marked ERROR — fix the scenario or the injected clock and send the turn again.`,
+            { cause: error },
+          ),
         );
       })
       .finally(() => {

@@ -247,7 +247,9 @@ export async function playFileWrite(scope: TurnScope, script: EditFileScriptStep
   const completedInteractions = echo(scope, index, request, answered.interaction);
   if (!approvesFileRead(answered.interaction)) {
     finishStep(scope, index, { completedInteractions });
-    const declined = edit ? `The edit of ${script.path} was rejected, so I left the file as it was.` : `Creating ${script.path} was denied, so I did not write it.`;
+    const declined = edit
+      ? `The edit of ${script.path} was rejected, so I left the file as it was.`
+      : `Creating ${script.path} was denied, so I did not write it.`;
     await scope.planner({ text: script.deniedText ?? declined });
     return false;
   }

@@ -64,9 +64,7 @@ export const QuestionScriptStepSchema = z.strictObject({
 export const ListDirectoryScriptStepSchema = z.strictObject({
   kind: z.literal("listDirectory"),
   path: z.string().min(1),
-  entries: z.array(
-    z.strictObject({ name: z.string().min(1), isDir: z.boolean().optional(), sizeBytes: z.number().int().min(0).optional() }),
-  ),
+  entries: z.array(z.strictObject({ name: z.string().min(1), isDir: z.boolean().optional(), sizeBytes: z.number().int().min(0).optional() })),
 });
 
 export const ViewFileScriptStepSchema = z.strictObject({

@@ -81,7 +81,8 @@ function compile(cc: string, args: string[], env: BuildAgyLauncherOptions["env"]
     });
     child.on("close", (code) => {
       if (code === 0) resolve();
-      else reject(new AgyBridgeError("internal", `the C compiler "${cc}" failed to build the --as-agy launcher (exit ${code}): ${stderr.trim().slice(0, 2000)}`));
+      else
+        reject(new AgyBridgeError("internal", `the C compiler "${cc}" failed to build the --as-agy launcher (exit ${code}): ${stderr.trim().slice(0, 2000)}`));
     });
   });
 }

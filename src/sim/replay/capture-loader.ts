@@ -71,7 +71,8 @@ export function loadReplayCapture(dir: string, limits: ReplayLimits = REPLAY_LIM
     } catch {
       return undefined;
     }
-    if (stats.isSymbolicLink()) throw fail(`${file} is a symbolic link; a capture holds only its own files, so replay refuses links (copy the file in instead)`);
+    if (stats.isSymbolicLink())
+      throw fail(`${file} is a symbolic link; a capture holds only its own files, so replay refuses links (copy the file in instead)`);
     if (kind === "file" ? !stats.isFile() : !stats.isDirectory()) throw fail(`${file} is not a ${kind === "file" ? "regular file" : "folder"}`);
     const real = realpathSync(join(root, file));
     const inside = relative(root, real);
@@ -128,7 +129,8 @@ export function loadReplayCapture(dir: string, limits: ReplayLimits = REPLAY_LIM
         } catch {
           throw fail(`stream/${name} line ${i + 1} is not JSON`);
         }
-        if (!isObject(value) || typeof value["t"] !== "number" || !isObject(value["frame"])) throw fail(`stream/${name} line ${i + 1} is not {"t":…,"frame":{…}}`);
+        if (!isObject(value) || typeof value["t"] !== "number" || !isObject(value["frame"]))
+          throw fail(`stream/${name} line ${i + 1} is not {"t":…,"frame":{…}}`);
         frames.push({ t: time(String(value["t"]), `stream/${name} line ${i + 1}`), frame: value["frame"] });
       });
   }

@@ -124,13 +124,18 @@ class Replay implements ReplayServer {
   }
 
   async listen(): Promise<void> {
-    await Promise.all([this.#tls, this.#plain].map((s) => new Promise<void>((resolve, reject) => {
-      s.once("error", reject);
-      s.listen({ port: 0, host: "127.0.0.1" }, () => {
-        s.off("error", reject);
-        resolve();
-      });
-    })));
+    await Promise.all(
+      [this.#tls, this.#plain].map(
+        (s) =>
+          new Promise<void>((resolve, reject) => {
+            s.once("error", reject);
+            s.listen({ port: 0, host: "127.0.0.1" }, () => {
+              s.off("error", reject);
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 
   screenAt(): string | undefined {
@@ -204,7 +209,7 @@ class Replay implements ReplayServer {
       return;
     }
     const url = req.url ?? "";
-    const method = url.startsWith(PATH_PREFIX) ? url.slice(PATH_PREFIX.length).split("?")[0] ?? "" : "";
+    const method = url.startsWith(PATH_PREFIX) ? (url.slice(PATH_PREFIX.length).split("?")[0] ?? "") : "";
     const body = req.method === "POST" ? await readBody(req, MAX_REQUEST_BYTES) : "too_large";
     if (body === "too_large") {
       refuse(res, req.method === "POST" ? 413 : 404, "unknown", "not served by the replay");
@@ -248,7 +253,12 @@ class Replay implements ReplayServer {
         return;
       case "HandleCascadeUserInteraction": {
         const interaction = isObject(request.interaction) ? request.interaction : {};
-        sendConnectError(res, 500, "unknown", `input not registered for step ${asIndex(interaction.stepIndex) ?? 0} (a replay: the captured conversation goes on as recorded)`);
+        sendConnectError(
+          res,
+          500,
+          "unknown",
+          `input not registered for step ${asIndex(interaction.stepIndex) ?? 0} (a replay: the captured conversation goes on as recorded)`,
+        );
         return;
       }
       case "CancelCascadeSteps":
@@ -270,7 +280,14 @@ class Replay implements ReplayServer {
       request = undefined;
     }
     if (!isObject(request)) {
-      res.end(encodeJsonEnvelope(FLAG_END_STREAM, { error: { code: "invalid_argument", message: `protocol error: promised ${promised} bytes in enveloped message, got ${Math.max(0, body.byteLength - 5)} bytes` } }));
+      res.end(
+        encodeJsonEnvelope(FLAG_END_STREAM, {
+          error: {
+            code: "invalid_argument",
+            message: `protocol error: promised ${promised} bytes in enveloped message, got ${Math.max(0, body.byteLength - 5)} bytes`,
+          },
+        }),
+      );
       return;
     }
     if (asString(request.conversationId) !== this.#capture.conversationId) {

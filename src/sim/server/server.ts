@@ -13,7 +13,18 @@ import { SERVICE_NAME } from "../../protocol/methods.js";
 import { createSelfSignedCertificate } from "./certificate.js";
 import { createSimEngine, type SimEngine } from "../engine/engine.js";
 import type { SimFaults } from "./faults.js";
-import { ClientGone, hasCsrfToken, isHttp2, readBody, refuse, sendConnectError, sendJson, withoutSecret, type SimRequest, type SimResponse } from "./http-edge.js";
+import {
+  ClientGone,
+  hasCsrfToken,
+  isHttp2,
+  readBody,
+  refuse,
+  sendConnectError,
+  sendJson,
+  withoutSecret,
+  type SimRequest,
+  type SimResponse,
+} from "./http-edge.js";
 import type { Scenario } from "../engine/scenario-schema.js";
 import { loadScenarios } from "../engine/scenarios.js";
 import { systemClock, type SimClock } from "../engine/sim-clock.js";
@@ -209,9 +220,7 @@ class Server implements SimServer {
   }
 
   async #closeListeners(): Promise<void> {
-    const closing = [this.#tls, this.#plain].map(
-      (server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
-    );
+    const closing = [this.#tls, this.#plain].map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())));
     for (const session of this.#sessions) session.destroy();
     for (const socket of this.#sockets) socket.destroy();
     await Promise.all(closing);
@@ -221,7 +230,11 @@ class Server implements SimServer {
   #failed(res: SimResponse, error: unknown): void {
     if (error instanceof ClientGone) return;
     const reason = withoutSecret(error instanceof Error ? error.message : String(error), this.#csrfToken);
-    this.#onError(new AgyBridgeError("internal", `The simulator could not answer a call (${reason}); see the cause, and restart the simulator if it persists.`, { cause: error }));
+    this.#onError(
+      new AgyBridgeError("internal", `The simulator could not answer a call (${reason}); see the cause, and restart the simulator if it persists.`, {
+        cause: error,
+      }),
+    );
     if (!res.headersSent) sendConnectError(res, 500, "internal", `simulator failure: ${reason}`);
     else res.end();
   }
@@ -233,7 +246,7 @@ class Server implements SimServer {
       return;
     }
     const url = req.url ?? "";
-    const method = url.startsWith(PATH_PREFIX) ? url.slice(PATH_PREFIX.length).split("?")[0] ?? "" : "";
+    const method = url.startsWith(PATH_PREFIX) ? (url.slice(PATH_PREFIX.length).split("?")[0] ?? "") : "";
     const known = method === "StreamAgentStateUpdates" || method === REACTIVE_METHOD || this.#unary[method] !== undefined;
     if (req.method !== "POST" || !known) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...(isHttp2(res) ? {} : { connection: "close" }) });

@@ -89,7 +89,8 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
       const interaction = asObject(req.interaction) ?? {};
       // proto-JSON omits a zero stepIndex; anything present must be a non-negative integer.
       const stepIndex = interaction.stepIndex === undefined ? 0 : asIndex(interaction.stepIndex);
-      if (stepIndex === undefined) return { status: 400, code: "invalid_argument", message: "unmarshal request: interaction.stepIndex is not a non-negative integer" };
+      if (stepIndex === undefined)
+        return { status: 400, code: "invalid_argument", message: "unmarshal request: interaction.stepIndex is not a non-negative integer" };
       // agy keys delivery on ids inside `interaction` only; top-level extras are dropped (1.0.10, live).
       // It checks no kind either (spike-notes §3.5): `permission`, `askQuestion` and `filePermission` answers all land.
       const accepted = interaction.trajectoryId === conv.trajectoryId && conv.deliver(stepIndex, structuredClone(interaction));
@@ -127,7 +128,13 @@ export function createUnaryHandlers(options: UnaryHandlerOptions): Record<string
       ok({
         response: {
           models: {
-            "gemini-medium": { model: "MODEL_PLACEHOLDER_M20", displayName: "Gemini (Medium)", recommended: true, supportsThinking: true, thinkingBudget: 8192 },
+            "gemini-medium": {
+              model: "MODEL_PLACEHOLDER_M20",
+              displayName: "Gemini (Medium)",
+              recommended: true,
+              supportsThinking: true,
+              thinkingBudget: 8192,
+            },
             "gemini-high": { model: "MODEL_PLACEHOLDER_M71", displayName: "Gemini (High)", supportsThinking: true, thinkingBudget: 32768 },
           },
           defaultAgentModelId: engine.model,

@@ -215,7 +215,14 @@ class TerminalTui implements FakeTui {
         return;
       }
     }
-    if (this.#prompt === undefined && this.#trust === undefined && this.#picker === undefined && this.#effort === undefined && !this.#shortcuts && this.#draft.shown !== "") {
+    if (
+      this.#prompt === undefined &&
+      this.#trust === undefined &&
+      this.#picker === undefined &&
+      this.#effort === undefined &&
+      !this.#shortcuts &&
+      this.#draft.shown !== ""
+    ) {
       if (type === "interrupt") this.#draft.clear();
       return;
     }
@@ -439,7 +446,11 @@ class TerminalTui implements FakeTui {
         this.#picker = undefined;
         this.#effort = undefined;
         this.#shortcuts = false;
-        this.#prompt = createTuiPrompt(pending, { digits: this.#digits, version: this.#version, ...(this.#options.commandOptions !== undefined ? { commandOptions: this.#options.commandOptions } : {}) });
+        this.#prompt = createTuiPrompt(pending, {
+          digits: this.#digits,
+          version: this.#version,
+          ...(this.#options.commandOptions !== undefined ? { commandOptions: this.#options.commandOptions } : {}),
+        });
       }
     }
     this.#draw();

@@ -26,7 +26,10 @@ export function createModelPicker(current: string | undefined): ModelPicker {
   const { name, effort } = simModel(current);
   const rows = [name];
   let pointer = 0;
-  let effortIndex = Math.max(0, EFFORTS.findIndex((e) => e.effort === effort));
+  let effortIndex = Math.max(
+    0,
+    EFFORTS.findIndex((e) => e.effort === effort),
+  );
   return {
     get pointer() {
       return pointer;
@@ -44,7 +47,8 @@ export function createModelPicker(current: string | undefined): ModelPicker {
       const stops = EFFORTS.map((_, i) => (i === effortIndex ? "◉" : "●")).join("━".repeat(14));
       const chosen = EFFORTS[effortIndex]?.effort ?? "Medium";
       return [
-        "Switch Model", "",
+        "Switch Model",
+        "",
         ...menuRows(labels, pointer, width),
         "",
         `  Effort  ◂        ${stops}        ▸`,

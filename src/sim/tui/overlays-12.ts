@@ -24,7 +24,10 @@ export interface EffortPicker {
 /** `/effort`: a slider only — no model rows (spike-notes §13 #34, §13 #35). */
 export function createEffortPicker(current: string | undefined): EffortPicker {
   const { effort } = simModel(current);
-  const currentIndex = Math.max(0, EFFORTS.findIndex((e) => e.effort === effort));
+  const currentIndex = Math.max(
+    0,
+    EFFORTS.findIndex((e) => e.effort === effort),
+  );
   let index = currentIndex;
   return {
     get effort() {
@@ -38,7 +41,8 @@ export function createEffortPicker(current: string | undefined): EffortPicker {
       const stops = EFFORTS.map((_, i) => (i === index ? "◉" : "○")).join("─".repeat(14));
       const chosen = EFFORTS[index]?.effort ?? "Medium";
       return [
-        "Set Effort", "",
+        "Set Effort",
+        "",
         `  ◂        ${stops}        ▸`,
         `          ${EFFORTS.map((e) => e.effort.toLowerCase()).join("          ")}`,
         `    ${EFFORT_HINT[chosen] ?? ""}${index === currentIndex ? "  (current)" : ""}`,

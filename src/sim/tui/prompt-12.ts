@@ -171,17 +171,29 @@ class PermissionDialog12 implements TuiPrompt {
   lines(width: number): string[] {
     const pending = this.pending;
     const rule = "─".repeat(width);
-    const rows = menuRows(this.labels.map((label, i) => ({ label, number: i + 1 })), this.#cursor, width);
+    const rows = menuRows(
+      this.labels.map((label, i) => ({ label, number: i + 1 })),
+      this.#cursor,
+      width,
+    );
     const reason = pending.outsideWorkspace === true ? ["Reason: outside workspace"] : [];
     switch (pending.action ?? "command") {
       case "create-file": {
         const preview = pending.preview ?? [];
         return [
-          `● Create(${pending.target}) (ctrl+o to expand)`, "", "Create file", rule, "",
+          `● Create(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "Create file",
+          rule,
+          "",
           `${pending.target}  +${preview.length}`,
           ...preview.map((line, i) => `${String(i + 1).padStart(4)} +  ${line}`),
           ...reason,
-          "", "Allow creation of this file?", ...rows, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+          "",
+          "Allow creation of this file?",
+          ...rows,
+          "",
+          "  ↑/↓ Navigate · tab Amend · f full diff",
         ];
       }
       case "edit-file": {
@@ -189,17 +201,36 @@ class PermissionDialog12 implements TuiPrompt {
         const added = pending.preview ?? [];
         const counts = [...(added.length > 0 ? [`+${added.length}`] : []), ...(removed.length > 0 ? [`-${removed.length}`] : [])].join(" ");
         return [
-          `● Edit(${pending.target}) (ctrl+o to expand)`, "", "Pending edit", rule, "",
+          `● Edit(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "Pending edit",
+          rule,
+          "",
           `${pending.target}  ${counts}`,
           ...removed.map((line) => `   1 -  ${line}`),
           ...added.map((line, i) => `${String(i + 1).padStart(4)} +  ${line}`),
-          "", "  shift+tab to auto-approve file edits", "Accept this file edit?", ...rows, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+          "",
+          "  shift+tab to auto-approve file edits",
+          "Accept this file edit?",
+          ...rows,
+          "",
+          "  ↑/↓ Navigate · tab Amend · f full diff",
         ];
       }
       case "read-file":
         return [
-          `● Read(${pending.target}) (ctrl+o to expand)`, "", "File access", rule, "",
-          `Read: ${pending.target}`, ...reason, "", "Allow access to this file?", ...rows, "", "  ↑/↓ Navigate",
+          `● Read(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "File access",
+          rule,
+          "",
+          `Read: ${pending.target}`,
+          ...reason,
+          "",
+          "Allow access to this file?",
+          ...rows,
+          "",
+          "  ↑/↓ Navigate",
         ];
       case "command": {
         const commandLines = pending.target.split("\n");
@@ -211,14 +242,25 @@ class PermissionDialog12 implements TuiPrompt {
                 // The input row sits right under option 1 (spike-notes §13 #31, K4): `    > text█`.
                 ...menuRows([{ label: AMEND_LABEL, number: 1 }], this.#cursor === 0 ? 0 : -1, width),
                 `    > ${this.#amend}█`,
-                ...menuRows(this.labels.slice(1).map((label, i) => ({ label, number: i + 2 })), this.#cursor - 1, width),
+                ...menuRows(
+                  this.labels.slice(1).map((label, i) => ({ label, number: i + 2 })),
+                  this.#cursor - 1,
+                  width,
+                ),
               ];
         return [
-          `● Bash(${commandLines[0] ?? ""}) (ctrl+o to expand)`, "", "Command", rule, "",
+          `● Bash(${commandLines[0] ?? ""}) (ctrl+o to expand)`,
+          "",
+          "Command",
+          rule,
+          "",
           "Requesting permission for:",
           ...commandLines.slice(0, 4).map((line) => `   ${line}`),
           ...(hidden > 0 ? [`   ⋯ (${hidden} lines hidden)`] : []),
-          "", "Run this command?", ...options, "",
+          "",
+          "Run this command?",
+          ...options,
+          "",
           this.#amend !== undefined ? "  enter Submit" : "  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command",
         ];
       }
@@ -374,13 +416,18 @@ class QuestionForm12 implements TuiPrompt {
       number: i + 1,
     }));
     const field = this.#writeIn !== undefined ? ["", `Your answer: ${this.#writeIn}█`] : [];
-    const footer = this.#writeIn !== undefined
-      ? "  enter Submit · esc Go Back"
-      : `  ↑/↓ Navigate · ${multi ? "space Toggle · " : ""}enter Select · esc Skip${this.#index > 0 ? " · ← Back" : ""}`;
+    const footer =
+      this.#writeIn !== undefined
+        ? "  enter Submit · esc Go Back"
+        : `  ↑/↓ Navigate · ${multi ? "space Toggle · " : ""}enter Select · esc Skip${this.#index > 0 ? " · ← Back" : ""}`;
     return [
-      ...questions.map((q) => `? ${q.question}`), "",
-      "Question", "─".repeat(width), "",
-      `Question ${this.#index + 1}/${questions.length}: ${question.question}`, "",
+      ...questions.map((q) => `? ${q.question}`),
+      "",
+      "Question",
+      "─".repeat(width),
+      "",
+      `Question ${this.#index + 1}/${questions.length}: ${question.question}`,
+      "",
       ...menuRows(rows, this.#cursor, width),
       ...field,
       "",

@@ -36,7 +36,8 @@ export function promptKeysOf(key: TuiKey): PromptKey[] {
       return { type: "text", text: ch };
     });
   }
-  if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down" || key.type === "left" || key.type === "backspace") return [{ type: key.type }];
+  if (key.type === "enter" || key.type === "escape" || key.type === "up" || key.type === "down" || key.type === "left" || key.type === "backspace")
+    return [{ type: key.type }];
   return [];
 }
 
@@ -46,10 +47,7 @@ export function promptKeysOf(key: TuiKey): PromptKey[] {
  * spike-notes K4); or — agy 1.2.x Escape at an approval (spike-notes K5) — an interrupt: the
  * tool call is cancelled and the turn ends.
  */
-export type PromptOutcome =
-  | { done: false }
-  | { done: true; answer: TuiAnswer; instruction?: string; interrupt?: undefined }
-  | { done: true; interrupt: true };
+export type PromptOutcome = { done: false } | { done: true; answer: TuiAnswer; instruction?: string; interrupt?: undefined } | { done: true; interrupt: true };
 
 export interface TuiPrompt {
   readonly pending: TuiPending;
@@ -185,37 +183,75 @@ class Dialog implements TuiPrompt {
     const pending = this.pending;
     if (pending.kind === "question") return this.#questionLines(pending.questions, width);
     const rule = "─".repeat(width);
-    const options = menuRows(this.#options.map((o, i) => ({ label: o.label, number: i + 1 })), this.#cursor, width);
+    const options = menuRows(
+      this.#options.map((o, i) => ({ label: o.label, number: i + 1 })),
+      this.#cursor,
+      width,
+    );
     switch (pending.action ?? "command") {
       case "create-file": {
         const preview = pending.preview ?? [];
         return [
-          `● Create(${pending.target}) (ctrl+o to expand)`, "", "Create file", rule, "",
+          `● Create(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "Create file",
+          rule,
+          "",
           `${pending.target}  +${preview.length}`,
           ...preview.map((line, i) => `${String(i + 1).padStart(4)} +  ${line}`),
-          "", "Allow creation of this file?", ...options, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+          "",
+          "Allow creation of this file?",
+          ...options,
+          "",
+          "  ↑/↓ Navigate · tab Amend · f full diff",
         ];
       }
       case "edit-file":
         return [
-          `● Edit(${pending.target}) (ctrl+o to expand)`, "", "Pending edit", rule, "",
-          pending.target, "", "Accept this file edit?", ...options, "", "  ↑/↓ Navigate · tab Amend · f full diff",
+          `● Edit(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "Pending edit",
+          rule,
+          "",
+          pending.target,
+          "",
+          "Accept this file edit?",
+          ...options,
+          "",
+          "  ↑/↓ Navigate · tab Amend · f full diff",
         ];
       case "read-file":
         return [
-          `● Read(${pending.target}) (ctrl+o to expand)`, "", "Read file", rule, "",
-          pending.target, "", "Allow reading this file?", ...options, "", "  ↑/↓ Navigate · tab Amend",
+          `● Read(${pending.target}) (ctrl+o to expand)`,
+          "",
+          "Read file",
+          rule,
+          "",
+          pending.target,
+          "",
+          "Allow reading this file?",
+          ...options,
+          "",
+          "  ↑/↓ Navigate · tab Amend",
         ];
       case "command": {
         const commandLines = pending.target.split("\n");
         const hidden = commandLines.length - 4;
         const review = this.#settings.version === "1.0" ? " · ctrl+r Review" : "";
         return [
-          `● Bash(${commandLines[0] ?? ""}) (ctrl+o to expand)`, "", "Command", rule, "",
+          `● Bash(${commandLines[0] ?? ""}) (ctrl+o to expand)`,
+          "",
+          "Command",
+          rule,
+          "",
           "Requesting permission for:",
           ...commandLines.slice(0, 4).map((line) => `   ${line}`),
           ...(hidden > 0 ? [`   ⋯ (${hidden} lines hidden)`] : []),
-          "", "Do you want to proceed?", ...options, "", `  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command${review}`,
+          "",
+          "Do you want to proceed?",
+          ...options,
+          "",
+          `  ↑/↓ Navigate · tab Amend · ctrl+g edit/expand command${review}`,
         ];
       }
     }
@@ -230,7 +266,11 @@ class Dialog implements TuiPrompt {
       number: i + 1,
     }));
     return [
-      `● Question(${first?.question ?? ""})`, "", "Question", "─".repeat(width), "",
+      `● Question(${first?.question ?? ""})`,
+      "",
+      "Question",
+      "─".repeat(width),
+      "",
       first?.question ?? "(question without content)",
       ...menuRows(rows, this.#cursor, width),
       ...others.map((q) => `  (also asked: ${q.question})`),

@@ -29,9 +29,7 @@ export interface TuiNote {
  * composer), the trust screen (replaces everything), or a picker / the slash
  * popup (drawn below the composer).
  */
-export type TuiOverlay =
-  | { kind: "dialog" | "trust"; lines: readonly string[] }
-  | { kind: "picker" | "popup"; lines: readonly string[] };
+export type TuiOverlay = { kind: "dialog" | "trust"; lines: readonly string[] } | { kind: "picker" | "popup"; lines: readonly string[] };
 
 export interface ScreenModel {
   columns: number;
@@ -87,8 +85,7 @@ export function renderScreen(model: ScreenModel): string[] {
   while (toolTurn && composer.length < 3) composer.push("");
   // agy 1.2.x: a draft in the composer removes `? for shortcuts` (spike-notes §13 #26).
   const drafting = isTui12(version) && model.draft !== "";
-  const left =
-    overlay?.kind === "popup" || model.running ? RUNNING_FOOTER : overlay?.kind === "picker" || toolTurn || drafting ? "" : IDLE_FOOTER;
+  const left = overlay?.kind === "popup" || model.running ? RUNNING_FOOTER : overlay?.kind === "picker" || toolTurn || drafting ? "" : IDLE_FOOTER;
   return fit([...body, rule, ...composer, rule, ...(overlay?.lines ?? []), status(left)], columns, model.rows);
 }
 

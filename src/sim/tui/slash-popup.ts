@@ -64,7 +64,11 @@ export function createSlashPopup(commands: readonly { name: string; description:
       const shown = matches.slice(first, first + VISIBLE);
       const below = matches.length - first - shown.length;
       return [
-        ...menuRows(shown.map((c) => ({ label: `${c.name.padEnd(NAME_COLUMN - 1)} ${c.description}` })), pointer - first, width),
+        ...menuRows(
+          shown.map((c) => ({ label: `${c.name.padEnd(NAME_COLUMN - 1)} ${c.description}` })),
+          pointer - first,
+          width,
+        ),
         ...(below > 0 ? [`   ↓ ${below} more`] : []),
         "",
         "  ↑/↓ Navigate · enter Select · tab Complete",

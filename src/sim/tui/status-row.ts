@@ -51,7 +51,9 @@ export function statusRow(input: StatusRowInput): string {
   const label = `${prefix === undefined ? "" : `${prefix} · `}${modelLabel(input.model, input.version)}${tasks}`;
   // 1.0.x's label is drawn whole (no capture shows it cut).
   const cut = input.version === "1.0" ? 0 : prefix === undefined ? 1 : 2;
-  const shown = Array.from(label).slice(0, Math.max(0, label.length - cut)).join("");
+  const shown = Array.from(label)
+    .slice(0, Math.max(0, label.length - cut))
+    .join("");
   const gap = width - input.left.length - shown.length;
   if (gap < 1) return `${input.left} ${shown}`.slice(0, Math.max(input.left.length, width));
   return `${input.left}${" ".repeat(gap)}${shown}`;

@@ -26,10 +26,21 @@ export function createTrustScreen(path: string): TrustScreen {
     },
     trusted: () => pointer === 0,
     lines: (width) => [
-      "Accessing workspace:", "", path, "", "Do you trust the contents of this project?", "",
-      "Antigravity CLI requires permission to read, edit, and execute files here.", "",
-      ...menuRows(TRUST_OPTIONS.map((label) => ({ label })), pointer, width),
-      "", "  ↑/↓ Navigate · enter Confirm",
+      "Accessing workspace:",
+      "",
+      path,
+      "",
+      "Do you trust the contents of this project?",
+      "",
+      "Antigravity CLI requires permission to read, edit, and execute files here.",
+      "",
+      ...menuRows(
+        TRUST_OPTIONS.map((label) => ({ label })),
+        pointer,
+        width,
+      ),
+      "",
+      "  ↑/↓ Navigate · enter Confirm",
     ],
   };
 }

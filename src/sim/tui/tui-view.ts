@@ -86,7 +86,8 @@ function entriesOf(step: WireStep): TuiTranscriptEntry[] {
     case CODE_ACTION_TYPE:
     case WRITE_TO_FILE_TYPE: {
       const edit = step.type === CODE_ACTION_TYPE;
-      const path = pathOf(asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri)) || (asString(toolArgs(step).TargetFile) ?? "");
+      const path =
+        pathOf(asString(asObject(asObject(step.requestedInteraction)?.filePermission)?.absolutePathUri)) || (asString(toolArgs(step).TargetFile) ?? "");
       const name = edit ? "Edit" : "Create";
       if (failed) return [tool(name, path, "Prompt timed out")];
       if (step.status === STEP_STATUS.CANCELED) return [tool(name, path, "Interrupted")];
@@ -169,7 +170,13 @@ function filePending(conversation: SimConversation, step: WireStep, stepIndex: n
     return { ...base, description: `Edit ${path}`, action: "edit-file", removed: linesOf(args.TargetContent), preview: linesOf(args.ReplacementContent) };
   }
   if (step.type === WRITE_TO_FILE_TYPE) {
-    return { ...base, description: `Create ${path}`, action: "create-file", preview: linesOf(args.CodeContent), ...(outside ? { outsideWorkspace: true } : {}) };
+    return {
+      ...base,
+      description: `Create ${path}`,
+      action: "create-file",
+      preview: linesOf(args.CodeContent),
+      ...(outside ? { outsideWorkspace: true } : {}),
+    };
   }
   // agy asks for file access only outside the workspace (spike-notes §13 #32, K8).
   return { ...base, description: `Read ${path}`, action: "read-file", ...(outside ? { outsideWorkspace: true } : {}) };

@@ -10,7 +10,18 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { client, ndJsonStream, type AnyMessage, type ClientConnection, type CreateElicitationRequest, type CreateElicitationResponse, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification, type Stream } from "@agentclientprotocol/sdk";
+import {
+  client,
+  ndJsonStream,
+  type AnyMessage,
+  type ClientConnection,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+  type Stream,
+} from "@agentclientprotocol/sdk";
 import { createPrivateTmux, type PrivateTmux } from "../../support/tmux-server.js";
 import { until as pollUntil } from "../../support/until.js";
 
@@ -81,10 +92,18 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
   let child: ChildProcess | undefined;
   let stderr = "";
   try {
-    await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...(options.simArgs ?? [])], { columns: 120, rows: 40, cwd: ROOT });
+    await tmux.newSession("agy", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...(options.simArgs ?? [])], {
+      columns: 120,
+      rows: 40,
+      cwd: ROOT,
+    });
     await tmux.waitForScreen("agy", (s) => s.includes("? for shortcuts"), "the simulator's TUI", 30_000);
     if (options.secondSimArgs !== undefined) {
-      await tmux.newSession("agy2", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...options.secondSimArgs], { columns: 120, rows: 40, cwd: ROOT });
+      await tmux.newSession("agy2", [process.execPath, "--import", "tsx", BIN, "sim", "--as-agy", ...options.secondSimArgs], {
+        columns: 120,
+        rows: 40,
+        cwd: ROOT,
+      });
       await tmux.waitForScreen("agy2", (s) => s.includes("? for shortcuts"), "the second simulator's TUI", 30_000);
     }
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir };
@@ -142,7 +161,11 @@ export async function startAcpWorld(options: AcpWorldOptions = {}): Promise<AcpW
           .join("");
       },
       async until(predicate, what, timeoutMs = 30_000) {
-        await pollUntil(predicate, what, { ms: timeoutMs, everyMs: 50, seen: () => `updates so far: [${updates.map((n) => n.update.sessionUpdate).join(", ")}]; stderr: ${stderr}` });
+        await pollUntil(predicate, what, {
+          ms: timeoutMs,
+          everyMs: 50,
+          seen: () => `updates so far: [${updates.map((n) => n.update.sessionUpdate).join(", ")}]; stderr: ${stderr}`,
+        });
       },
       async auditLog() {
         const text = await readFile(join(dir, "audit.jsonl"), "utf8").catch(() => "");

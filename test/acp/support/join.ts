@@ -18,7 +18,11 @@ export async function prompt(w: AcpWorld, sessionId: string, text: string, timeo
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const kinds = w.updates.map((n) => n.update.sessionUpdate).join(", ");
-      reject(new Error(`the prompt "${text}" did not end within ${timeoutMs} ms; updates: [${kinds}]; permission requests: ${w.permissionRequests.length}; stderr: ${w.stderr()}`));
+      reject(
+        new Error(
+          `the prompt "${text}" did not end within ${timeoutMs} ms; updates: [${kinds}]; permission requests: ${w.permissionRequests.length}; stderr: ${w.stderr()}`,
+        ),
+      );
     }, timeoutMs);
   });
   try {

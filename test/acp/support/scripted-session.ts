@@ -117,7 +117,14 @@ export function answer(text: string, extra: { stopReason?: string; failed?: bool
   const ids = { conversationId: CONVERSATION, trajectoryId: "t", stepIndex: 1, messageId: "agy_msg_t_1" };
   return [
     { type: "message_delta", ...ids, index: 0, text, replace: false, final: true },
-    { type: "message", ...ids, role: "assistant", text, failed: extra.failed ?? false, ...(extra.stopReason === undefined ? {} : { stopReason: extra.stopReason }) },
+    {
+      type: "message",
+      ...ids,
+      role: "assistant",
+      text,
+      failed: extra.failed ?? false,
+      ...(extra.stopReason === undefined ? {} : { stopReason: extra.stopReason }),
+    },
   ];
 }
 

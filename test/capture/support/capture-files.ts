@@ -34,7 +34,10 @@ export interface MappedEvent {
 export async function mapDir(dir: string): Promise<MappedEvent[]> {
   const result = await runMain(["map", dir]);
   if (result.code !== 0) throw new Error(`agy-bridge map ${dir} exited ${result.code}: ${result.stderr}`);
-  return result.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as MappedEvent);
+  return result.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as MappedEvent);
 }
 
 /** What a conversation did, without ids: each event's type, and the step it is about. */
@@ -62,7 +65,11 @@ export function redactCopy(from: string, to: string, redactor: Redactor): void {
     const text = files.get(path) as string;
     let out: string;
     if (path.startsWith("screens/")) out = redactor.screen(text);
-    else if (path.endsWith(".ndjson")) out = text.split("\n").map((line) => (line === "" ? line : JSON.stringify(redactor.json(JSON.parse(line))))).join("\n");
+    else if (path.endsWith(".ndjson"))
+      out = text
+        .split("\n")
+        .map((line) => (line === "" ? line : JSON.stringify(redactor.json(JSON.parse(line)))))
+        .join("\n");
     else if (path === "meta.json") {
       const meta = JSON.parse(text) as { conversationId: string };
       out = JSON.stringify({ ...meta, conversationId: redactor.id(meta.conversationId) });

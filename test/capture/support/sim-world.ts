@@ -24,12 +24,26 @@ export interface SimPane {
 export const PANE = { columns: 100, rows: 32 };
 
 /** Starts `agy-bridge sim …flags` in session `name`; waits for its idle screen and URLs. */
-export async function startSimPane(tmux: PrivateTmux, name: string, flags: readonly string[], options: { token?: string; env?: Record<string, string> } = {}): Promise<SimPane> {
-  await tmux.newSession(name, [process.execPath, "--import", "tsx", BIN, "sim", ...flags], { cwd: ROOT, ...PANE, ...(options.env === undefined ? {} : { env: options.env }) });
-  const ready = await tmux.waitForScreen(name, (s) => s.includes("? for shortcuts") && /https:\/\/127\.0\.0\.1:\d+/.test(s) && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the idle simulated agy", 40_000);
+export async function startSimPane(
+  tmux: PrivateTmux,
+  name: string,
+  flags: readonly string[],
+  options: { token?: string; env?: Record<string, string> } = {},
+): Promise<SimPane> {
+  await tmux.newSession(name, [process.execPath, "--import", "tsx", BIN, "sim", ...flags], {
+    cwd: ROOT,
+    ...PANE,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  const ready = await tmux.waitForScreen(
+    name,
+    (s) => s.includes("? for shortcuts") && /https:\/\/127\.0\.0\.1:\d+/.test(s) && /http:\/\/127\.0\.0\.1:\d+/.test(s),
+    "the idle simulated agy",
+    40_000,
+  );
   const tlsUrl = (/https:\/\/127\.0\.0\.1:\d+/.exec(ready) as RegExpExecArray)[0];
   const plainUrl = (/http:\/\/127\.0\.0\.1:\d+/.exec(ready) as RegExpExecArray)[0];
-  const rpc = async <T,>(method: string, body: object): Promise<T> => {
+  const rpc = async <T>(method: string, body: object): Promise<T> => {
     const res = await fetch(`${plainUrl}/${SERVICE}/${method}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(options.token === undefined ? {} : { "x-codeium-csrf-token": options.token }) },

@@ -58,7 +58,12 @@ export function createFakeProc(processes: readonly FakeProcess[], listeners: rea
     symlinkSync(p.exe, join(dir, "exe"));
     writeFileSync(join(dir, "cmdline"), `${p.argv.join("\0")}\0`);
     writeFileSync(join(dir, "stat"), `${p.pid} (${p.exe.split("/").pop()}) S ${p.ppid ?? 1} ${p.pid} ${p.pid} 0 -1\n`);
-    writeFileSync(join(dir, "environ"), Object.entries(p.environ ?? {}).map(([k, v]) => `${k}=${v}\0`).join(""));
+    writeFileSync(
+      join(dir, "environ"),
+      Object.entries(p.environ ?? {})
+        .map(([k, v]) => `${k}=${v}\0`)
+        .join(""),
+    );
     if (p.uid !== "unreadable") {
       const uid = p.uid ?? OWN_UID;
       writeFileSync(join(dir, "status"), `Name:\t${p.exe.split("/").pop()}\nPid:\t${p.pid}\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\n`);

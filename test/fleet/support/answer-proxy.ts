@@ -21,19 +21,16 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
   let hold = false;
   const server: Server = createServer((req, res) => {
     const isAnswer = (req.url ?? "").endsWith("/HandleCascadeUserInteraction");
-    const forward = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (reply) => {
-        // A reply means agy took the answer.
-        if (isAnswer) answers++;
-        if (isAnswer && hold) {
-          reply.resume();
-          return;
-        }
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      },
-    );
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (reply) => {
+      // A reply means agy took the answer.
+      if (isAnswer) answers++;
+      if (isAnswer && hold) {
+        reply.resume();
+        return;
+      }
+      res.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(res);
+    });
     forward.on("error", () => res.destroy());
     req.pipe(forward);
     res.on("close", () => forward.destroy());

@@ -42,7 +42,14 @@ async function untilPing(port: number, child: ChildProcess, log: () => string, t
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${log()}`);
-    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, ...(tls === undefined ? {} : { tls: { ca: tls.cert } }) });
+    const probe = new Redis({
+      port,
+      host: "127.0.0.1",
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+      ...(tls === undefined ? {} : { tls: { ca: tls.cert } }),
+    });
     probe.on("error", () => undefined);
     try {
       await probe.connect();
@@ -73,8 +80,35 @@ export async function startRedis(options: { appendonly?: boolean; tls?: RedisTls
     const listen =
       tls === undefined
         ? ["--port", String(port)]
-        : ["--port", "0", "--tls-port", String(port), "--tls-cert-file", join(dir, "server.crt"), "--tls-key-file", join(dir, "server.key"), "--tls-ca-cert-file", join(dir, "server.crt"), "--tls-auth-clients", "no"];
-    const args = [...listen, "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", options.appendonly === true ? "yes" : "no", "--appendfsync", "always", "--protected-mode", "yes"];
+        : [
+            "--port",
+            "0",
+            "--tls-port",
+            String(port),
+            "--tls-cert-file",
+            join(dir, "server.crt"),
+            "--tls-key-file",
+            join(dir, "server.key"),
+            "--tls-ca-cert-file",
+            join(dir, "server.crt"),
+            "--tls-auth-clients",
+            "no",
+          ];
+    const args = [
+      ...listen,
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      options.appendonly === true ? "yes" : "no",
+      "--appendfsync",
+      "always",
+      "--protected-mode",
+      "yes",
+    ];
     const started = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
     started.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     started.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -94,7 +128,13 @@ export async function startRedis(options: { appendonly?: boolean; tls?: RedisTls
     port,
     url: `${tls === undefined ? "redis" : "rediss"}://127.0.0.1:${port}`,
     client() {
-      const client = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(500, n * 50), ...(tls === undefined ? {} : { tls: { ca: tls.cert } }) });
+      const client = new Redis({
+        port,
+        host: "127.0.0.1",
+        maxRetriesPerRequest: null,
+        retryStrategy: (n) => Math.min(500, n * 50),
+        ...(tls === undefined ? {} : { tls: { ca: tls.cert } }),
+      });
       client.on("error", () => undefined);
       clients.push(client);
       return client;

@@ -50,14 +50,19 @@ export function summary(entries: StreamEntry[]): string {
 
 /** One plain-answer turn typed into the simulated agy, to its end as the published stream shows it; the stream's entries then. */
 export async function completedTurn(w: RelayWorld, text = "Say hello in one short sentence."): Promise<StreamEntry[]> {
-  const ends = (entries: StreamEntry[]) => entries.filter((e) => (JSON.parse(e.fields["event"] ?? "{}") as { reason?: string }).reason === "turn_completed").length;
+  const ends = (entries: StreamEntry[]) =>
+    entries.filter((e) => (JSON.parse(e.fields["event"] ?? "{}") as { reason?: string }).reason === "turn_completed").length;
   const before = ends(await w.events());
   w.sim.engine.tuiPort().submitTurn(text);
   let seen: StreamEntry[] = [];
-  await until(async () => {
-    seen = await w.events();
-    return ends(seen) > before ? true : undefined;
-  }, "the end of the turn in the stream", { ms: 20_000, seen: () => summary(seen) });
+  await until(
+    async () => {
+      seen = await w.events();
+      return ends(seen) > before ? true : undefined;
+    },
+    "the end of the turn in the stream",
+    { ms: 20_000, seen: () => summary(seen) },
+  );
   return seen;
 }
 

@@ -42,7 +42,24 @@ function generate(rng: Rng): ArgsInput {
     values.push(v);
     return v;
   };
-  const longs = ["--url", "--csrf-token", "--conversation", "--json", "--turn", "--timeout", "--verbose", "--help", "--nope", "--__proto__", "--toString", "--constructor", "--", "---x", "--=", "--URL"];
+  const longs = [
+    "--url",
+    "--csrf-token",
+    "--conversation",
+    "--json",
+    "--turn",
+    "--timeout",
+    "--verbose",
+    "--help",
+    "--nope",
+    "--__proto__",
+    "--toString",
+    "--constructor",
+    "--",
+    "---x",
+    "--=",
+    "--URL",
+  ];
   for (let n = rng.between(0, 8); n > 0; n--) {
     switch (rng.int(9)) {
       case 0:

@@ -15,7 +15,27 @@ export interface TextInput {
   text: string;
 }
 
-const PIECES = ["\u001b[201~", "\u001b[200~", "\u001b", "\u0007", "\r\n", "\r", "\n", "\t", "\u009b", "\u007f", "\ud800", "\udc00", "\ud83d\ude00", "é", "a", " ", "\u0000", "\u2028", "\ufeff"];
+const PIECES = [
+  "\u001b[201~",
+  "\u001b[200~",
+  "\u001b",
+  "\u0007",
+  "\r\n",
+  "\r",
+  "\n",
+  "\t",
+  "\u009b",
+  "\u007f",
+  "\ud800",
+  "\udc00",
+  "\ud83d\ude00",
+  "é",
+  "a",
+  " ",
+  "\u0000",
+  "\u2028",
+  "\ufeff",
+];
 
 function generate(rng: Rng): TextInput {
   const parts: string[] = [];

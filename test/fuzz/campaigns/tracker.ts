@@ -53,10 +53,37 @@ function history(rng: Rng): Tick[] {
       const at = index++;
       const question = rng.chance(0.4);
       const body = question
-        ? { type: STEP_TYPE.ASK_QUESTION, askQuestion: { questions: [{ question: "Which?", options: [{ id: "1", text: "a" }, { id: "2", text: "b" }] }] } }
+        ? {
+            type: STEP_TYPE.ASK_QUESTION,
+            askQuestion: {
+              questions: [
+                {
+                  question: "Which?",
+                  options: [
+                    { id: "1", text: "a" },
+                    { id: "2", text: "b" },
+                  ],
+                },
+              ],
+            },
+          }
         : { type: STEP_TYPE.RUN_COMMAND, runCommand: { commandLine: `cmd ${at}` } };
       const request = question
-        ? { requestedInteraction: { askQuestion: { questions: [{ question: "Which?", options: [{ id: "1", text: "a" }, { id: "2", text: "b" }] }] } } }
+        ? {
+            requestedInteraction: {
+              askQuestion: {
+                questions: [
+                  {
+                    question: "Which?",
+                    options: [
+                      { id: "1", text: "a" },
+                      { id: "2", text: "b" },
+                    ],
+                  },
+                ],
+              },
+            },
+          }
         : { requestedInteraction: { permission: { resource: { action: "command", target: `cmd ${at}` } } } };
       const step = (status: string, extra: Record<string, unknown> = {}) => ({
         index: at,
@@ -105,7 +132,11 @@ function generate(rng: Rng): TrackerOp[] {
     }
     const roll = rng.int(100);
     if (roll < 60) {
-      const update = stepsUpdate(batch.map((b) => b.step), batch.map((b) => b.index), rng.chance(0.2) ? { status: RUN_STATUS.RUNNING } : {});
+      const update = stepsUpdate(
+        batch.map((b) => b.step),
+        batch.map((b) => b.index),
+        rng.chance(0.2) ? { status: RUN_STATUS.RUNNING } : {},
+      );
       ops.push({ op: "frame", update: damage(update) });
     } else if (roll < 75) {
       const steps = [...current.entries()].sort((a, b) => a[0] - b[0]).map(([, step]) => step);
@@ -121,7 +152,14 @@ function generate(rng: Rng): TrackerOp[] {
     } else {
       // An argument of the wrong type altogether.
       const odd = oddValue(rng);
-      ops.push(rng.pick<TrackerOp>([{ op: "snapshot", input: odd }, { op: "frame", update: odd }, { op: "runStatus", input: odd }, { op: "steps", steps: odd }]));
+      ops.push(
+        rng.pick<TrackerOp>([
+          { op: "snapshot", input: odd },
+          { op: "frame", update: odd },
+          { op: "runStatus", input: odd },
+          { op: "steps", steps: odd },
+        ]),
+      );
     }
   }
   return ops;
@@ -198,7 +236,11 @@ function run(ops: TrackerOp[]): "ok" | "typed_error" {
     invariant(Array.isArray(events), () => `op ${i} (${op.op}) returned no event list`);
     for (const event of events) {
       const parsed = MapperEventSchema.safeParse(event);
-      invariant(parsed.success, () => `op ${i} (${op.op}): a ${describeType(event)} event fails the event schema: ${parsed.error?.issues[0]?.message ?? ""} at ${parsed.error?.issues[0]?.path.join(".") ?? ""}`);
+      invariant(
+        parsed.success,
+        () =>
+          `op ${i} (${op.op}): a ${describeType(event)} event fails the event schema: ${parsed.error?.issues[0]?.message ?? ""} at ${parsed.error?.issues[0]?.path.join(".") ?? ""}`,
+      );
       let text: string | undefined;
       try {
         text = JSON.stringify(event);

@@ -59,7 +59,10 @@ export function fixtureRuns(): PinnedRun[] {
   for (const file of readdirSync(FIXTURES).sort()) {
     const path = join(FIXTURES, file);
     if (file.endsWith(".ndjson")) {
-      const updates = readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => (JSON.parse(l) as { update: StreamUpdate }).update);
+      const updates = readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => (JSON.parse(l) as { update: StreamUpdate }).update);
       runs.push({ name: `steps/${file}`, events: play((t) => updates.map((u) => t.applyStreamUpdate(u))) });
       continue;
     }
@@ -67,13 +70,18 @@ export function fixtureRuns(): PinnedRun[] {
     const { _provenance: _, ...data } = readJson(path);
     if (Array.isArray(data["steps"])) {
       runs.push({ name: `steps/${file} snapshot`, events: play((t) => [t.applySnapshot({ steps: data["steps"] as unknown[] })]) });
-      runs.push({ name: `steps/${file} paged`, events: play((t) => (data["steps"] as unknown[]).map((s, i) => t.applySnapshot({ steps: [s], stepOffset: i }))) });
+      runs.push({
+        name: `steps/${file} paged`,
+        events: play((t) => (data["steps"] as unknown[]).map((s, i) => t.applySnapshot({ steps: [s], stepOffset: i }))),
+      });
       continue;
     }
     runs.push({ name: `steps/${file} alone`, events: play((t) => [t.applySteps([data])]) });
     runs.push({
       name: `steps/${file} frame`,
-      events: play((t) => [t.applyStreamUpdate({ conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: [3], steps: [data], totalLength: 4 } } } as StreamUpdate)]),
+      events: play((t) => [
+        t.applyStreamUpdate({ conversationId: CID, mainTrajectoryUpdate: { stepsUpdate: { indices: [3], steps: [data], totalLength: 4 } } } as StreamUpdate),
+      ]),
     });
   }
   return runs;
@@ -92,7 +100,9 @@ function captureSteps(): Record<string, unknown>[] {
 /** Captures: each alone, all as one page, and a 60-step history built from them (as the bench builds 10,000). */
 export function captureRuns(): PinnedRun[] {
   const steps = captureSteps();
-  const files = readdirSync(CAPTURES).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(CAPTURES)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   const runs: PinnedRun[] = steps.map((step, i) => ({ name: `captures/${files[i]}`, events: play((t) => [t.applySteps([step])]) }));
   runs.push({ name: "captures as one page", events: play((t) => [t.applySnapshot({ steps })]) });
   const history = Array.from({ length: 60 }, (_, index) => {

@@ -28,7 +28,11 @@ export interface McpWorld {
   /** Set with `http`: where it listens and the token. */
   http?: { url: string; token: string };
   stderr(): string;
-  call(name: string, args?: Record<string, unknown>, options?: { onprogress?: (p: { progress: number; total?: number | undefined; message?: string | undefined }) => void }): Promise<CallToolResult>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { onprogress?: (p: { progress: number; total?: number | undefined; message?: string | undefined }) => void },
+  ): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
@@ -96,7 +100,13 @@ export async function startMcpWorld(options: McpWorldOptions): Promise<McpWorld>
     client = new Client({ name: options.clientName ?? "world-test", version: "1.0.0" });
     let http: McpWorld["http"];
     if (options.transport === "stdio") {
-      const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", BIN, "mcp", ...common], env, cwd: ROOT, stderr: "pipe" });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", BIN, "mcp", ...common],
+        env,
+        cwd: ROOT,
+        stderr: "pipe",
+      });
       transport.stderr?.on("data", (chunk: Buffer) => (err.text += chunk.toString("utf8")));
       await client.connect(transport);
     } else {
@@ -115,7 +125,10 @@ export async function startMcpWorld(options: McpWorldOptions): Promise<McpWorld>
       ...(http === undefined ? {} : { http }),
       stderr: () => err.text,
       call: (name, args = {}, callOptions = {}) =>
-        c.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...(callOptions.onprogress === undefined ? {} : { onprogress: callOptions.onprogress }) }) as Promise<CallToolResult>,
+        c.callTool({ name, arguments: args }, undefined, {
+          timeout: 120_000,
+          ...(callOptions.onprogress === undefined ? {} : { onprogress: callOptions.onprogress }),
+        }) as Promise<CallToolResult>,
       async close() {
         await c.close().catch(() => undefined);
         await stopChild(child);

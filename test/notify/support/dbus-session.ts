@@ -49,7 +49,9 @@ export async function startPrivateBus(): Promise<PrivateBus> {
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const spawnFailed = new Promise<never>((_, reject) => child.once("error", (error) => reject(new Error(`dbus-daemon could not start (${error.message}); install Debian's dbus-daemon`))));
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once("error", (error) => reject(new Error(`dbus-daemon could not start (${error.message}); install Debian's dbus-daemon`))),
+  );
   try {
     const address = (await Promise.race([firstLine(child.stdout!, "dbus-daemon", 15_000, () => `stderr: ${stderr}`), spawnFailed])).trim();
     return {
@@ -142,9 +144,28 @@ export async function startNotificationsStandIn(
         bus.send(dbus.Message.newMethodReturn(message, "ssss", [options.serverName ?? "stand-in", "agy-bridge tests", "1.0", "1.2"]));
         return true;
       case "Notify": {
-        const [appName, replacesId, icon, summary, body, actions, hints, expireTimeout] = message.body as [string, number, string, string, string, string[], Record<string, { value: unknown }>, number];
+        const [appName, replacesId, icon, summary, body, actions, hints, expireTimeout] = message.body as [
+          string,
+          number,
+          string,
+          string,
+          string,
+          string[],
+          Record<string, { value: unknown }>,
+          number,
+        ];
         const id = replacesId !== 0 ? replacesId : nextId++;
-        notified.push({ id, appName, replacesId, icon, summary, body, actions, hints: Object.fromEntries(Object.entries(hints).map(([k, v]) => [k, v.value])), expireTimeout });
+        notified.push({
+          id,
+          appName,
+          replacesId,
+          icon,
+          summary,
+          body,
+          actions,
+          hints: Object.fromEntries(Object.entries(hints).map(([k, v]) => [k, v.value])),
+          expireTimeout,
+        });
         bus.send(dbus.Message.newMethodReturn(message, "u", [id]));
         if (options.pressOnNotify !== undefined) signal("ActionInvoked", "us", [id, options.pressOnNotify]);
         return true;
@@ -169,7 +190,11 @@ export async function startNotificationsStandIn(
     invoke: (id, key) => signal("ActionInvoked", "us", [id, key]),
     dismiss: (id, reason = 2) => signal("NotificationClosed", "uu", [id, reason]),
     untilNotified: (predicate, what, ms = 30_000) =>
-      until(() => notified.find(predicate), what, { ms, everyMs: 20, seen: () => `Notify calls: ${JSON.stringify(notified.map((n) => ({ id: n.id, summary: n.summary, body: n.body, actions: n.actions })))}` }),
+      until(() => notified.find(predicate), what, {
+        ms,
+        everyMs: 20,
+        seen: () => `Notify calls: ${JSON.stringify(notified.map((n) => ({ id: n.id, summary: n.summary, body: n.body, actions: n.actions })))}`,
+      }),
     async close() {
       bus.disconnect();
     },

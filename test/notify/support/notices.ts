@@ -17,7 +17,19 @@ export function questionNotice(overrides: Partial<PendingNotice> = {}): PendingN
   return permissionNotice({
     interactionId: "int_fedcba9876543210",
     url: "http://127.0.0.1:7878/#/interactions/int_fedcba9876543210",
-    request: { kind: "question", questions: [{ question: "Which database?", multiSelect: false, options: [{ id: "1", text: "Postgres" }, { id: "2", text: "SQLite" }] }] },
+    request: {
+      kind: "question",
+      questions: [
+        {
+          question: "Which database?",
+          multiSelect: false,
+          options: [
+            { id: "1", text: "Postgres" },
+            { id: "2", text: "SQLite" },
+          ],
+        },
+      ],
+    },
     ...overrides,
   });
 }

@@ -67,7 +67,10 @@ export function verifyVapid(authorization: string | undefined, expectedPublicKey
   const head = JSON.parse(Buffer.from(header!, "base64url").toString("utf8")) as { alg?: string; typ?: string };
   if (head.alg !== "ES256") throw new Error(`the JWT's alg is ${head.alg}, not ES256`);
   const point = Buffer.from(expectedPublicKey, "base64url");
-  const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x: point.subarray(1, 33).toString("base64url"), y: point.subarray(33, 65).toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: point.subarray(1, 33).toString("base64url"), y: point.subarray(33, 65).toString("base64url") },
+    format: "jwk",
+  });
   const ok = verify("sha256", Buffer.from(`${header}.${payload}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(signature!, "base64url"));
   if (!ok) throw new Error("the JWT's ES256 signature does not verify with the public key");
   return JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as VapidClaims;

@@ -13,7 +13,10 @@ export interface Recorded {
   body: Buffer;
 }
 
-export type Responder = (request: Recorded, index: number) => { status: number; body?: string; headers?: Record<string, string> } | Promise<{ status: number; body?: string; headers?: Record<string, string> }>;
+export type Responder = (
+  request: Recorded,
+  index: number,
+) => { status: number; body?: string; headers?: Record<string, string> } | Promise<{ status: number; body?: string; headers?: Record<string, string> }>;
 
 export interface RecordingServer {
   url: string;
@@ -53,7 +56,11 @@ export async function startRecordingServer(respond: Responder = () => ({ status:
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; saw ${requests.length} request(s): ${requests.map((r) => `${r.method} ${r.path} ${r.body.toString("utf8").slice(0, 200)}`).join(" | ")}`));
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}; saw ${requests.length} request(s): ${requests.map((r) => `${r.method} ${r.path} ${r.body.toString("utf8").slice(0, 200)}`).join(" | ")}`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);

@@ -92,7 +92,8 @@ export async function startTelegramStandIn(token: string): Promise<TelegramStand
           return;
         }
         case "sendMessage": {
-          if (body["chat_id"] === undefined || typeof body["text"] !== "string" || body["text"] === "") return fail(res, 400, "Bad Request: message text is empty");
+          if (body["chat_id"] === undefined || typeof body["text"] !== "string" || body["text"] === "")
+            return fail(res, 400, "Bad Request: message text is empty");
           const message: StandInMessage = {
             message_id: nextMessage++,
             chat: { id: Number(body["chat_id"]), type: "private" },
@@ -112,7 +113,11 @@ export async function startTelegramStandIn(token: string): Promise<TelegramStand
           if (typeof body["text"] !== "string" || body["text"] === "") return fail(res, 400, "Bad Request: message text is empty");
           const markup = body["reply_markup"] as StandInMessage["reply_markup"] | undefined;
           if (message.text === body["text"] && JSON.stringify(message.reply_markup) === JSON.stringify(markup)) {
-            return fail(res, 400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+            return fail(
+              res,
+              400,
+              "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+            );
           }
           message.text = body["text"];
           message.history.push(body["text"]);
@@ -125,7 +130,8 @@ export async function startTelegramStandIn(token: string): Promise<TelegramStand
         }
         case "answerCallbackQuery": {
           const id = body["callback_query_id"];
-          if (typeof id !== "string" || !callbackAnswers.has(id)) return fail(res, 400, "Bad Request: query is too old and response timeout expired or query ID is invalid");
+          if (typeof id !== "string" || !callbackAnswers.has(id))
+            return fail(res, 400, "Bad Request: query is too old and response timeout expired or query ID is invalid");
           callbackAnswers.set(id, typeof body["text"] === "string" ? body["text"] : undefined);
           touch();
           return ok(res, true);
@@ -170,7 +176,11 @@ export async function startTelegramStandIn(token: string): Promise<TelegramStand
         };
         const timer = setTimeout(() => {
           changed.delete(check);
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; messages: ${JSON.stringify(messages.map((m) => m.history))}; calls: ${calls.map((c) => c.method).join(",")}`));
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}; messages: ${JSON.stringify(messages.map((m) => m.history))}; calls: ${calls.map((c) => c.method).join(",")}`,
+            ),
+          );
         }, timeoutMs);
         changed.add(check);
         check();

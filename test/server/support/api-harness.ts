@@ -32,7 +32,10 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function startApiHarness(options: Partial<ApiServerOptions> = {}, hubOptions: Pick<SessionHubOptions, "retain" | "replayWindow"> = {}): Promise<ApiHarness> {
+export async function startApiHarness(
+  options: Partial<ApiServerOptions> = {},
+  hubOptions: Pick<SessionHubOptions, "retain" | "replayWindow"> = {},
+): Promise<ApiHarness> {
   const sessions = new Map<string, ScriptedSession>();
   const hub = createSessionHub({
     ...hubOptions,

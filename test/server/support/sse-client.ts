@@ -49,8 +49,7 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
               const cut = message.id.lastIndexOf("-");
               message.epoch = message.id.slice(0, Math.max(0, cut));
               message.seq = Number(message.id.slice(cut + 1));
-            }
-            else if (line.startsWith("event: ")) message.event = line.slice(7);
+            } else if (line.startsWith("event: ")) message.event = line.slice(7);
             else if (line.startsWith("data: ")) {
               message.data += line.slice(6);
               isMessage = true;
@@ -84,7 +83,11 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
             };
             const timer = setTimeout(() => {
               checks.delete(check);
-              fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got ${messages.length} messages (${messages.map((m) => `${m.id}:${m.event}`).join(", ")}), comments ${JSON.stringify(comments)}, ended ${ended}`));
+              fail(
+                new Error(
+                  `timed out after ${timeoutMs} ms waiting for ${what}; got ${messages.length} messages (${messages.map((m) => `${m.id}:${m.event}`).join(", ")}), comments ${JSON.stringify(comments)}, ended ${ended}`,
+                ),
+              );
             }, timeoutMs);
             checks.add(check);
             check();

@@ -72,8 +72,7 @@ export function describe(e: MapperEvent): string {
   return "stepIndex" in e && e.stepIndex !== undefined ? `${e.type}@${e.stepIndex}` : e.type;
 }
 
-export const isRequested = (e: MapperEvent): e is Extract<MapperEvent, { type: "interaction_requested" }> =>
-  e.type === "interaction_requested";
+export const isRequested = (e: MapperEvent): e is Extract<MapperEvent, { type: "interaction_requested" }> => e.type === "interaction_requested";
 
 export const isTurnEnd = (e: MapperEvent): boolean => e.type === "status" && (e.status === "idle" || e.status === "failed");
 

@@ -37,8 +37,7 @@ export async function waitForIdle(server: SimServer, cascadeId: string): Promise
   );
 }
 
-export const isWaiting = (type: string) => (step: Json) =>
-  step.type === `CORTEX_STEP_TYPE_${type}` && step.status === "CORTEX_STEP_STATUS_WAITING";
+export const isWaiting = (type: string) => (step: Json) => step.type === `CORTEX_STEP_TYPE_${type}` && step.status === "CORTEX_STEP_STATUS_WAITING";
 
 export async function sendTurn(server: SimServer, cascadeId: string, text: string, planModel = "MODEL_PLACEHOLDER_M20"): Promise<void> {
   const res = await unary(server.tlsUrl, "SendUserCascadeMessage", { cascadeId, items: [{ text }], cascadeConfig: { plannerConfig: { planModel } } });

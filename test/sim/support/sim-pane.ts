@@ -48,11 +48,20 @@ export async function startSimPane(tmux: PrivateTmux, flags: string[], options: 
   const target = `s12-${count}`;
   const argv = [process.execPath, "--import", "tsx", BIN, "sim", "--speed", options.speed ?? "0", ...flags];
   await tmux.newSession(target, argv, { cwd: ROOT, columns: COLUMNS, rows: 60, ...(options.env !== undefined ? { env: options.env } : {}) });
-  onTestFinished(() => tmux.run(["kill-session", "-t", target]).then(() => undefined, () => undefined));
+  onTestFinished(() =>
+    tmux.run(["kill-session", "-t", target]).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   const ready = await tmux.waitForScreen(target, (s) => s.includes("? for shortcuts") && /http:\/\/127\.0\.0\.1:\d+/.test(s), "the idle TUI", 30_000);
   const plainUrl = (/http:\/\/127\.0\.0\.1:\d+/.exec(ready) as RegExpExecArray)[0];
-  const rpc = async <T,>(method: string, body: object): Promise<T> => {
-    const res = await fetch(`${plainUrl}/${SERVICE}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const rpc = async <T>(method: string, body: object): Promise<T> => {
+    const res = await fetch(`${plainUrl}/${SERVICE}/${method}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${method} → HTTP ${res.status}: ${text}`);
     return JSON.parse(text) as T;
@@ -77,9 +86,21 @@ export async function startSimPane(tmux: PrivateTmux, flags: string[], options: 
     keys: (...keys) => tmux.sendKeys(target, ...keys),
     async typeTurn(text) {
       await tmux.paste(target, text);
-      await waitFor((s) => composer(s).join("\n").includes(text.split("\n")[0] ?? text), `the draft "${text}"`);
+      await waitFor(
+        (s) =>
+          composer(s)
+            .join("\n")
+            .includes(text.split("\n")[0] ?? text),
+        `the draft "${text}"`,
+      );
       await tmux.sendKeys(target, "Enter");
-      await waitFor((s) => !composer(s).join("\n").includes(text.split("\n")[0] ?? text), "the draft leaving the composer");
+      await waitFor(
+        (s) =>
+          !composer(s)
+            .join("\n")
+            .includes(text.split("\n")[0] ?? text),
+        "the draft leaving the composer",
+      );
     },
     async waitingStep() {
       let last: WireStep[] = [];

@@ -36,14 +36,27 @@ try {
   save("fake-tui-wrapped-draft", await world.waitForScreen(tui.paneId, composerHas("in detail"), "the wrapped draft"));
 
   tui = await world.startFakeTui("running");
-  await tui.setView({ running: true, transcript: [{ role: "user", text: "Summarise the README" }, { role: "assistant", text: "Reading it now" }] });
+  await tui.setView({
+    running: true,
+    transcript: [
+      { role: "user", text: "Summarise the README" },
+      { role: "assistant", text: "Reading it now" },
+    ],
+  });
   save("fake-tui-running", await world.waitForScreen(tui.paneId, composerHas("esc to cancel"), "the running footer"));
 
   tui = await world.startFakeTui("permission");
   await tui.setView({
     running: true,
     transcript: [{ role: "user", text: "Delete the build directory" }],
-    pending: { kind: "permission", trajectoryId: "t", stepIndex: 3, target: "rm -rf build", description: "Remove the build directory", suggestedPersistPattern: "rm -rf build" },
+    pending: {
+      kind: "permission",
+      trajectoryId: "t",
+      stepIndex: 3,
+      target: "rm -rf build",
+      description: "Remove the build directory",
+      suggestedPersistPattern: "rm -rf build",
+    },
   });
   save("fake-tui-permission-prompt", await world.waitForScreen(tui.paneId, composerHas("4. No"), "the permission prompt"));
 
@@ -54,13 +67,28 @@ try {
       kind: "question",
       trajectoryId: "t",
       stepIndex: 5,
-      questions: [{ question: "Which colours?", multiSelect: true, options: [{ id: "1", text: "red" }, { id: "2", text: "green" }, { id: "3", text: "blue" }] }],
+      questions: [
+        {
+          question: "Which colours?",
+          multiSelect: true,
+          options: [
+            { id: "1", text: "red" },
+            { id: "2", text: "green" },
+            { id: "3", text: "blue" },
+          ],
+        },
+      ],
     },
   });
   save("fake-tui-question-prompt", await world.waitForScreen(tui.paneId, composerHas("3. [ ] blue"), "the question prompt"));
 
   tui = await world.startFakeTui("numbered");
-  await tui.setView({ transcript: [{ role: "user", text: "List three steps" }, { role: "assistant", text: "Here they are:\n1. Build\n2. Test\n3. Ship" }] });
+  await tui.setView({
+    transcript: [
+      { role: "user", text: "List three steps" },
+      { role: "assistant", text: "Here they are:\n1. Build\n2. Test\n3. Ship" },
+    ],
+  });
   save("fake-tui-numbered-answer", await world.waitForScreen(tui.paneId, composerHas("3. Ship"), "the numbered answer"));
 
   const sim = await world.newSession("sim", [process.execPath, "--import", "tsx", BIN, "sim", "--speed", "0"], { columns: 100, rows: 30 });

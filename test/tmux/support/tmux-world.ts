@@ -78,9 +78,19 @@ export async function createTmuxWorld(): Promise<TmuxWorld> {
     tmux,
     async newSession(name, argv, options = {}) {
       const out = await tmux([
-        "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name,
-        "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 30),
-        "-c", ROOT,
+        "new-session",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-s",
+        name,
+        "-x",
+        String(options.columns ?? 100),
+        "-y",
+        String(options.rows ?? 30),
+        "-c",
+        ROOT,
         ...Object.entries(options.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
         ...argv,
       ]);
@@ -112,7 +122,10 @@ export async function createTmuxWorld(): Promise<TmuxWorld> {
     },
     async startFakeTui(name, options = {}) {
       const portFile = join(dir, `${name}.port`);
-      const paneId = await world.newSession(name, [process.execPath, "--import", "tsx", FAKE_TUI, portFile], { columns: options.columns ?? 90, rows: options.rows ?? 30 });
+      const paneId = await world.newSession(name, [process.execPath, "--import", "tsx", FAKE_TUI, portFile], {
+        columns: options.columns ?? 90,
+        rows: options.rows ?? 30,
+      });
       await waitForScreen(paneId, (s) => s.includes("? for shortcuts"), "the fake TUI's idle footer");
       const base = `http://127.0.0.1:${readFileSync(portFile, "utf8")}`;
       return {
