@@ -7,6 +7,8 @@
  * max beside it; "min-max ms" is the row's own spread.
  *
  * Rows (goal in brackets):
+ * - `approve --url … --help`: the help alone, none of the command's
+ *   runtime [≤ 2×];
  * - `approve` / `deny` / `answer` / `interrupt` with `--url` against a
  *   simulator in this process, nothing pending [≤ 2× `--help` wall];
  * - the same with one pending gate (a permission, or a question for
@@ -15,7 +17,14 @@
  * - `screen --file` on a saved screen [≤ 1.2×];
  * - `sessions --json` with one simulator process running as agy
  *   (`sim --as-agy --headless`) [≤ 3×]; other agy processes on the machine
- *   are found too, and the row says how many servers the command listed.
+ *   are found too, and the row says how many servers the command listed;
+ * - `approve` / `deny` / `answer` / `interrupt` through discovery (no
+ *   `--url`, only `--conversation`) against that process, nothing pending
+ *   [≤ 4×]; the first, unmeasured round leaves what discovery keeps
+ *   (docs/discovery.md, "The discovery cache") in the run's cache directory;
+ * - `watch --json --url …` on a conversation of 1,000 settled steps (the
+ *   simulator's `--populate 1,1000`): from the process's start to its
+ *   `history_end` line [≤ 1,000 ms], unpaired.
  *
  * Each process's exit code and output are checked, so a failure is never
  * what is measured. Each row's name carries the 1-minute load average before
@@ -27,6 +36,8 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { conversationsOf } from "../src/discovery/conversations.js";
+import { createAgyRpcClient } from "../src/rpc/client.js";
 import { startSimServer, type SimServer } from "../src/sim/index.js";
 import { firstLine } from "../test/support/first-line.js";
 import { until } from "../test/support/until.js";
@@ -137,6 +148,12 @@ async function answerRows(cli: string, env: NodeJS.ProcessEnv, sim: SimServer): 
   };
   const cases: Case[] = [
     {
+      name: "approve --url … --help",
+      args: ["approve", ...conn, "--help"],
+      goal: 2,
+      check: (r) => expectExit(r, 0, "approve --help", /Usage: agy-bridge approve/),
+    },
+    {
       name: "approve --url, nothing pending",
       args: ["approve", ...conn],
       goal: 2,
@@ -196,19 +213,110 @@ function screenFixture(): string {
   return join(dir, name);
 }
 
-/** A simulator process that discovery finds as agy; resolves once it has said where it listens. */
-async function startAgySim(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli", "bin.ts"), "sim", "--as-agy", "--headless", "--csrf-token", TOKEN], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+interface AgySim {
+  child: ChildProcess;
+  port: number;
+  info: { conversationId: string; plainUrl: string; tlsUrl: string; agyPid: number };
+}
+
+/** A simulator process that discovery finds as agy, with one extra conversation of 1,000 settled steps; resolves once it has said where it listens. */
+async function startAgySim(env: NodeJS.ProcessEnv): Promise<AgySim> {
+  const args = [
+    "--import",
+    "tsx",
+    join(ROOT, "src", "cli", "bin.ts"),
+    "sim",
+    "--as-agy",
+    "--headless",
+    "--csrf-token",
+    TOKEN,
+    "--speed",
+    "0.05",
+    "--populate",
+    "1,1000",
+  ];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const info = JSON.parse(await firstLine(child.stdout!, "the simulator (sim --as-agy --headless)", 60_000, () => stderr.slice(0, 500))) as {
-    plainUrl: string;
+  const info = JSON.parse(await firstLine(child.stdout!, "the simulator (sim --as-agy --headless)", 60_000, () => stderr.slice(0, 500))) as AgySim["info"];
+  return { child, port: Number(new URL(info.plainUrl).port), info };
+}
+
+/** The simulator's conversation of at least `steps` steps (from `--populate`), asked over RPC. */
+async function longConversation(agy: AgySim, steps: number): Promise<string> {
+  const client = createAgyRpcClient({ baseUrl: agy.info.tlsUrl, csrfToken: TOKEN });
+  try {
+    const answer = await client.getAllCascadeTrajectories({});
+    const found = conversationsOf(answer).find((c) => (c.stepCount ?? 0) >= steps);
+    if (found === undefined) throw new Error(`bench: the simulator hosts no conversation of ${steps} steps (--populate 1,${steps})`);
+    return found.conversationId;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Through discovery: the answer commands given only the conversation, nothing pending. */
+async function discoveryRows(cli: string, env: NodeJS.ProcessEnv, agy: AgySim): Promise<BenchRow[]> {
+  const conv = ["--conversation", agy.info.conversationId, "--json"];
+  const cases: Case[] = [
+    { name: "approve through discovery, nothing pending", args: ["approve", ...conv], goal: 4, check: (r) => expectExit(r, 1, "approve", /none_pending/) },
+    { name: "deny through discovery, nothing pending", args: ["deny", ...conv], goal: 4, check: (r) => expectExit(r, 1, "deny", /none_pending/) },
+    {
+      name: "answer --option 1 through discovery, nothing pending",
+      args: ["answer", ...conv, "--option", "1"],
+      goal: 4,
+      check: (r) => expectExit(r, 1, "answer", /none_pending/),
+    },
+    { name: "interrupt through discovery, idle", args: ["interrupt", ...conv], goal: 4, check: (r) => expectExit(r, 0, "interrupt", /"idle"/) },
+  ];
+  const rows: BenchRow[] = [];
+  for (const c of cases) rows.push(await pairedRow(cli, env, c));
+  return rows;
+}
+
+/** Spawns `node CLI ARGS` and resolves with the milliseconds from spawn to the first stdout line matching `until`; then stops it. */
+function timeToLine(cli: string, args: readonly string[], env: NodeJS.ProcessEnv, until: RegExp): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [cli, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let at: number | undefined;
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (at === undefined && until.test(stdout)) {
+        at = performance.now() - start;
+        child.kill("SIGTERM");
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      if (at !== undefined) resolve(at);
+      else reject(new Error(`bench: ${args[0]} exited ${code} without a line matching ${until}: ${(stdout + stderr).slice(0, 400)}`));
+    });
+  });
+}
+
+/** `watch --json` on a 1,000-step conversation: process start → `history_end`. */
+async function watchRow(cli: string, env: NodeJS.ProcessEnv, agy: AgySim): Promise<BenchRow> {
+  const conversationId = await longConversation(agy, 1000);
+  const args = ["watch", "--url", agy.info.tlsUrl, "--csrf-token", TOKEN, "--conversation", conversationId, "--json"];
+  const times: number[] = [];
+  const runs = runsFor(PAIRS);
+  for (let i = 0; i < runs + 1; i++) {
+    const ms = await timeToLine(cli, args, env, /"type":"history_end"/);
+    if (i > 0) times.push(ms);
+  }
+  const sample = summarize(times);
+  return {
+    name: `watch --json --url, 1,000-step conversation: start → history_end (load ${(loadavg()[0] ?? 0).toFixed(2)})`,
+    sample,
+    goal: "<= 1000 ms",
+    met: sample.medianMs <= 1000,
   };
-  return { child, port: Number(new URL(info.plainUrl).port) };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -267,6 +375,8 @@ const suite: BenchSuite = {
         };
         const row = await pairedRow(cli, env, sessions);
         rows.push({ ...row, name: row.name.replace("N servers", `${listed} server${listed === 1 ? "" : "s"}`) });
+        rows.push(...(await discoveryRows(cli, env, agy)));
+        rows.push(await watchRow(cli, env, agy));
       } finally {
         await stop(agy.child);
       }

@@ -83,6 +83,10 @@ export {
   interactionIdFor,
   /** The deterministic `messageId` of a planner step. */
   messageIdFor,
+  /** What a session waits for (`waitingFor`) when this request opens the wait. */
+  waitingForRequest,
+  /** The `waitingFor` word of the oldest request still open for a person, if any. */
+  currentWaitingFor,
 } from "./mapper/index.js";
 export type {
   DiagnosticCode,
@@ -98,6 +102,7 @@ export type {
   StatusReason,
   TrajectoryTracker,
   TrajectoryTrackerOptions,
+  WaitingFor,
 } from "./mapper/index.js";
 
 // Discovery: find agy's language servers (process, listeners, transport, CSRF token).

@@ -128,13 +128,16 @@ export interface AuditReading {
   records: AuditRecord[];
   /** Lines that were not audit records (a torn write, an edit by hand), by file and line. */
   skipped: Array<{ file: string; line: number }>;
+  /** Every conversation id the files name, whatever the query (for resolving a prefix of one), in order of first appearance. */
+  conversationIds: string[];
 }
 
 /** Reads the log and its rotated files, oldest first. A missing log reads as empty. */
 export async function readAuditLog(path: string, query: AuditQuery = {}): Promise<AuditReading> {
   const keep = query.keep ?? 5;
   const files = [...Array.from({ length: keep }, (_, i) => `${path}.${keep - i}`), path];
-  const out: AuditReading = { records: [], skipped: [] };
+  const out: AuditReading = { records: [], skipped: [], conversationIds: [] };
+  const ids = new Set<string>();
   const since = query.since?.getTime();
   for (const file of files) {
     const text = await readFile(file, "utf8").catch(() => undefined);
@@ -152,6 +155,10 @@ export async function readAuditLog(path: string, query: AuditQuery = {}): Promis
         return;
       }
       const record = parsed.data;
+      if (!ids.has(record.conversationId)) {
+        ids.add(record.conversationId);
+        out.conversationIds.push(record.conversationId);
+      }
       if (since !== undefined && !(Date.parse(record.time) >= since)) return;
       if (query.conversationId !== undefined && record.conversationId !== query.conversationId) return;
       out.records.push(record);

@@ -1,7 +1,8 @@
 /**
  * One line of the audit log: a decision about one of agy's requests — by a
- * policy rule, a person at the CLI, a bot over HTTP, the approval page, or a
- * person in agy's own TUI — and what became of it. Never holds a token.
+ * policy rule, a person at the CLI, a bot over HTTP, the approval page, an
+ * agent, or someone elsewhere (`observed`) — and what became of it. Never
+ * holds a token.
  */
 import { z } from "zod";
 
@@ -30,7 +31,13 @@ export const AuditRecordSchema = z.object({
     variant: z.string().optional(),
   }),
   decision: AuditDecisionSchema,
-  /** `policy:<rule id>`, `policy:default`, `cli`, `http:<token name>`, `page`, `tui`. */
+  /**
+   * `policy:<rule id>`, `policy:default`, `cli`, `http:<token name>`, `page`,
+   * `page:<device>`, `mcp:<client>`, `acp:<client>`, `relay:<principal>`;
+   * `tui` only when agy-bridge pressed the keys in agy's dialog or saw them
+   * pressed; `observed` for an answer seen given elsewhere (agy's TUI or
+   * another client over RPC: agy's step does not say which).
+   */
   decidedBy: z.string(),
   /**
    * What became of it: the answer path's result (`delivered`, `already_resolved`,

@@ -1,8 +1,11 @@
 /**
  * Turns what a supervising process sees into audit records: the policy's
  * decisions with their delivery, answers given through this process (CLI,
- * HTTP, the page), and answers a person gave elsewhere — a request seen
- * open here that settled without this process answering it (`tui`).
+ * HTTP, the page), and answers given elsewhere — a request seen open here
+ * that settled without this process answering it. Such an answer is
+ * `observed`, never `tui`: agy's step records the answer, not who gave it
+ * (spike-notes §12), so a person's keys in agy's dialog and another
+ * client's RPC answer look the same from here.
  */
 import type { EventOf, MapperEvent } from "../mapper/index.js";
 import type { PolicyDecision } from "../policy/index.js";
@@ -26,7 +29,11 @@ export interface ManualAnswer {
   conversationId: string;
   interactionId: string;
   decision: Exclude<AuditDecision, "ask">;
-  /** `cli`, `http:<token name>`, `page`. */
+  /**
+   * Who in this process decided: `cli`, `http:<token name>`, `page:<device>`,
+   * `mcp:<client>`, `acp:<client>`, `relay:<principal>`; `tui` only when
+   * agy-bridge itself pressed the keys in agy's dialog or saw them pressed.
+   */
   decidedBy: string;
   /** The answer path's result, e.g. `delivered`. */
   delivery: string;
@@ -45,7 +52,7 @@ export interface SessionAuditor {
 export interface SessionAuditorOptions {
   agyPid?: number;
   /**
-   * How long to wait before recording an answer from elsewhere as `tui`, so
+   * How long to wait before recording an answer from elsewhere (`observed`), so
    * that another agy-bridge process that gave it (the CLI, another serve)
    * has written its own record; default 2,000 ms.
    */
@@ -55,6 +62,9 @@ export interface SessionAuditorOptions {
 }
 
 const MAX_REMEMBERED = 1_000;
+
+/** `decidedBy` and `delivery` of an answer this process saw given elsewhere, by someone it cannot name. */
+const OBSERVED = "observed";
 
 const OUTCOME_DECISION: Readonly<Record<string, Exclude<AuditDecision, "ask"> | undefined>> = {
   approved: "approve",
@@ -102,8 +112,8 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
       if (!seenOpen.delete(event.interactionId) || request === undefined || event.decidedBy !== undefined) return;
       const decision = OUTCOME_DECISION[event.outcome];
       if (decision === undefined) return;
-      // Answered outside this process: by a person in agy's TUI, unless another agy-bridge process logged it.
-      const record = { ...base(request, event.conversationId, event.interactionId), decision, decidedBy: "tui", delivery: "observed" };
+      // Answered outside this process (agy's TUI, another client over RPC), unless another agy-bridge process logged it.
+      const record = { ...base(request, event.conversationId, event.interactionId), decision, decidedBy: OBSERVED, delivery: OBSERVED };
       const check = new Promise<void>((resolve) => setTimeout(resolve, options.elsewhereDelayMs ?? 2_000))
         .then(() => log.answered(event.interactionId))
         .then((logged) => {

@@ -11,6 +11,7 @@ import type { DiscoveredServer, PaneRef, TmuxServerRef } from "../discovery/inde
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import { defineCommand } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { emptyOption, failureText } from "./session-connect.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
@@ -61,7 +62,7 @@ export const acpCommand = defineCommand({
     const hint = "run `agy-bridge acp --help`";
     const empty = emptyOption(values as Record<string, unknown>, ["pane", "policy", "workspace", "audit-file"]);
     if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; ${hint}`);
-    const connection = connectionArgs(values, io.env);
+    const { connection } = await resolveConversationTarget(io, { connection: connectionArgs(values, io.env) });
     const tmux = tmuxServerOf("acp", values);
     if (values.pane !== undefined && !isPaneTarget(values.pane))
       throw new UsageError(`--pane must be a pane id like %3 or an exact session name like =main; ${hint}`);
@@ -75,7 +76,7 @@ export const acpCommand = defineCommand({
     ]);
     let policy;
     try {
-      policy = await readPolicyOption(values);
+      policy = await readPolicyOption(values, io.env);
     } catch (error) {
       io.stderr.write(`${failureText("acp", error)}\n`);
       return 1;

@@ -7,6 +7,7 @@
 import { recordCliAnswer } from "./cli-audit.js";
 import type { AgySessionApi, AnswerResult, AnswerVia, PendingSummary } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 import {
   attachFromArgs,
@@ -19,6 +20,16 @@ import {
   type SessionCommandDeps,
   type SessionTarget,
 } from "./session-connect.js";
+import {
+  proposalText,
+  proposeFor,
+  REMEMBER_HELP,
+  REMEMBER_OPTIONS,
+  rememberPlan,
+  saveRemembered,
+  type RememberPlan,
+  type RememberValues,
+} from "./remember-option.js";
 import { terminalText } from "./terminal-text.js";
 
 /** The options every answering command takes, besides its own. */
@@ -81,17 +92,25 @@ export interface AnswerCommandSpec<O extends ParseArgsOptionsConfig> {
 
 /** Defines `approve`, `deny` or `answer` on the shared options, checks and body. */
 export function defineAnswerCommand<O extends ParseArgsOptionsConfig>(spec: AnswerCommandSpec<O>): Command {
+  // approve and deny can remember their answer as a rule (docs/policy.md, "Learned rules").
+  const remembers = spec.name === "approve" || spec.name === "deny";
   return defineCommand({
     name: spec.name,
     summary: spec.summary,
-    help: `${spec.help}${HELP_TAIL}`,
-    options: { ...ANSWER_OPTIONS, ...spec.options },
+    help: `${spec.help}${remembers ? REMEMBER_HELP : ""}${HELP_TAIL}`,
+    options: { ...ANSWER_OPTIONS, ...spec.options, ...(remembers ? REMEMBER_OPTIONS : {}) },
     async run(io, { values }) {
-      const target = sessionTarget(spec.name, values, io.env);
+      const target = await resolveConversationTarget(io, sessionTarget(spec.name, values, io.env));
       const empty = emptyOption(values, [...NON_EMPTY, ...(spec.nonEmpty ?? [])]);
       if (empty !== undefined) throw new UsageError(`--${empty} needs a non-empty value; run \`agy-bridge ${spec.name} --help\``);
-      const deliver = spec.prepare(values);
-      return runAnswer(io, { command: spec.name, target, values, kinds: spec.kinds, what: spec.what, deliver });
+      const instruction = (values as { instruction?: string | undefined }).instruction;
+      if (spec.name === "approve" && instruction !== undefined && !(await import("../session/verdict.js")).instructionAllowed("permission", "approve")) {
+        throw new UsageError("agy's approve carries no instruction, so --instruction would never reach agy; approve without it, or deny with --instruction");
+      }
+      const remember = remembers ? rememberPlan(spec.name, values as RememberValues) : undefined;
+      // With --remember, --scope is the rule's scope: the answer itself is sent once.
+      const deliver = spec.prepare(remember === undefined ? values : { ...values, scope: undefined });
+      return runAnswer(io, { command: spec.name, target, values, kinds: spec.kinds, what: spec.what, deliver, remember });
     },
   });
 }
@@ -103,6 +122,7 @@ interface AnswerRun {
   kinds: ReadonlyArray<PendingSummary["kind"]>;
   what: string;
   deliver: Deliver;
+  remember?: RememberPlan | undefined;
   deps?: SessionCommandDeps;
 }
 
@@ -165,6 +185,14 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
       interactionId = chosen.interactionId;
     }
     pendingNow ??= await session.pending().catch(() => []);
+    const pending = pendingNow.find((p) => p.interactionId === interactionId);
+    const remembered = run.remember === undefined ? undefined : await proposeFor(session, pending, interactionId, run.remember);
+    if (remembered !== undefined && run.remember?.dryRun === true) {
+      const { proposal } = remembered;
+      if (run.values.json === true) io.stdout.write(`${JSON.stringify({ interactionId, dryRun: true, rule: proposal })}\n`);
+      else io.stdout.write(terminalText(await proposalText(remembered, run.remember.decision), { keepNewlines: true }));
+      return 0;
+    }
     const result = await run.deliver(session, interactionId);
     const decision = run.command === "approve" ? "approve" : run.command === "deny" ? "deny" : "answer";
     await recordCliAnswer(io, {
@@ -172,16 +200,28 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
       conversationId: session.conversationId,
       interactionId,
       decision,
-      pending: pendingNow.find((p) => p.interactionId === interactionId),
+      pending,
       result,
       instruction: (run.values as { instruction?: string | undefined }).instruction,
     });
-    if (run.values.json === true) io.stdout.write(`${JSON.stringify({ interactionId, ...result })}\n`);
+    // The rule is saved only for an answer that reached agy.
+    const saved =
+      remembered !== undefined && run.remember !== undefined && result.result === "delivered"
+        ? await saveRemembered(io, remembered, run.remember, interactionId)
+        : undefined;
+    const rule = saved === undefined ? {} : { rule: { id: saved.id, decision: saved.decision, match: saved.match, scope: saved.scope } };
+    if (run.values.json === true) io.stdout.write(`${JSON.stringify({ interactionId, ...result, ...rule })}\n`);
     const text = describeResult(result, interactionId);
     if (result.result === "delivered") {
       if (run.values.json !== true) io.stderr.write(`agy-bridge ${run.command}: ${terminalText(text)}\n`);
+      if (run.values.json !== true && saved !== undefined) {
+        io.stderr.write(
+          `agy-bridge ${run.command}: ${terminalText(`saved rule ${saved.id}: ${saved.decision} ${saved.kind} ${JSON.stringify(saved.match)} (scope ${saved.scope}); \`agy-bridge policy rules revoke ${saved.id}\` removes it`)}\n`,
+        );
+      }
       return 0;
     }
+    if (remembered !== undefined) io.stderr.write(`agy-bridge ${run.command}: the answer was not delivered, so no rule was saved\n`);
     io.stderr.write(`agy-bridge ${run.command}: ${terminalText(text)}\n`);
     return 1;
   } catch (error) {

@@ -23,6 +23,7 @@ export function permissionScope(given: string): (typeof PERMISSION_SCOPES)[numbe
 }
 
 const HELP = `Usage: agy-bridge approve [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--scope S] [--via rpc|tui] [--json]
+       agy-bridge approve … --remember [--scope conversation|workspace|everywhere] [--rule TEXT] [--dry-run]
 
 Allows a pending permission (a command agy wants to run) over RPC, re-reading
 the step first: the step that asked if it still waits, else agy's retry of it
@@ -41,7 +42,7 @@ Options:
   --interaction ID    the interaction to approve (from \`agy-bridge watch\`)
   --scope S           a permission scope (newer agy builds): once, conversation, workspace,
                       global or project (or PERMISSION_SCOPE_CONVERSATION, …)
-  --instruction TEXT  accepted for symmetry with deny; agy takes no text with an approval
+  --instruction TEXT  refused (exit 2): agy takes no text with an approval; give it with deny
 `;
 
 export const approveCommand = defineAnswerCommand({

@@ -12,6 +12,7 @@ import { createAgyRpcClient } from "../rpc/client.js";
 import { createTmuxDriver } from "../tmux/tmux-driver.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -68,7 +69,7 @@ export function createCaptureCommand(deps: CaptureCommandDeps = {}) {
       json: { type: "boolean" },
     },
     async run(io, { values }) {
-      const where = sessionTarget("capture", values, io.env);
+      const where = await resolveConversationTarget(io, sessionTarget("capture", values, io.env));
       if (values.out === "") throw new UsageError("--out needs a non-empty value; run `agy-bridge capture --help`");
       const durationMs = values.duration === undefined ? (values["until-idle"] === true ? undefined : 60_000) : parseDuration(values.duration);
       const out = values.out ?? `agy-capture-${new Date().toISOString().replace(/[:.]/g, "-")}`;

@@ -4,6 +4,7 @@
 import { answerVia, defineAnswerCommand } from "./answer-commands.js";
 
 const HELP = `Usage: agy-bridge deny [--interaction ID] [--conversation ID] [--pane TARGET [-L NAME | -S PATH]] [--url URL] [--instruction TEXT] [--via rpc|tui] [--json]
+       agy-bridge deny … --remember [--scope conversation|workspace|everywhere] [--rule TEXT] [--dry-run]
 
 Refuses a pending permission over RPC (or declines a question), re-reading
 the step first: the step that asked if it still waits, else agy's retry of it

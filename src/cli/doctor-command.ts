@@ -8,7 +8,8 @@ import { defineCommand, type Command } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { discoveryScope, toSessionEntry, type DiscoveryScope, type SessionEntry } from "./sessions-command.js";
 import { tmuxServerOf } from "./tmux-server-option.js";
-import { CONNECTION_OPTIONS, UsageError } from "./args.js";
+import { CONNECTION_OPTIONS, connectionArgs, UsageError } from "./args.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { runDoctorReport } from "./doctor-report.js";
 import { PANE_OPTION } from "./session-connect.js";
 
@@ -100,7 +101,11 @@ export function createDoctorCommand(options: DoctorCommandOptions = {}): Command
     help: HELP,
     options: { json: { type: "boolean" }, report: { type: "boolean" }, ...CONNECTION_OPTIONS, ...PANE_OPTION },
     async run(io, args) {
-      if (args.values.report === true) return runDoctorReport(io, args.values);
+      if (args.values.report === true) {
+        // The start of a conversation id will do, as for the session commands.
+        const { connection } = await resolveConversationTarget(io, { connection: connectionArgs(args.values, io.env) });
+        return runDoctorReport(io, connection.conversationId === undefined ? args.values : { ...args.values, conversation: connection.conversationId });
+      }
       if (["url", "csrf-token", "conversation", "pane"].some((k) => (args.values as Record<string, unknown>)[k] !== undefined)) {
         throw new UsageError("--conversation, --pane, --url and --csrf-token go with --report; run `agy-bridge doctor --help`");
       }

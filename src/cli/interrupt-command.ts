@@ -4,6 +4,7 @@
 import { recordCliAnswer } from "./cli-audit.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS } from "./args.js";
 import { defineCommand } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import type { AgySessionApi } from "../session/index.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 
@@ -31,7 +32,7 @@ export const interruptCommand = defineCommand({
   help: HELP,
   options: { ...CONNECTION_OPTIONS, ...PANE_OPTION, json: { type: "boolean" } },
   async run(io, { values }) {
-    const target = sessionTarget("interrupt", values, io.env);
+    const target = await resolveConversationTarget(io, sessionTarget("interrupt", values, io.env));
     let session: AgySessionApi | undefined;
     try {
       session = await attachFromArgs(io, target, { follow: false });

@@ -14,6 +14,7 @@ import type { McpSessionSource, SessionDescriptor } from "../mcp/index.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
 import { tmuxServerOf } from "./tmux-server-option.js";
@@ -88,7 +89,10 @@ export const mcpCommand = defineCommand({
     if (values.policy === undefined && values.workspace !== undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
     const tmux = tmuxServerOf("mcp", values);
     // -L / -S alone name the tmux server discovery looks at (as for serve); with --pane, that pane's server.
-    const target = sessionTarget("mcp", values.pane === undefined ? { ...values, "socket-name": undefined, "socket-path": undefined } : values, io.env);
+    const target = await resolveConversationTarget(
+      io,
+      sessionTarget("mcp", values.pane === undefined ? { ...values, "socket-name": undefined, "socket-path": undefined } : values, io.env),
+    );
     const listen = http ? parseListen(values.listen ?? "127.0.0.1:7879") : undefined;
     if (http) {
       if (listen === undefined) throw new UsageError(`--listen wants HOST:PORT (e.g. 127.0.0.1:7879, [::1]:0); ${hint}`);
@@ -102,7 +106,7 @@ export const mcpCommand = defineCommand({
 
     let policy;
     try {
-      policy = await readPolicyOption(values);
+      policy = await readPolicyOption(values, io.env);
     } catch (error) {
       io.stderr.write(`agy-bridge mcp: ${error instanceof (await import("../policy/index.js")).PolicyError ? error.message : (error as Error).message}\n`);
       return 1;

@@ -20,6 +20,8 @@ import type {
   WebhookReport,
 } from "../notify/index.js";
 import type { SessionHub } from "../server/index.js";
+import type { RuleOffers } from "../notify/rule-offer.js";
+import type { RuleOffersOptions } from "../server/rule-offers.js";
 import type { PolicyOutcome } from "../session/index.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -81,7 +83,13 @@ export interface Notifications {
   /** For `policyAttachOption`'s `onDecision`: an `ask` (or a failed delivery) goes to a person. */
   policyDecided(outcome: PolicyOutcome): void;
   /** `describe` names a conversation's workspace, for desktop alerts' titles. */
-  start(options: { hub: SessionHub; pageUrl: string; describe?: (conversationId: string) => { workspace?: string } }): void;
+  start(options: {
+    hub: SessionHub;
+    pageUrl: string;
+    describe?: (conversationId: string) => { workspace?: string };
+    /** The workspace a learned rule is scoped to: the one the policy decides with (else `describe`'s). */
+    ruleWorkspace?: (conversationId: string) => string | undefined;
+  }): void;
   close(): Promise<void>;
 }
 
@@ -183,6 +191,8 @@ export async function prepareNotifications(
   // grammY loads only for a configured bot (docs/cli.md "Start-up cost").
   const telegram = telegramBotToken === undefined ? undefined : await import("../notify/telegram-notifier.js");
   const actions = notify.createActionTokens();
+  // Learned rules apply where a policy does (docs/policy.md): only then do Telegram and ntfy offer "Always allow" / "Always deny".
+  const learned = options.policy ? await learnedRulesOf(io, options.auditLog) : undefined;
   const host = hostname();
   const say = (message: string) => io.stderr.write(`${terminalText(`agy-bridge serve: ${message}`)}\n`);
 
@@ -220,6 +230,7 @@ export async function prepareNotifications(
     push: { publicKey: keys.publicKey, subscribe: (s, device) => store.add(s, device), unsubscribe: (e, device) => store.remove(e, device) },
     actions,
     policyDecided(outcome) {
+      requests.set(outcome.request.interactionId, outcome.request);
       // A person is needed when the policy said ask, or its answer was never sent (an approve rule
       // matching a question). A delivery that threw does not hand it over: the policy's verdict
       // stands (docs/policy.md); a timed-out one is over already.
@@ -227,13 +238,20 @@ export async function prepareNotifications(
       if (dispatcher === undefined) early.push(outcome.request);
       else dispatcher.policyAsked(outcome.request);
     },
-    start({ hub, pageUrl, describe }) {
+    start({ hub, pageUrl, describe, ruleWorkspace }) {
       const base = values["notify-base-url"] ?? pageUrl;
       const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
         const session = hub.get(conversationId);
         if (session === undefined) return { result: "not_found", reason: "its session is gone" };
         return session.respond(interactionId, action, decidedBy);
       };
+      const rules = learned?.({
+        place: (conversationId) => {
+          const workspace = ruleWorkspace !== undefined ? ruleWorkspace(conversationId) : describe?.(conversationId).workspace;
+          return { conversationId, ...(workspace === undefined ? {} : { workspace }) };
+        },
+        stepTypeOf: (interactionId) => requests.get(interactionId)?.stepType,
+      });
       const notifiers: Notifier[] = webhooks.map((url, index) =>
         notify.createWebhookNotifier({
           url,
@@ -245,7 +263,17 @@ export async function prepareNotifications(
       notifiers.push(
         notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }),
       );
-      if (values["notify-ntfy"] !== undefined) notifiers.push(notify.createNtfyNotifier({ topicUrl: values["notify-ntfy"], apiUrl: base, tokens: actions }));
+      if (values["notify-ntfy"] !== undefined) {
+        notifiers.push(
+          notify.createNtfyNotifier({
+            topicUrl: values["notify-ntfy"],
+            apiUrl: base,
+            tokens: actions,
+            onProblem: say,
+            ...(rules === undefined ? {} : { rules }),
+          }),
+        );
+      }
       if (telegram !== undefined && telegramBotToken !== undefined && telegramChat !== undefined) {
         notifiers.push(
           telegram.createTelegramNotifier({
@@ -253,6 +281,7 @@ export async function prepareNotifications(
             chatId: telegramChat,
             answer,
             onProblem: say,
+            ...(rules === undefined ? {} : { rules }),
             ...(values["telegram-api-root"] === undefined ? {} : { apiRoot: values["telegram-api-root"] }),
           }),
         );
@@ -283,6 +312,8 @@ export async function prepareNotifications(
         for (const session of hub.list()) {
           if (watched.has(session)) continue;
           watched.add(session);
+          // Asked now, so the workspace (read once, in the background) is known when a rule is offered.
+          describe?.(session.conversationId);
           const observer = dispatcher!.session(session.conversationId);
           const feed = (event: Parameters<typeof observer.observe>[0]) => {
             if (event.type === "interaction_requested") {
@@ -317,6 +348,16 @@ export async function prepareNotifications(
       await dispatcher?.close();
     },
   };
+}
+
+/** The learned rules file serve's policy includes, as Telegram's and ntfy's remember buttons save into it. */
+async function learnedRulesOf(io: CliIo, audit: AuditLog): Promise<(where: Omit<RuleOffersOptions, "rules">) => RuleOffers> {
+  const [{ createLearnedStore, defaultLearnedFile }, { createRuleOffers }] = await Promise.all([
+    import("./learned-store.js"),
+    import("../server/rule-offers.js"),
+  ]);
+  const store = createLearnedStore({ file: defaultLearnedFile(io.env), audit });
+  return (where) => createRuleOffers({ rules: store, ...where });
 }
 
 function auditRequestOf(event: Requested): { commandLine?: string; path?: string; question?: string; variant?: string } {

@@ -4,22 +4,40 @@
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { decide, parsePolicy, parsePolicyCases, PolicyError, runPolicyCases, type Policy, type PolicyDecision, type PolicyRequest } from "../policy/index.js";
+import {
+  decide,
+  parsePolicy,
+  parsePolicyCases,
+  PolicyError,
+  runPolicyCases,
+  type LearnedSource,
+  type Policy,
+  type PolicyDecision,
+  type PolicyRequest,
+} from "../policy/index.js";
 import { resolveRealPath } from "../session/policy-runner.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
+import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge policy check POLICY [--workspace DIR] [--json] -- COMMAND LINE…
        agy-bridge policy check POLICY [--workspace DIR] [--json] --file-path P --operation create|edit|read
        agy-bridge policy check POLICY [--json] --kind question|other
        agy-bridge policy test POLICY CASES.yaml [--json]
+       agy-bridge policy rules [--json]
+       agy-bridge policy rules revoke ID [--json]
 
 check   prints what POLICY decides for one request, which rule decided, and
-        why the rules before it did not. The words after \`--\` are joined
+        why the rules before it did not; the learned rules (below) are
+        included, as a supervisor includes them. The words after \`--\` are joined
         with spaces into the command line (quote it as one word to keep
         your own spacing).
 test    runs a table of expected decisions (docs/policy.md) and exits 1
         on any mismatch.
+rules   lists the rules learned from answers (approve|deny --remember),
+        from $XDG_CONFIG_HOME/agy-bridge/learned.yaml; \`rules revoke ID\`
+        removes one, and a running watch --policy or serve stops applying
+        it at its next decision.
 
 Options:
   --workspace DIR   agy's workspace root, for {workspace} in path globs and
@@ -29,12 +47,16 @@ Options:
   --operation OP    create, edit or read (with --file-path)
   --kind K          question or other
   --json            check: exactly {"decision","rule","reason"};
-                    test: one JSON object per case, then a summary
+                    test: one JSON object per case, then a summary;
+                    rules: {"rules":[{"id","decision","match","scope","addedBy",
+                    "addedAt","fromRequest","fired","lastFired"}]};
+                    rules revoke: {"revoked":{…the rule…}}
   -h, --help        show this help
 
-Exit status: 0 on a decision (check) or when every case passes (test);
-1 when a case fails, or the policy or cases file is invalid (printed as
-file:line:column: message); 2 on a usage error.
+Exit status: 0 on a decision (check), when every case passes (test), on a
+listing or a revocation (rules); 1 when a case fails, the policy, cases or
+learned rules file is invalid (printed as file:line:column: message), or
+no learned rule has the ID; 2 on a usage error.
 `;
 
 const OPERATIONS = ["create", "edit", "read"] as const;
@@ -51,10 +73,12 @@ export const policyCommand: Command = defineCommand({
     kind: { type: "string" },
     json: { type: "boolean" },
   },
-  positionals: { min: 2, max: Infinity, name: "POLICY file" },
+  positionals: { min: 1, max: Infinity, name: "POLICY file" },
   async run(io, args) {
     const [verb, policyFile, ...rest] = args.positionals;
-    if (verb !== "check" && verb !== "test") throw new UsageError("the first word must be check or test; run `agy-bridge policy --help`");
+    if (verb === "rules") return runRules(io, args.positionals.slice(1), args.values.json === true);
+    if (verb !== "check" && verb !== "test") throw new UsageError("the first word must be check, test or rules; run `agy-bridge policy --help`");
+    if (policyFile === undefined) throw new UsageError(`policy ${verb} needs the POLICY file; run \`agy-bridge policy --help\``);
     const policy = await loadPolicy(io, policyFile ?? "");
     if (policy === undefined) return 1;
     if (verb === "test") {
@@ -65,7 +89,14 @@ export const policyCommand: Command = defineCommand({
     const workspace = args.values.workspace ?? io.env["PWD"];
     const home = io.env["HOME"] ?? homedir();
     // Paths are resolved through symlinks on this machine, as a session would (docs/policy.md, "Files").
-    const decision = decide(policy, request, { ...(workspace === undefined ? {} : { workspace }), home, resolvePath: resolveRealPath });
+    // check includes the learned rules, as a supervisor would; test does not, so a CI run depends on its files alone.
+    const learned = await learnedSource(io);
+    if (learned === undefined) return 1;
+    const decision = decide({ ...policy, learned }, request, {
+      ...(workspace === undefined ? {} : { workspace }),
+      home,
+      resolvePath: resolveRealPath,
+    });
     if (args.values.json === true) {
       io.stdout.write(`${JSON.stringify({ decision: decision.decision, rule: decision.rule, reason: decision.reason })}\n`);
     } else {
@@ -162,4 +193,63 @@ function describe(decision: PolicyDecision): string {
     if (!step.matched) lines.push(`  rule ${step.rule} did not decide: it ${step.why}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** `policy rules [revoke ID]`: the learned rules, or one removed (written to the audit log). */
+async function runRules(io: CliIo, words: readonly string[], json: boolean): Promise<number> {
+  const [{ createLearnedStore, defaultLearnedFile }, { auditLogFor }] = await Promise.all([import("./learned-store.js"), import("./policy-options.js")]);
+  if (words.length !== 0 && !(words[0] === "revoke" && words.length === 2)) {
+    throw new UsageError("policy rules takes nothing, or revoke ID; run `agy-bridge policy --help`");
+  }
+  const store = createLearnedStore({ file: defaultLearnedFile(io.env), audit: auditLogFor(io, {}) });
+  try {
+    if (words[0] === "revoke") {
+      const id = words[1] ?? "";
+      const revoked = await store.revoke(id, "cli");
+      if (revoked === undefined) {
+        io.stderr.write(`${terminalText(`agy-bridge policy: no learned rule has the id ${JSON.stringify(id)}; \`agy-bridge policy rules\` lists them`)}\n`);
+        return 1;
+      }
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ revoked })}\n`
+          : `${terminalText(`revoked ${revoked.id}: ${revoked.decision} ${JSON.stringify(revoked.match)} (${revoked.scope})`)}\n`,
+      );
+      return 0;
+    }
+    const rules = store.list();
+    if (json) io.stdout.write(`${JSON.stringify({ rules })}\n`);
+    else if (rules.length === 0) io.stdout.write(`no learned rules in ${store.file}\n`);
+    else {
+      for (const rule of rules) {
+        const last = rule.lastFired === null ? "never fired" : `fired ${rule.fired}×, last ${rule.lastFired}`;
+        // A hand-edited file may hold anything: one safe line per rule.
+        const line = `${rule.id}  ${rule.decision} ${rule.kind} ${JSON.stringify(rule.match)}  scope ${rule.scope}  added by ${rule.addedBy} ${rule.addedAt} from ${rule.fromRequest}  ${last}`;
+        io.stdout.write(`${terminalText(line)}\n`);
+      }
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof PolicyError) {
+      io.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+/** The learned rules file's rules for `check`, read once; undefined (said on stderr) when it cannot be used. */
+async function learnedSource(io: CliIo): Promise<LearnedSource | undefined> {
+  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  const store = createLearnedStore({ file: defaultLearnedFile(io.env) });
+  try {
+    store.list();
+  } catch (error) {
+    if (error instanceof PolicyError) {
+      io.stderr.write(`${error.message}\n`);
+      return undefined;
+    }
+    throw error;
+  }
+  return store.source;
 }

@@ -6,7 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { createAuditLog, createSessionAuditor, defaultAuditPath, type AuditLog, type SessionAuditor } from "../audit/index.js";
-import type { Policy } from "../policy/index.js";
+import type { Policy, PolicyWithLearned } from "../policy/index.js";
+import type { LearnedStore } from "./learned-store.js";
 import type { AttachOptions, PolicyOutcome } from "../session/index.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -27,8 +28,36 @@ export interface PolicyValues {
   "audit-file"?: string | undefined;
 }
 
-/** The policy named by `--policy`, or undefined; a file that cannot be used is a {@link PolicyError} or a sentence. */
-export async function readPolicyOption(values: PolicyValues): Promise<Policy | undefined> {
+/**
+ * The policy named by `--policy` with the learned rules it includes
+ * (`$XDG_CONFIG_HOME/agy-bridge/learned.yaml`, read again whenever it
+ * changes: docs/policy.md, "Learned rules"), or undefined; a file that
+ * cannot be used is a {@link PolicyError} or a sentence.
+ */
+export async function readPolicyOption(
+  values: PolicyValues,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  onProblem?: (message: string) => void,
+): Promise<PolicyWithLearned | undefined> {
+  const team = await readTeamPolicy(values);
+  if (team === undefined) return undefined;
+  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  let policy: PolicyWithLearned = team;
+  // A file that became unusable while running is said where the policy is applied (policyAttachOption), else to `onProblem`.
+  const report = (message: string) => (problemSinks.get(policy) ?? onProblem)?.(message);
+  const store = createLearnedStore({ file: defaultLearnedFile(env), onProblem: report });
+  // Read now: a learned file that cannot be used is refused before anything starts, like the policy.
+  store.list();
+  policy = { ...team, learned: store.source };
+  learnedStores.set(policy, store);
+  return policy;
+}
+
+/** The store behind each policy {@link readPolicyOption} returned, to count the decisions of its learned rules. */
+const learnedStores = new WeakMap<Policy, LearnedStore>();
+const problemSinks = new WeakMap<Policy, (message: string) => void>();
+
+async function readTeamPolicy(values: PolicyValues): Promise<Policy | undefined> {
   const file = values.policy;
   if (file === undefined) return undefined;
   // The policy layer (YAML, the shell parser, globs) loads only when a policy is given.
@@ -68,12 +97,17 @@ export function policyAttachOption(
   onDecision?: (outcome: PolicyOutcome) => void,
 ): Pick<AttachOptions, "policy"> {
   const home = io.env["HOME"] ?? homedir();
+  if (learnedStores.has(policy) && !problemSinks.has(policy)) {
+    problemSinks.set(policy, (message) => io.stderr.write(`${terminalText(`agy-bridge: ${message}`)}\n`));
+  }
   return {
     policy: {
       policy,
       context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) },
       onDecision: (outcome) => {
         auditor.policy(outcome);
+        const rule = outcome.decision.rule;
+        if (rule !== null && outcome.result?.result === "delivered") learnedStores.get(policy)?.fired(rule);
         onDecision?.(outcome);
       },
     },

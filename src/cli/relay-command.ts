@@ -11,6 +11,7 @@ import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
 import type { AttachOptions } from "../session/types.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { auditLogFor, auditorFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
@@ -83,7 +84,7 @@ export const relayCommand = defineCommand({
     const claimIdleMs = wholeNumber("claim-idle", values["claim-idle"], 30_000, 1);
     const maxLen = wholeNumber("max-len", values["max-len"], 10_000, 10);
     const refreshMs = wholeNumber("refresh-ms", values["refresh-ms"], 2000, 100);
-    const target = sessionTarget("relay", values, io.env);
+    const target = await resolveConversationTarget(io, sessionTarget("relay", values, io.env));
     const single = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
     const connection = await connectRedis(io, "relay", redisUrl);
     if (connection === undefined) return 1;

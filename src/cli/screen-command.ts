@@ -6,7 +6,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { AgyBridgeError } from "../errors.js";
-import { createTmuxDriver, isPaneTarget, readScreen, type ScreenModel, type ScreenPrompt } from "../tmux/index.js";
+import type { ScreenModel, ScreenPrompt } from "../tmux/index.js";
+import { readScreen } from "../tmux/screen-model.js";
+import { isPaneTarget } from "../tmux/target.js";
 import { UsageError } from "./args.js";
 import { defineCommand } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -60,7 +62,7 @@ export const screenCommand = defineCommand({
         const name = values["socket-name"];
         const path = values["socket-path"];
         const socket = name !== undefined ? { name } : path !== undefined ? { path } : undefined;
-        model = await createTmuxDriver({ socket }).readPane(values.pane, { signal: io.signal });
+        model = await (await import("../tmux/tmux-driver.js")).createTmuxDriver({ socket }).readPane(values.pane, { signal: io.signal });
       } else {
         model = readScreen(values.file !== undefined ? await readCapture(values.file) : await readStdin(io.stdin));
       }

@@ -27,6 +27,7 @@ import {
 } from "../tmux/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import { terminalText } from "./terminal-text.js";
 
 const HELP = `Usage: agy-bridge send --pane TARGET [options] -- TEXT...
@@ -119,7 +120,7 @@ export const sendCommand = defineCommand({
       io.stderr.write(`agy-bridge send: ${(error as Error).message}\n`);
       return 2;
     }
-    const connection = connectionArgs(values, io.env);
+    const { connection } = await resolveConversationTarget(io, { connection: connectionArgs(values, io.env) });
     // AGY_BRIDGE_URL alone is not a request to confirm over RPC; an explicit --url is.
     if (values.url !== undefined && connection.conversationId === undefined) {
       io.stderr.write("agy-bridge send: --url needs --conversation ID (the conversation the pane shows); run `agy-bridge send --help`\n");

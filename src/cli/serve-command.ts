@@ -6,19 +6,23 @@ import { homedir, hostname } from "node:os";
 import { isIP } from "node:net";
 import { dirname } from "node:path";
 import { readFile, readlink } from "node:fs/promises";
+import type { Server } from "node:http";
 import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
+import type { DiscoveryWatch } from "../discovery/index.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
-import type { SessionDescriptor, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
+import type { SessionDescriptor, SessionHub, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
 import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
 import type { InteractionAction } from "../server/contract.js";
 import type { SessionAuditor } from "../audit/index.js";
+import type { AuditLog } from "../audit/index.js";
+import type { LearnedStore } from "./learned-store.js";
 import type { AnswerResult } from "../session/types.js";
-import { defineCommand } from "./command.js";
+import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connection.js";
-import { UsageError } from "./args.js";
+import { UsageError, type ParsedArgs } from "./args.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
@@ -99,265 +103,356 @@ function parseListen(text: string): Listen | undefined {
   return { host, port };
 }
 
+type ServeValues = ParsedArgs<typeof OPTIONS>["values"];
+type ServerModule = typeof import("../server/index.js");
+type Modules = [ServerModule, typeof import("../discovery/index.js"), typeof import("../session/index.js")];
+type TmuxServer = { socketName?: string; socketPath?: string };
+
+/** serve's own flags, checked before anything is opened. */
+interface ServeSettings {
+  listen: Listen;
+  replayWindow: number | undefined;
+  refreshMs: number;
+  tmux: TmuxServer;
+}
+
+/** What serve opens before it builds the hub, each refused with its own exit status. */
+interface ServeState {
+  tokenFile: string;
+  token: Awaited<ReturnType<ServerModule["loadBearerToken"]>>;
+  policy: Awaited<ReturnType<typeof readPolicyOption>>;
+  fleetConnection: RedisConnection | undefined;
+  auditLog: AuditLog;
+  auditor: SessionAuditor;
+  notifications: Notifications;
+  page: string;
+}
+
+/** The hub and what it reads its sessions from. */
+interface ServeSessions {
+  hub: SessionHub;
+  discovery: DiscoveryWatch;
+  /** agy's working directory and pane for a conversation, for the page and the cards. */
+  describe: (conversationId: string) => { workspace?: string; pane?: string };
+  /** The workspace the policy decides a conversation's requests with, so a learned rule is scoped to it. */
+  ruleWorkspace: (conversationId: string) => string | undefined;
+}
+
 export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve every agy session over HTTP + SSE, with an approval page",
   help: HELP,
   options: OPTIONS,
-  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
   async run(io, { values }) {
-    const listen = parseListen(values.listen ?? "127.0.0.1:7878");
-    if (listen === undefined) {
-      io.stderr.write("agy-bridge serve: --listen wants HOST:PORT (e.g. 127.0.0.1:7878, [::1]:0)\n");
-      return 2;
-    }
-    if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
-      io.stderr.write(
-        "agy-bridge serve: --listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who can reach the server with the token could approve commands\n",
-      );
-      return 2;
-    }
-    if (listen.host !== "localhost" && isIP(listen.host) === 0 && values["allow-remote"] !== true) {
-      io.stderr.write("agy-bridge serve: --listen wants an IP address or localhost\n");
-      return 2;
-    }
-    const replayWindow = values["replay-window"] === undefined ? undefined : Number(values["replay-window"]);
-    if (replayWindow !== undefined && (!Number.isInteger(replayWindow) || replayWindow < 1 || replayWindow > 10_000_000)) {
-      io.stderr.write("agy-bridge serve: --replay-window wants a whole number of events, from 1 to 10000000\n");
-      return 2;
-    }
-    const refreshMs = values["refresh-ms"] === undefined ? 2000 : Number(values["refresh-ms"]);
-    if (!Number.isInteger(refreshMs) || refreshMs < 100) {
-      io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
-      return 2;
-    }
-    const tmux =
-      values["socket-path"] !== undefined
-        ? { socketPath: values["socket-path"] }
-        : values["socket-name"] !== undefined
-          ? { socketName: values["socket-name"] }
-          : {};
-
-    const [
-      {
-        createApiServer,
-        createSessionHub,
-        loadBearerToken,
-        defaultTokenFile,
-        buildOpenApiDocument,
-        loadApprovalPage,
-        createDeviceStore,
-        deviceFileFor,
-        createPairingCodes,
-      },
-      { createDiscoveryWatch },
-      { AgySession },
-    ] = await Promise.all([import("../server/index.js"), import("../discovery/index.js"), import("../session/index.js")]);
-    const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
-    let token;
-    try {
-      // The token file must be this user\'s own.
-      token = await loadBearerToken({ env: io.env, tokenFile, ...ownUser() });
-    } catch (error) {
-      io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
+    const settings = readSettings(io, values);
+    if (settings === undefined) return 2;
+    const modules: Modules = await Promise.all([import("../server/index.js"), import("../discovery/index.js"), import("../session/index.js")]);
+    const state = await openState(io, values, modules[0]);
+    if (typeof state === "number") return state;
+    const sessions = await startSessions(io, values, settings, state, modules);
+    const { api, pairing } = await startApi(io, values, settings.listen, state, sessions, modules[0]);
+    const port = await listenOn(io, api.server, settings.listen);
+    if (port === undefined) {
+      await sessions.hub.close();
+      await sessions.discovery.close();
+      await state.fleetConnection?.close();
       return 1;
     }
-
-    // Each host's relay delivers answers for its sessions; a policy here would race them.
-    if (values.redis !== undefined && values.policy !== undefined) {
-      throw new UsageError("--policy and --redis do not go together: with --redis, answers are delivered by each host's relay; run `agy-bridge serve --help`");
-    }
-    let policy;
-    try {
-      policy = await readPolicyOption(values);
-    } catch (error) {
-      if (!(error instanceof (await import("../policy/index.js")).PolicyError)) throw error;
-      // Refused before listening: the line and column say what to fix.
-      io.stderr.write(`${terminalText(`agy-bridge serve: ${error.message}`)}\n`);
-      return 1;
-    }
-    let fleetConnection: RedisConnection | undefined;
-    if (values.redis !== undefined) {
-      fleetConnection = await connectRedis(io, "serve", redisUrlOf("serve", values.redis));
-      if (fleetConnection === undefined) return 1;
-    }
-    // Every decision serve sees — policy, bots, the page, a person in the TUI — goes to the audit log.
-    const auditLog = auditLogFor(io, values);
-    const auditor = auditorFor(io, auditLog, "serve");
-    // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
-    let notifications: Notifications;
-    try {
-      const prepared = await prepareNotifications(io, values, {
-        configDir: dirname(defaultTokenFile(io.env, homedir())),
-        auditLog,
-        policy: policy !== undefined,
-        devicesFile: deviceFileFor(tokenFile),
-      });
-      if (typeof prepared === "string") {
-        io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
-        return 2;
-      }
-      notifications = prepared;
-    } catch (error) {
-      io.stderr.write(`${terminalText(`agy-bridge serve: ${(error as Error).message}`)}\n`);
-      return 1;
-    }
-
-    let page: string;
-    try {
-      page = await loadApprovalPage();
-    } catch (error) {
-      io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
-      return 1;
-    }
-    // The server each conversation was last seen on: attach needs its URL and
-    // token, and a refresh that misses a busy server keeps what it knew.
-    const servers = new Map<string, DiscoveredServer>();
-    // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
-    const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
-    // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
-    const fleet = fleetConnection === undefined ? undefined : await fleetSource(fleetConnection);
-    const hub = createSessionHub({
-      ...(replayWindow === undefined ? {} : { replayWindow }),
-      async list(signal) {
-        if (fleet !== undefined) return fleet.list();
-        const found = await discovery.refresh(signal);
-        const out: SessionDescriptor[] = [];
-        for (const server of found) {
-          if (server.url === undefined) continue;
-          for (const conversation of server.conversations) {
-            // A sub-agent's conversation belongs to its parent's session.
-            if (conversation.parentConversationId !== undefined) continue;
-            servers.set(conversation.conversationId, server);
-            const descriptor: SessionDescriptor = { conversationId: conversation.conversationId, pid: server.pid };
-            if (conversation.title !== undefined) descriptor.title = conversation.title;
-            out.push(descriptor);
-          }
-        }
-        return out;
-      },
-      // A busy agy can miss a probe deadline: its sessions stay while it runs.
-      retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
-      async attach(descriptor) {
-        if (fleet !== undefined) return fleet.attach(descriptor);
-        const server = servers.get(descriptor.conversationId);
-        if (server?.url === undefined) throw new Error("its server is gone");
-        // No shared signal: the hub closes each session itself, and one signal
-        // held by dozens of sessions would only collect listeners.
-        const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
-        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
-        if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        if (policy !== undefined)
-          Object.assign(
-            options,
-            policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)),
-          );
-        return supervised(await AgySession.attach(options), server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
-      },
-      onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
-    });
-
-    const version = await packageVersion();
-    const devices = createDeviceStore({ file: deviceFileFor(tokenFile), ...ownUser() });
-    const pairing = createPairingCodes();
-    // agy's working directory, read once per process: the page shows where each request would run.
-    const workspaces = new Map<number, string>();
-    const describe = (conversationId: string) => {
-      const server = servers.get(conversationId);
-      const out: { workspace?: string; pane?: string } = {};
-      if (server?.tmuxPane !== undefined) out.pane = server.tmuxPane;
-      const workspace = server === undefined ? undefined : workspaces.get(server.pid);
-      if (workspace !== undefined) out.workspace = workspace;
-      if (server !== undefined && !workspaces.has(server.pid)) {
-        workspaces.set(server.pid, "");
-        void readlink(`/proc/${server.pid}/cwd`).then(
-          (dir) => workspaces.set(server.pid, dir),
-          () => undefined,
-        );
-      }
-      if (out.workspace === "") delete out.workspace;
-      return out;
-    };
-    const serverErrors = new Map<string, number>();
-    const api = createApiServer({
-      hub,
-      token: token.token,
-      page,
-      devices,
-      pairing,
-      describe,
-      // Pairing links name the address phones reach serve at, when it was given.
-      ...(values["notify-base-url"] === undefined ? {} : { pageUrl: values["notify-base-url"] }),
-      push: notifications.push,
-      actions: notifications.actions,
-      openapi: buildOpenApiDocument(version),
-      boundHost: listen.host,
-      allowHosts: values["allow-host"] ?? [],
-      connectionLimits: await connectionLimits(),
-      onInternalError: (error) =>
-        io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
-      onServerError: (error) => {
-        // Once a minute per kind: a flood of failing accepts must not become a flood of lines.
-        const kind = error.code ?? "error";
-        const now = Date.now();
-        if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
-        serverErrors.set(kind, now);
-        io.stderr.write(
-          `agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
-        );
-      },
-      ...(values.cors === undefined ? {} : { cors: values.cors }),
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        api.server.once("error", reject);
-        api.server.listen(listen.port, listen.host, () => resolve());
-      });
-    } catch (error) {
-      io.stderr.write(
-        `agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`,
-      );
-      await hub.close();
-      await discovery.close();
-      await fleetConnection?.close();
-      return 1;
-    }
-    const address = api.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : listen.port;
-    const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
-    const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
-    // The pairing link carries a one-time code in its fragment, never the bearer token.
-    const linkHost = listen.host === "0.0.0.0" || listen.host === "::" ? hostname() : listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-    const pageBase = (values["notify-base-url"] ?? `http://${linkHost}:${port}`).replace(/\/+$/, "");
-    const pairingUrl = `${pageBase}/#/pair/${pairing.issue().code}`;
-    if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile, pairingUrl })}\n`);
-    else {
-      io.stderr.write(
-        `agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`,
-      );
-      io.stderr.write(
-        `agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`,
-      );
-    }
-
-    notifications.start({ hub, pageUrl: `http://${linkHost}:${port}`, describe });
-    await hub.refresh();
-    const timer = setInterval(() => void hub.refresh(), refreshMs);
-    await new Promise<void>((resolve) => {
-      if (io.signal.aborted) resolve();
-      else io.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
-    clearInterval(timer);
+    const linkHost = announce(io, values, settings.listen, port, state.token, pairing.issue().code);
+    state.notifications.start({ hub: sessions.hub, pageUrl: `http://${linkHost}:${port}`, describe: sessions.describe, ruleWorkspace: sessions.ruleWorkspace });
+    await refreshUntilAborted(io.signal, sessions.hub, settings.refreshMs);
     io.stderr.write("agy-bridge serve: shutting down\n");
     await api.close();
-    await notifications.close();
-    await hub.close();
-    await discovery.close();
-    await fleetConnection?.close();
-    await auditor.flush().catch(() => undefined);
+    await state.notifications.close();
+    await sessions.hub.close();
+    await sessions.discovery.close();
+    await state.fleetConnection?.close();
+    await state.auditor.flush().catch(() => undefined);
     return 0;
   },
 });
+
+/** The flags serve checks itself; `undefined` after saying what is wrong (exit 2). */
+function readSettings(io: CliIo, values: ServeValues): ServeSettings | undefined {
+  const listen = parseListen(values.listen ?? "127.0.0.1:7878");
+  if (listen === undefined) {
+    io.stderr.write("agy-bridge serve: --listen wants HOST:PORT (e.g. 127.0.0.1:7878, [::1]:0)\n");
+    return undefined;
+  }
+  if (!isLoopbackHost(listen.host) && values["allow-remote"] !== true) {
+    io.stderr.write(
+      "agy-bridge serve: --listen must name a loopback address (127.0.0.1, ::1 or localhost) unless --allow-remote is given; anyone who can reach the server with the token could approve commands\n",
+    );
+    return undefined;
+  }
+  if (listen.host !== "localhost" && isIP(listen.host) === 0 && values["allow-remote"] !== true) {
+    io.stderr.write("agy-bridge serve: --listen wants an IP address or localhost\n");
+    return undefined;
+  }
+  const replayWindow = values["replay-window"] === undefined ? undefined : Number(values["replay-window"]);
+  if (replayWindow !== undefined && (!Number.isInteger(replayWindow) || replayWindow < 1 || replayWindow > 10_000_000)) {
+    io.stderr.write("agy-bridge serve: --replay-window wants a whole number of events, from 1 to 10000000\n");
+    return undefined;
+  }
+  const refreshMs = values["refresh-ms"] === undefined ? 2000 : Number(values["refresh-ms"]);
+  if (!Number.isInteger(refreshMs) || refreshMs < 100) {
+    io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
+    return undefined;
+  }
+  const tmux: TmuxServer =
+    values["socket-path"] !== undefined
+      ? { socketPath: values["socket-path"] }
+      : values["socket-name"] !== undefined
+        ? { socketName: values["socket-name"] }
+        : {};
+  return { listen, replayWindow, refreshMs, tmux };
+}
+
+/**
+ * The token, the policy, the fleet connection, the audit log, notifications
+ * and the page, in that order; an exit status after saying what failed.
+ */
+async function openState(io: CliIo, values: ServeValues, server: ServerModule): Promise<ServeState | number> {
+  const tokenFile = values["token-file"] ?? server.defaultTokenFile(io.env, homedir());
+  let token;
+  try {
+    // The token file must be this user\'s own.
+    token = await server.loadBearerToken({ env: io.env, tokenFile, ...ownUser() });
+  } catch (error) {
+    io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
+    return 1;
+  }
+
+  // Each host's relay delivers answers for its sessions; a policy here would race them.
+  if (values.redis !== undefined && values.policy !== undefined) {
+    throw new UsageError("--policy and --redis do not go together: with --redis, answers are delivered by each host's relay; run `agy-bridge serve --help`");
+  }
+  let policy;
+  try {
+    policy = await readPolicyOption(values, io.env);
+  } catch (error) {
+    if (!(error instanceof (await import("../policy/index.js")).PolicyError)) throw error;
+    // Refused before listening: the line and column say what to fix.
+    io.stderr.write(`${terminalText(`agy-bridge serve: ${error.message}`)}\n`);
+    return 1;
+  }
+  let fleetConnection: RedisConnection | undefined;
+  if (values.redis !== undefined) {
+    fleetConnection = await connectRedis(io, "serve", redisUrlOf("serve", values.redis));
+    if (fleetConnection === undefined) return 1;
+  }
+  // Every decision serve sees — policy, bots, the page, answers given elsewhere (`observed`) — goes to the audit log.
+  const auditLog = auditLogFor(io, values);
+  const auditor = auditorFor(io, auditLog, "serve");
+  // Webhooks, Web Push, ntfy, Telegram: checked and loaded before listening.
+  let notifications: Notifications;
+  try {
+    const prepared = await prepareNotifications(io, values, {
+      configDir: dirname(server.defaultTokenFile(io.env, homedir())),
+      auditLog,
+      policy: policy !== undefined,
+      devicesFile: server.deviceFileFor(tokenFile),
+    });
+    if (typeof prepared === "string") {
+      io.stderr.write(`${terminalText(`agy-bridge serve: ${prepared}`)}\n`);
+      return 2;
+    }
+    notifications = prepared;
+  } catch (error) {
+    io.stderr.write(`${terminalText(`agy-bridge serve: ${(error as Error).message}`)}\n`);
+    return 1;
+  }
+
+  let page: string;
+  try {
+    page = await server.loadApprovalPage();
+  } catch (error) {
+    io.stderr.write(`agy-bridge serve: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return { tokenFile, token, policy, fleetConnection, auditLog, auditor, notifications, page };
+}
+
+/** The session hub over discovery (or, with --redis, over the fleet). */
+async function startSessions(io: CliIo, values: ServeValues, settings: ServeSettings, state: ServeState, modules: Modules): Promise<ServeSessions> {
+  const [{ createSessionHub }, { createDiscoveryWatch }, { AgySession }] = modules;
+  const { tmux } = settings;
+  const { policy, auditor, notifications } = state;
+  // The server each conversation was last seen on: attach needs its URL and
+  // token, and a refresh that misses a busy server keeps what it knew.
+  const servers = new Map<string, DiscoveredServer>();
+  const agyWorkspaces = new Map<string, string>();
+  // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
+  const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
+  // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
+  const fleet = state.fleetConnection === undefined ? undefined : await fleetSource(state.fleetConnection);
+  const hub = createSessionHub({
+    ...(settings.replayWindow === undefined ? {} : { replayWindow: settings.replayWindow }),
+    async list(signal) {
+      if (fleet !== undefined) return fleet.list();
+      return localDescriptors(await discovery.refresh(signal), servers);
+    },
+    // A busy agy can miss a probe deadline: its sessions stay while it runs.
+    retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
+    async attach(descriptor) {
+      if (fleet !== undefined) return fleet.attach(descriptor);
+      const server = servers.get(descriptor.conversationId);
+      if (server?.url === undefined) throw new Error("its server is gone");
+      // No shared signal: the hub closes each session itself, and one signal
+      // held by dozens of sessions would only collect listeners.
+      const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
+      if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
+      if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
+      if (policy !== undefined)
+        Object.assign(
+          options,
+          policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)),
+        );
+      const session = await AgySession.attach(options);
+      // The policy's {workspace}: --workspace, else agy's own (as the policy reads it), so a learned rule scoped to it fires.
+      if (policy !== undefined && values.workspace === undefined)
+        void session.workspace().then(
+          (dir) => dir !== undefined && agyWorkspaces.set(descriptor.conversationId, dir),
+          () => undefined,
+        );
+      return supervised(session, server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
+    },
+    onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
+  });
+  const describe = describeFrom(servers);
+  const ruleWorkspace = (conversationId: string) => values.workspace ?? agyWorkspaces.get(conversationId) ?? describe(conversationId).workspace;
+  return { hub, discovery, describe, ruleWorkspace };
+}
+
+/** One descriptor per top-level conversation of the servers discovery found, remembering each one's server. */
+function localDescriptors(found: readonly DiscoveredServer[], servers: Map<string, DiscoveredServer>): SessionDescriptor[] {
+  const out: SessionDescriptor[] = [];
+  for (const server of found) {
+    if (server.url === undefined) continue;
+    for (const conversation of server.conversations) {
+      // A sub-agent's conversation belongs to its parent's session.
+      if (conversation.parentConversationId !== undefined) continue;
+      servers.set(conversation.conversationId, server);
+      const descriptor: SessionDescriptor = { conversationId: conversation.conversationId, pid: server.pid };
+      if (conversation.title !== undefined) descriptor.title = conversation.title;
+      out.push(descriptor);
+    }
+  }
+  return out;
+}
+
+/** agy's working directory, read once per process: the page shows where each request would run. */
+function describeFrom(servers: ReadonlyMap<string, DiscoveredServer>): ServeSessions["describe"] {
+  const workspaces = new Map<number, string>();
+  return (conversationId) => {
+    const server = servers.get(conversationId);
+    const out: { workspace?: string; pane?: string } = {};
+    if (server?.tmuxPane !== undefined) out.pane = server.tmuxPane;
+    const workspace = server === undefined ? undefined : workspaces.get(server.pid);
+    if (workspace !== undefined) out.workspace = workspace;
+    if (server !== undefined && !workspaces.has(server.pid)) {
+      workspaces.set(server.pid, "");
+      void readlink(`/proc/${server.pid}/cwd`).then(
+        (dir) => workspaces.set(server.pid, dir),
+        () => undefined,
+      );
+    }
+    if (out.workspace === "") delete out.workspace;
+    return out;
+  };
+}
+
+/** The HTTP API over the hub, with the page, devices, pairing and what notifications add. */
+async function startApi(io: CliIo, values: ServeValues, listen: Listen, state: ServeState, sessions: ServeSessions, server: ServerModule) {
+  const version = await packageVersion();
+  const devices = server.createDeviceStore({ file: server.deviceFileFor(state.tokenFile), ...ownUser() });
+  const pairing = server.createPairingCodes();
+  // Learned rules apply where a policy does (docs/policy.md), so only a serve with --policy keeps them.
+  const rules = state.policy === undefined ? undefined : await learnedRulesFor(io, state.auditLog);
+  const api = server.createApiServer({
+    hub: sessions.hub,
+    ...(rules === undefined ? {} : { rules }),
+    token: state.token.token,
+    page: state.page,
+    devices,
+    pairing,
+    describe: sessions.describe,
+    ruleWorkspace: sessions.ruleWorkspace,
+    // Pairing links name the address phones reach serve at, when it was given.
+    ...(values["notify-base-url"] === undefined ? {} : { pageUrl: values["notify-base-url"] }),
+    push: state.notifications.push,
+    actions: state.notifications.actions,
+    openapi: server.buildOpenApiDocument(version),
+    boundHost: listen.host,
+    allowHosts: values["allow-host"] ?? [],
+    connectionLimits: await connectionLimits(),
+    onInternalError: (error) =>
+      io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    onServerError: serverErrorReporter(io),
+    ...(values.cors === undefined ? {} : { cors: values.cors }),
+  });
+  return { api, pairing };
+}
+
+/** Errors of the listening socket, said once a minute per kind: a flood of failing accepts must not become a flood of lines. */
+function serverErrorReporter(io: CliIo): (error: NodeJS.ErrnoException) => void {
+  const serverErrors = new Map<string, number>();
+  return (error) => {
+    const kind = error.code ?? "error";
+    const now = Date.now();
+    if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
+    serverErrors.set(kind, now);
+    io.stderr.write(
+      `agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
+    );
+  };
+}
+
+/** The port serve listens on; `undefined` after saying it cannot listen. */
+async function listenOn(io: CliIo, server: Server, listen: Listen): Promise<number | undefined> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(listen.port, listen.host, () => resolve());
+    });
+  } catch (error) {
+    io.stderr.write(
+      `agy-bridge serve: cannot listen on ${listen.host}:${listen.port} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --listen\n`,
+    );
+    return undefined;
+  }
+  const address = server.address();
+  return typeof address === "object" && address !== null ? address.port : listen.port;
+}
+
+/** Says where serve listens, where its token is and the one-time pairing link; returns the host links name. */
+function announce(io: CliIo, values: ServeValues, listen: Listen, port: number, token: ServeState["token"], pairingCode: string): string {
+  const url = `http://${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${port}`;
+  const shownTokenFile = token.source === "AGY_BRIDGE_TOKEN" ? null : token.source;
+  // The pairing link carries a one-time code in its fragment, never the bearer token.
+  const linkHost = listen.host === "0.0.0.0" || listen.host === "::" ? hostname() : listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+  const pageBase = (values["notify-base-url"] ?? `http://${linkHost}:${port}`).replace(/\/+$/, "");
+  const pairingUrl = `${pageBase}/#/pair/${pairingCode}`;
+  if (values.json === true) io.stdout.write(`${JSON.stringify({ url, tokenFile: shownTokenFile, pairingUrl })}\n`);
+  else {
+    io.stderr.write(
+      `agy-bridge serve: listening on ${url} — open it in a browser; the token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`,
+    );
+    io.stderr.write(`agy-bridge serve: pair a phone: open ${pairingUrl} (one device, within 5 minutes); \`agy-bridge pair\` prints a new link and a QR code\n`);
+  }
+  return linkHost;
+}
+
+/** Refreshes the hub now and every `refreshMs` until SIGINT or SIGTERM. */
+async function refreshUntilAborted(signal: AbortSignal, hub: SessionHub, refreshMs: number): Promise<void> {
+  await hub.refresh();
+  const timer = setInterval(() => void hub.refresh(), refreshMs);
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  clearInterval(timer);
+}
 
 /**
  * How many connections serve holds: well under the process's descriptor
@@ -389,7 +484,7 @@ function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPa
 
 /** The session runner as the server sees it. */
 function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, auditor: SessionAuditor): SupervisedSession {
-  // A background reader for the audit log: requests seen open, and answers given in the TUI.
+  // A background reader for the audit log: requests seen open, and answers given elsewhere (agy's TUI, another client).
   void (async () => {
     for await (const event of session.events({ history: false, background: true })) auditor.observe(event);
   })().catch(() => undefined);
@@ -499,4 +594,9 @@ async function fleetSource(
       return createRemoteSession({ client, host, conversationId: descriptor.conversationId });
     },
   };
+}
+
+async function learnedRulesFor(io: CliIo, audit: AuditLog): Promise<LearnedStore> {
+  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  return createLearnedStore({ file: defaultLearnedFile(io.env), audit });
 }

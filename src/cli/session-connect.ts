@@ -3,10 +3,11 @@
  * (discovery when `--url` is absent), a pane given as `--pane`, and the
  * failure sentence. Nothing here prints a token.
  */
+import { cachedLocate } from "./cached-locate.js";
 import type { PaneRef } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";
-import { AgySession, type AgySessionApi, type AttachOptions, type PendingSummary } from "../session/index.js";
-import { isPaneTarget } from "../tmux/index.js";
+import type { AgySessionApi, AttachOptions, PendingSummary } from "../session/index.js";
+import { isPaneTarget } from "../tmux/target.js";
 import { connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import type { CliIo } from "./command.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
@@ -69,13 +70,16 @@ export async function attachFromArgs(
   deps: SessionCommandDeps = {},
 ): Promise<AgySessionApi> {
   const conn = target.connection;
-  const attach = deps.attach ?? AgySession.attach;
+  // The session layer (and the RPC stack under it) loads only to attach: `--help` and usage errors never pay for it.
+  const attach = deps.attach ?? (await import("../session/index.js")).AgySession.attach;
   return attach({
     ...(conn.url === undefined ? {} : { url: conn.url }),
     ...(conn.csrfToken === undefined ? {} : { csrfToken: conn.csrfToken }),
     ...(conn.conversationId === undefined ? {} : { conversationId: conn.conversationId }),
     ...(target.pane === undefined ? {} : { pane: target.pane }),
     signal: io.signal,
+    // Through discovery, the CLI's discovery cache (docs/discovery.md): a second command skips the handshakes.
+    ...(conn.url === undefined ? { locate: cachedLocate(io.env) } : {}),
     ...extra,
   });
 }

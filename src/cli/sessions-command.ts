@@ -4,7 +4,8 @@
  * token is reported as present or not, never printed: entries are built
  * field by field, never by spreading what discovery found.
  */
-import { discoverServers, type DiscoveredServer, type DiscoveryResult, type TmuxServerRef } from "../discovery/index.js";
+import type { DiscoveredServer, DiscoveryResult, TmuxServerRef } from "../discovery/index.js";
+import type { WaitingFor } from "../mapper/index.js";
 import { defineCommand, type Command } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { TMUX_SERVER_OPTIONS, tmuxServerOf } from "./tmux-server-option.js";
@@ -22,8 +23,10 @@ Options:
               (process, screen or server; null), simulator (true for
               agy-bridge's own simulator), url, listeners (port, transport,
               heartbeatOk), csrfTokenPresent, conversations (conversationId,
-              status, stepCount, lastUserInputTime, waitingSteps), tmuxPane
-              (status is agy's run status as sent, e.g. CASCADE_RUN_STATUS_IDLE)
+              status, stepCount, lastUserInputTime, waitingSteps, waitingFor),
+              tmuxPane (status is agy's run status as sent, e.g.
+              CASCADE_RUN_STATUS_IDLE; waitingFor, present while a step waits,
+              is permission, file, question or tui_prompt)
   -L NAME     match agy's tmux panes on this tmux server (tmux -L), not the default
   -S PATH     the same, by the server's socket path (tmux -S)
   -h, --help  show this help
@@ -49,12 +52,25 @@ export interface SessionEntry {
   url?: string;
   listeners: Array<{ port: number; transport: string; heartbeatOk: boolean }>;
   csrfTokenPresent: boolean;
-  conversations: Array<{ conversationId: string; status?: string; stepCount?: number; lastUserInputTime?: string; waitingSteps: number[] }>;
+  conversations: Array<{
+    conversationId: string;
+    status?: string;
+    stepCount?: number;
+    lastUserInputTime?: string;
+    waitingSteps: number[];
+    /** What the earliest waiting step asks for (docs/events.md, `status`); absent when none waits or agy did not say. */
+    waitingFor?: WaitingFor;
+  }>;
   tmuxPane?: string;
 }
 
 /** The printable entry of a server: chosen fields only, so the token cannot slip in. */
 export function toSessionEntry(server: DiscoveredServer): SessionEntry {
+  return sessionEntryOf(server, new Map());
+}
+
+/** {@link toSessionEntry}, with what each waiting conversation waits for. */
+export function sessionEntryOf(server: DiscoveredServer, waitingFor: ReadonlyMap<string, WaitingFor>): SessionEntry {
   const entry: SessionEntry = {
     pid: server.pid,
     executable: server.executable,
@@ -68,6 +84,8 @@ export function toSessionEntry(server: DiscoveredServer): SessionEntry {
       if (c.status !== undefined) out.status = c.status;
       if (c.stepCount !== undefined) out.stepCount = c.stepCount;
       if (c.lastUserInputTime !== undefined) out.lastUserInputTime = c.lastUserInputTime;
+      const waiting = c.waitingSteps.length === 0 ? undefined : waitingFor.get(c.conversationId);
+      if (waiting !== undefined) out.waitingFor = waiting;
       return out;
     }),
   };
@@ -144,7 +162,7 @@ function sessionsTable(entries: readonly SessionEntry[], now: number, tmux: Tmux
         c.conversationId,
         (c.status ?? "-").replace(/^CASCADE_RUN_STATUS_/, ""),
         String(c.stepCount ?? 0),
-        c.waitingSteps.length === 0 ? "-" : c.waitingSteps.join(","),
+        c.waitingSteps.length === 0 ? "-" : `${c.waitingSteps.join(",")}${c.waitingFor === undefined ? "" : ` (${c.waitingFor})`}`,
         c.lastUserInputTime === undefined ? "-" : readableTime(c.lastUserInputTime, now),
       ]);
     }
@@ -167,10 +185,17 @@ export interface SessionsCommandOptions {
   discover?: (scope: DiscoveryScope) => Promise<DiscoveryResult>;
   /** The clock for "how long ago" (default `Date.now`). */
   now?: () => number;
+  /** What each waiting conversation of a server waits for (default: ask the server, `lookUpWaitingFor`). */
+  waitingFor?: (server: DiscoveredServer, signal: AbortSignal) => Promise<ReadonlyMap<string, WaitingFor>>;
 }
 
 export function createSessionsCommand(options: SessionsCommandOptions = {}): Command {
-  const discover = options.discover ?? ((scope: DiscoveryScope) => discoverServers(scope));
+  // Loaded to run, not for --help; with the discovery cache (docs/discovery.md) when there is a place for it.
+  const cachedDiscover = (env: Readonly<Record<string, string | undefined>>) => async (scope: DiscoveryScope) => {
+    const { createDiscoveryCache, discoverServers, discoveryCacheDir } = await import("../discovery/index.js");
+    const dir = discoveryCacheDir(env);
+    return discoverServers({ ...scope, ...(dir === undefined ? {} : { cache: createDiscoveryCache({ dir }) }) });
+  };
   return defineCommand({
     name: "sessions",
     summary: "list the agy language servers on this machine and their conversations",
@@ -178,8 +203,13 @@ export function createSessionsCommand(options: SessionsCommandOptions = {}): Com
     options: { json: { type: "boolean" }, ...TMUX_SERVER_OPTIONS },
     async run(io, args) {
       const tmux = tmuxServerOf("sessions", args.values);
+      const discover = options.discover ?? cachedDiscover(io.env);
       const { servers } = await discover(discoveryScope(tmux));
-      const entries = servers.map(toSessionEntry);
+      const lookUp =
+        options.waitingFor ??
+        (async (server: DiscoveredServer, signal: AbortSignal) => (await import("../session/waiting-lookup.js")).lookUpWaitingFor(server, { signal }));
+      const waiting = await Promise.all(servers.map((server) => lookUp(server, io.signal)));
+      const entries = servers.map((server, i) => sessionEntryOf(server, waiting[i] ?? new Map()));
       if (args.values.json === true) {
         io.stdout.write(`${JSON.stringify(entries)}\n`);
         return 0;

@@ -4,7 +4,7 @@
  */
 import type { TmuxServerRef } from "../discovery/index.js";
 import { AgyBridgeError } from "../errors.js";
-import { socketArgs } from "../tmux/index.js";
+import { socketArgs } from "../tmux/target.js";
 import { UsageError } from "./args.js";
 
 export const TMUX_SERVER_OPTIONS = {

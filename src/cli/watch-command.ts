@@ -11,6 +11,7 @@ import { LINE_REDRAW, TERMINAL_STYLE, terminalText } from "./terminal-text.js";
 import { auditLogFor, auditorFor, decisionLine, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import type { SessionAuditor } from "../audit/index.js";
 import { DESKTOP_HELP, DESKTOP_OPTIONS, prepareDesktop, startWatchDesktop, type WatchDesktop } from "./desktop-alerts.js";
+import { resolveConversationTarget } from "./conversation-ref.js";
 import type { PolicyOutcome } from "../session/index.js";
 
 const HELP = `Usage: agy-bridge watch [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL] [--csrf-token T] [--json] [--until-idle] [--from-start] [--mode stream|poll] [--policy FILE] [--notify-desktop]
@@ -124,7 +125,7 @@ async function follow(io: CliIo, session: AgySessionApi, flags: FollowFlags): Pr
       if (!flags.json) {
         // The session publishes the verdict with the request, so this line precedes the resolution it causes.
         if (event.type === "interaction_requested" && event.policy !== undefined) spinner.line(terminalText(verdictLine(event)));
-        const text = formatEvent(event, { color: tty });
+        const text = withWaitingFor(formatEvent(event, { color: tty }), event);
         if (text !== undefined) spinner.line(text);
         const working = workingAfter(event);
         if (working !== undefined) spinner.working(working);
@@ -144,6 +145,12 @@ function verdictLine(event: Extract<MapperEvent, { type: "interaction_requested"
   const what =
     request.kind === "permission" ? request.target : request.kind === "question" ? (request.questions[0]?.question ?? "a question") : request.variant;
   return `[policy] ${event.policy!.decision} ${what} — ${event.policy!.rule === null ? "the default" : `rule ${event.policy!.rule}`}`;
+}
+
+/** A `waiting` edge says what for: `  [status] waiting (interaction pending) — for permission`. */
+function withWaitingFor(text: string | undefined, event: MapperEvent): string | undefined {
+  if (text === undefined || event.type !== "status" || event.waitingFor === undefined) return text;
+  return `${text} — for ${event.waitingFor}`;
 }
 
 /** After delivery, only a failure is news: the verdict was printed with the request. */
@@ -187,7 +194,7 @@ export const watchCommand = defineCommand({
     ...DESKTOP_OPTIONS,
   },
   async run(io, { values }) {
-    const target = sessionTarget("watch", values, io.env);
+    const target = await resolveConversationTarget(io, sessionTarget("watch", values, io.env));
     const mode = values.mode ?? "stream";
     if (mode !== "stream" && mode !== "poll") {
       io.stderr.write("agy-bridge watch: --mode takes stream or poll; run `agy-bridge watch --help`\n");
@@ -219,7 +226,7 @@ export const watchCommand = defineCommand({
       }
       let policy;
       try {
-        policy = await readPolicyOption(values);
+        policy = await readPolicyOption(values, io.env);
       } catch (error) {
         if (!(error instanceof (await import("../policy/index.js")).PolicyError)) throw error;
         // Refused before anything is attached: the line and column say what to fix.

@@ -10,7 +10,7 @@
  */
 import { platform as osPlatform } from "node:os";
 import { join } from "node:path";
-import { createAgyRpcClient, type AgyRpcClient, type AgyRpcClientOptions } from "../rpc/client.js";
+import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import { versionOfProcess, isNewerThanProbed, NEWEST_PROBED_AGY, type AgyVersionInfo } from "./agy-version.js";
 import { childEnvironment, decideToken, tokenFromArgv, type TokenSighting } from "./credentials.js";
 import {
@@ -26,12 +26,15 @@ import { parseLogPorts } from "./log-text.js";
 import { listPanes, socketArgs, type TmuxServerRef } from "./pane-lookup.js";
 import { parseEnviron, parseStatusUid } from "./proc-text.js";
 import { createProcSource, type ProcSource } from "./proc-source.js";
-import { agyInSubtree, descendants, scanProcesses, serverKindOf, type AgyProcess, type ProcessScan } from "./process-scan.js";
+import { agyInSubtree, descendants, scanProcesses, serverKindOf, type AgyProcess, type ProcessScan, type ScanIdentity } from "./process-scan.js";
 import { parsePsList } from "./ps-text.js";
 import { HINTS, type DiscoveryStep } from "./report.js";
 import { spawnCommand, type RunCommand } from "./run-command.js";
 import { createAbortFanout } from "./abort-fanout.js";
-import { probeServer, type ProbeCandidate } from "./server-probe.js";
+import { probeThroughCache, processIdentities } from "./cached-probe.js";
+import type { DiscoveryCache } from "./discovery-cache.js";
+import { clientFactory } from "./rpc-loader.js";
+import type { ProbeCandidate } from "./server-probe.js";
 import type { DiscoveredServer } from "./types.js";
 
 export interface DiscoverOptions {
@@ -58,6 +61,13 @@ export interface DiscoverOptions {
   /** agy's log; default `<agy's HOME>/.gemini/antigravity-cli/cli.log` (spike-notes §10.2); false skips it. */
   logPath?: string | false;
   signal?: AbortSignal;
+  /**
+   * What earlier discoveries learned of the same processes (`discovery-cache.ts`):
+   * a process whose identity is unchanged is asked for its conversations on
+   * the listener that answered before, without handshakes or Heartbeat.
+   * Default none. `doctor` passes none: it explains a full pass.
+   */
+  cache?: DiscoveryCache;
 }
 
 export interface DiscoveryResult {
@@ -92,29 +102,41 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
   const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
   const steps: DiscoveryStep[] = [];
 
+  // The cache needs each process's stat identity, which the scan reads anyway.
+  const scanned = options.cache === undefined || platform === "darwin" ? undefined : new Map<number, ScanIdentity>();
   const scan =
     platform === "darwin"
       ? await scanWithPs(run, options.pids, commandTimeoutMs)
-      : await scanProcesses(proc, options.pids === undefined ? {} : { pids: options.pids });
+      : await scanProcesses(proc, { ...(options.pids === undefined ? {} : { pids: options.pids }), ...(scanned === undefined ? {} : { identities: scanned }) });
   steps.push(...processSteps(scan, proc.root, platform));
 
   const gathered = await Promise.all(scan.processes.map((p) => gather(p, scan, proc, platform, run, commandTimeoutMs, options)));
   await addFallbacks(gathered, proc, steps);
   const probeCandidates = gathered.map(vetCandidates);
 
+  // Nothing to probe, nothing to load: the RPC stack is loaded only for a listener to ask.
+  const createClient = probeCandidates.some((c) => c.length > 0) ? await clientFactory(options.createClient) : unusedClient;
   const abort = createAbortFanout(options.signal);
   const settings = {
-    createClient: options.createClient ?? createAgyRpcClient,
+    createClient,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 1_000,
     rpcTimeoutMs: options.rpcTimeoutMs ?? 2_000,
     signal: () => abort.child(),
   };
   const tmuxServers = options.tmuxServers ?? [{}];
   const decisions = gathered.map((g) => tokenOf(g, options.csrfToken));
+  const cache = options.cache;
+  const identities = cache === undefined || scanned === undefined ? new Map() : await processIdentities(proc, scanned);
+  const context = (pid: number) => (cache === undefined ? undefined : { cache, identity: identities.get(pid) });
   const [probes, panes] = await Promise.all([
-    Promise.all(gathered.map((g, i) => probeServer(g.process.pid, probeCandidates[i] ?? [], decisions[i]?.token, settings))),
+    Promise.all(gathered.map((g, i) => probeThroughCache(g.process.pid, probeCandidates[i] ?? [], decisions[i]?.token, settings, context(g.process.pid)))),
     Promise.all(tmuxServers.map((server) => listPanes(run, server, commandTimeoutMs).then((list) => ({ server, list })))),
   ]).finally(() => abort.close());
+  if (cache !== undefined) {
+    // A whole scan says which processes are gone; one narrowed to some pids says nothing of the rest.
+    if (options.pids === undefined && scan.failure === undefined) await cache.keepOnly([...identities.values()]);
+    await cache.flush();
+  }
 
   const agyPids = new Set(scan.processes.map((p) => p.pid));
   const paneOf = new Map<number, string>();
@@ -159,6 +181,11 @@ export async function discoverServers(options: DiscoverOptions = {}): Promise<Di
     return server;
   });
   return { servers, steps, parents: scan.parents };
+}
+
+/** Stands in for the client factory when no listener is probed; never called. */
+function unusedClient(): AgyRpcClient {
+  throw new Error("discovery: no listener to probe, so no RPC client was loaded");
 }
 
 /** What `doctor` says of a process's version, and of a simulator. Never started agy to learn it. */

@@ -16,10 +16,11 @@
  * regardless (a safety net for anything the
  * quick path cannot see, like a pane that moved).
  */
-import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
+import type { AgyRpcClient } from "../rpc/client.js";
 import { conversationsOf } from "./conversations.js";
 import { discoverServers, type DiscoverOptions, type DiscoveryResult } from "./discover.js";
 import { createProcSource } from "./proc-source.js";
+import { clientFactory } from "./rpc-loader.js";
 import { scanProcesses, type ScanIdentity } from "./process-scan.js";
 import type { DiscoveredServer } from "./types.js";
 
@@ -44,7 +45,6 @@ export function createDiscoveryWatch(options: DiscoveryWatchOptions = {}): Disco
   const now = options.now ?? Date.now;
   const fullEveryMs = options.fullEveryMs ?? 30_000;
   const proc = options.proc ?? createProcSource(options.procRoot ?? "/proc");
-  const makeClient = options.createClient ?? createAgyRpcClient;
   const identities = new Map<number, ScanIdentity>();
   const clients = new Map<string, AgyRpcClient>();
   const counts = { full: 0, quick: 0 };
@@ -83,6 +83,7 @@ export function createDiscoveryWatch(options: DiscoveryWatchOptions = {}): Disco
         if (key === undefined || server.url === undefined) return undefined;
         let client = clients.get(key);
         if (client === undefined) {
+          const makeClient = await clientFactory(options.createClient);
           client = makeClient({ baseUrl: server.url, ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }) });
           clients.set(key, client);
         }

@@ -4,9 +4,9 @@
  * conversation, the agy in the pane, or the only server — and a
  * {@link DiscoveryError} listing the candidates in every other case.
  */
-import { createAgyRpcClient } from "../rpc/client.js";
 import { assertLoopbackUrl } from "../rpc/loopback.js";
 import { createAbortFanout } from "./abort-fanout.js";
+import { clientFactory } from "./rpc-loader.js";
 import { discoverServers, type DiscoverOptions } from "./discover.js";
 import { DiscoveryError } from "./discovery-error.js";
 import { paneLabel, panePid } from "./pane-lookup.js";
@@ -57,7 +57,7 @@ export async function findServer(query: ServerQuery, options: DiscoverOptions = 
  * Anything but an exact echo counts as "not the owner".
  */
 async function metadataOwners(servers: readonly DiscoveredServer[], id: string, options: DiscoverOptions, signal: AbortSignal | undefined): Promise<number[]> {
-  const createClient = options.createClient ?? createAgyRpcClient;
+  const createClient = await clientFactory(options.createClient);
   const abort = createAbortFanout(signal);
   const checks = servers
     .filter((s) => s.url !== undefined)

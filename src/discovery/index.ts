@@ -7,6 +7,14 @@ export { discoverServers, type DiscoverOptions, type DiscoveryResult } from "./d
 export { createDiscoveryWatch, type DiscoveryWatch, type DiscoveryWatchOptions } from "./discovery-watch.js";
 export { findServer } from "./find-server.js";
 export {
+  createDiscoveryCache,
+  discoveryCacheDir,
+  type CachedProbe,
+  type DiscoveryCache,
+  type DiscoveryCacheOptions,
+  type ProcessIdentity,
+} from "./discovery-cache.js";
+export {
   asAgyVersion,
   compareAgyVersions,
   isNewerThanProbed,

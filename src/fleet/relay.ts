@@ -78,238 +78,285 @@ interface Followed {
   gap?: string;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
+/** One relay's state, shared by the steps below. */
+interface RelayState {
+  readonly options: RelayOptions;
+  readonly redis: Redis;
+  readonly host: string;
+  readonly now: () => Date;
+  readonly maxLen: number;
+  /** False for a standby (see {@link RelayOptions.publish}). */
+  readonly publish: boolean;
+  readonly problem: (message: string) => void;
+  readonly followed: Map<string, Followed>;
+  /** Conversations being attached now, so a refresh does not attach one twice. */
+  readonly attaching: Set<string>;
+  readonly lifetime: AbortController;
+  runner: CommandRunner | undefined;
+  reader: Redis | undefined;
+  closed: boolean;
+}
+
+type IndexEntry = "session.attached" | "session.state" | "session.detached";
+
 export function createRelay(options: RelayOptions): Relay {
-  const { redis, host } = options;
-  const now = options.now ?? (() => new Date());
-  const maxLen = options.maxLen ?? 10_000;
-  const publish = options.publish ?? true;
-  const problem = (message: string): void => options.onProblem?.(message);
-  const followed = new Map<string, Followed>();
-  const attaching = new Set<string>();
-  const lifetime = new AbortController();
-  let runner: CommandRunner | undefined;
-  let reader: Redis | undefined;
-  let closed = false;
-
-  const index = (type: "session.attached" | "session.state" | "session.detached", conversationId: string, state: FleetState): void => {
-    redis
-      .xadd(
-        SESSIONS_STREAM,
-        "MAXLEN",
-        "~",
-        maxLen,
-        "*",
-        "type",
-        type,
-        "host",
-        host,
-        "conversationId",
-        conversationId,
-        "state",
-        state,
-        "time",
-        now().toISOString(),
-      )
-      .catch((error: unknown) => problem(`the fleet index entry for ${conversationId} could not be written (${(error as Error).message})`));
+  const state: RelayState = {
+    options,
+    redis: options.redis,
+    host: options.host,
+    now: options.now ?? (() => new Date()),
+    maxLen: options.maxLen ?? 10_000,
+    publish: options.publish ?? true,
+    problem: (message) => options.onProblem?.(message),
+    followed: new Map(),
+    attaching: new Set(),
+    lifetime: new AbortController(),
+    runner: undefined,
+    reader: undefined,
+    closed: false,
   };
-
-  const follow = async (conversationId: string, resync?: string): Promise<void> => {
-    if (closed || followed.has(conversationId) || attaching.has(conversationId)) return;
-    attaching.add(conversationId);
-    try {
-      if (resync !== undefined) {
-        // Marks where events were lost; what the conversation still holds is filled in by the replay below.
-        const event = JSON.stringify({ type: "resync", reason: resync });
-        await redis.xadd(
-          eventsStream(host, conversationId),
-          "MAXLEN",
-          "~",
-          maxLen,
-          "*",
-          "key",
-          `resync:${now().toISOString()}`,
-          "type",
-          "resync",
-          "event",
-          event,
-        );
-      }
-      const session = await options.attach(conversationId);
-      if (closed) {
-        await session.close();
-        return;
-      }
-      const entry: Followed = { session, publisher: undefined as unknown as Publisher };
-      entry.publisher = !publish
-        ? standbyReader(session, options.observe)
-        : startPublisher({
-            redis,
-            host,
-            conversationId,
-            events: session.events({ history: true }),
-            maxLen,
-            bufferLimit: options.bufferLimit ?? 10_000,
-            onState: (state, phase) => index(phase === "attached" ? "session.attached" : "session.state", session.conversationId, state),
-            onGap: (reason) => {
-              entry.gap = reason;
-              // Stop reading this session; once its queue is written Redis is back, and the conversation is read again.
-              void session.close();
-            },
-            onProblem: problem,
-            ...(options.observe === undefined ? {} : { observe: options.observe }),
-          });
-      followed.set(conversationId, entry);
-      void entry.publisher.done.then(async () => {
-        if (followed.get(conversationId) !== entry) return;
-        followed.delete(conversationId);
-        await session.close().catch(() => undefined);
-        if (closed) return;
-        if (entry.gap !== undefined)
-          await follow(conversationId, entry.gap).catch((error: unknown) =>
-            problem(`${conversationId} could not be followed again after the gap (${(error as Error).message}); the next refresh tries again`),
-          );
-        else if (publish) index("session.detached", conversationId, "gone");
-      });
-    } finally {
-      attaching.delete(conversationId);
-    }
-  };
-
-  const unfollow = async (conversationId: string): Promise<void> => {
-    const entry = followed.get(conversationId);
-    if (entry === undefined) return;
-    followed.delete(conversationId);
-    entry.publisher.stop();
-    await entry.session.close().catch(() => undefined);
-    // With Redis away the queue cannot be written: stopping does not wait for it forever.
-    await within(entry.publisher.done, options.stopWaitMs ?? 3000);
-    if (publish) index("session.detached", conversationId, "gone");
-  };
-
-  const sessionFor = (conversationId: string): FleetSession | undefined => {
-    const direct = followed.get(conversationId);
-    if (direct !== undefined) return direct.session;
-    // After a `/clear` rotation the session follows a new id.
-    for (const entry of followed.values()) if (entry.session.conversationId === conversationId) return entry.session;
-    return undefined;
-  };
-
-  const execute = async (command: FleetCommand, context: { retry: boolean }): Promise<CommandResult> => {
-    const session = sessionFor(command.conversationId);
-    if (session === undefined) {
-      return {
-        result: "unknown_conversation",
-        reason: `the relay of host ${host} follows no conversation ${command.conversationId}; send the command to the host agy:sessions lists it under (a detached session takes no commands)`,
-      };
-    }
-    const decidedBy = `relay:${command.principal}`;
-    const audited = async (
-      decision: RelayAnswer["decision"],
-      interactionId: string,
-      outcome: Promise<Awaited<ReturnType<FleetSession["approve"]>>>,
-      instruction?: string,
-    ): Promise<CommandResult> => {
-      const result = await outcome;
-      options.onAnswered?.({
-        conversationId: session.conversationId,
-        interactionId,
-        decision,
-        decidedBy,
-        delivery: result.result,
-        ...(instruction === undefined ? {} : { instruction }),
-      });
-      return { interactionId, ...result };
-    };
-    switch (command.type) {
-      case "approve":
-        return audited(
-          "approve",
-          command.interactionId,
-          session.approve(command.interactionId, { decidedBy, ...(command.scope === undefined ? {} : { scope: command.scope }) }),
-        );
-      case "deny":
-        return audited(
-          "deny",
-          command.interactionId,
-          session.deny(command.interactionId, { decidedBy, ...(command.instruction === undefined ? {} : { instruction: command.instruction }) }),
-          command.instruction,
-        );
-      case "answer":
-        return audited(
-          "answer",
-          command.interactionId,
-          session.answer(command.interactionId, {
-            decidedBy,
-            optionIds: command.optionIds,
-            ...(command.writeIn === undefined ? {} : { writeIn: command.writeIn }),
-          }),
-        );
-      case "send_turn": {
-        if (context.retry) {
-          // Typing is not idempotent: the earlier attempt may have typed it, so it is never typed twice.
-          return {
-            result: "unverified",
-            reason:
-              "a relay took this turn before and stopped before reporting, so it may already have been typed; it was not typed again — look for its user_message in the conversation's events and send it again with a new requestId if it is missing",
-          };
-        }
-        try {
-          const result = await session.sendTurn(command.text);
-          return { result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) };
-        } catch (error) {
-          // As `send --json` reports a refusal: the sentence says why (no pane, a prompt waiting, …).
-          return { result: "failed", reason: (error as Error).message };
-        }
-      }
-      case "interrupt":
-        return { ...(await session.interrupt()) };
-    }
-  };
-
+  const { followed, problem } = state;
   const relay: Relay = {
     async start() {
       await relay.refresh();
-      reader = redis.duplicate();
-      // Its failures surface as failed reads, reported by the runner.
-      reader.on("error", () => undefined);
-      runner = createCommandRunner({
-        redis,
-        reader,
-        host,
-        consumer: options.instanceId,
-        claimIdleMs: options.claimIdleMs ?? 30_000,
-        ...(options.blockMs === undefined ? {} : { blockMs: options.blockMs }),
-        resultsMaxLen: maxLen,
-        execute,
-        now,
-        onProblem: problem,
-        ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
-      });
-      await runner.start();
+      await startRunner(state);
     },
     async refresh() {
-      if (closed) return;
+      if (state.closed) return;
       let ids: string[];
       try {
-        ids = await options.list(lifetime.signal);
+        ids = await options.list(state.lifetime.signal);
       } catch (error) {
         problem(`listing the sessions failed (${(error as Error).message}); keeping the ones followed`);
         return;
       }
       const wanted = new Set(ids);
-      for (const id of [...followed.keys()]) if (!wanted.has(id)) await unfollow(id);
-      await Promise.all(ids.map((id) => follow(id).catch((error: unknown) => problem(`cannot follow ${id}: ${(error as Error).message}`))));
+      for (const id of [...followed.keys()]) if (!wanted.has(id)) await unfollow(state, id);
+      await Promise.all(ids.map((id) => follow(state, id).catch((error: unknown) => problem(`cannot follow ${id}: ${(error as Error).message}`))));
     },
     following: () => [...followed.keys()],
     async close() {
-      if (closed) return;
-      closed = true;
-      lifetime.abort();
-      await Promise.all([within(runner?.stop() ?? Promise.resolve(), options.stopWaitMs ?? 3000), ...[...followed.keys()].map((id) => unfollow(id))]);
+      if (state.closed) return;
+      state.closed = true;
+      state.lifetime.abort();
+      await Promise.all([
+        within(state.runner?.stop() ?? Promise.resolve(), options.stopWaitMs ?? 3000),
+        ...[...followed.keys()].map((id) => unfollow(state, id)),
+      ]);
     },
   };
   return relay;
+}
+
+/** Starts taking this host's commands, on a connection of its own for the blocking reads. */
+async function startRunner(state: RelayState): Promise<void> {
+  const { options, redis } = state;
+  const reader = redis.duplicate();
+  state.reader = reader;
+  // Its failures surface as failed reads, reported by the runner.
+  reader.on("error", () => undefined);
+  const runner = createCommandRunner({
+    redis,
+    reader,
+    host: state.host,
+    consumer: options.instanceId,
+    claimIdleMs: options.claimIdleMs ?? 30_000,
+    ...(options.blockMs === undefined ? {} : { blockMs: options.blockMs }),
+    resultsMaxLen: state.maxLen,
+    execute: (command, context) => execute(state, command, context),
+    now: state.now,
+    onProblem: state.problem,
+    ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
+  });
+  state.runner = runner;
+  await runner.start();
+}
+
+/** Writes one entry of the fleet index; a failure is reported, never thrown. */
+function index(state: RelayState, type: IndexEntry, conversationId: string, fleetState: FleetState): void {
+  state.redis
+    .xadd(
+      SESSIONS_STREAM,
+      "MAXLEN",
+      "~",
+      state.maxLen,
+      "*",
+      "type",
+      type,
+      "host",
+      state.host,
+      "conversationId",
+      conversationId,
+      "state",
+      fleetState,
+      "time",
+      state.now().toISOString(),
+    )
+    .catch((error: unknown) => state.problem(`the fleet index entry for ${conversationId} could not be written (${(error as Error).message})`));
+}
+
+/** Attaches a conversation and publishes it (or, as a standby, reads it); after a gap (`resync`) it is followed again. */
+async function follow(state: RelayState, conversationId: string, resync?: string): Promise<void> {
+  const { followed, attaching } = state;
+  if (state.closed || followed.has(conversationId) || attaching.has(conversationId)) return;
+  attaching.add(conversationId);
+  try {
+    if (resync !== undefined) await markResync(state, conversationId, resync);
+    const session = await state.options.attach(conversationId);
+    if (state.closed) {
+      await session.close();
+      return;
+    }
+    const entry: Followed = { session, publisher: undefined as unknown as Publisher };
+    entry.publisher = state.publish ? publisherOf(state, conversationId, entry) : standbyReader(session, state.options.observe);
+    followed.set(conversationId, entry);
+    void entry.publisher.done.then(async () => {
+      if (followed.get(conversationId) !== entry) return;
+      followed.delete(conversationId);
+      await session.close().catch(() => undefined);
+      if (state.closed) return;
+      if (entry.gap !== undefined)
+        await follow(state, conversationId, entry.gap).catch((error: unknown) =>
+          state.problem(`${conversationId} could not be followed again after the gap (${(error as Error).message}); the next refresh tries again`),
+        );
+      else if (state.publish) index(state, "session.detached", conversationId, "gone");
+    });
+  } finally {
+    attaching.delete(conversationId);
+  }
+}
+
+/** Marks where events were lost; what the conversation still holds is filled in by the replay that follows. */
+async function markResync(state: RelayState, conversationId: string, reason: string): Promise<void> {
+  const event = JSON.stringify({ type: "resync", reason });
+  await state.redis.xadd(
+    eventsStream(state.host, conversationId),
+    "MAXLEN",
+    "~",
+    state.maxLen,
+    "*",
+    "key",
+    `resync:${state.now().toISOString()}`,
+    "type",
+    "resync",
+    "event",
+    event,
+  );
+}
+
+/** Publishes the session's events and index entries; a gap sets `entry.gap` and stops reading. */
+function publisherOf(state: RelayState, conversationId: string, entry: Followed): Publisher {
+  const { session } = entry;
+  const { options } = state;
+  return startPublisher({
+    redis: state.redis,
+    host: state.host,
+    conversationId,
+    events: session.events({ history: true }),
+    maxLen: state.maxLen,
+    bufferLimit: options.bufferLimit ?? 10_000,
+    onState: (fleetState, phase) => index(state, phase === "attached" ? "session.attached" : "session.state", session.conversationId, fleetState),
+    onGap: (reason) => {
+      entry.gap = reason;
+      // Stop reading this session; once its queue is written Redis is back, and the conversation is read again.
+      void session.close();
+    },
+    onProblem: state.problem,
+    ...(options.observe === undefined ? {} : { observe: options.observe }),
+  });
+}
+
+async function unfollow(state: RelayState, conversationId: string): Promise<void> {
+  const entry = state.followed.get(conversationId);
+  if (entry === undefined) return;
+  state.followed.delete(conversationId);
+  entry.publisher.stop();
+  await entry.session.close().catch(() => undefined);
+  // With Redis away the queue cannot be written: stopping does not wait for it forever.
+  await within(entry.publisher.done, state.options.stopWaitMs ?? 3000);
+  if (state.publish) index(state, "session.detached", conversationId, "gone");
+}
+
+function sessionFor(state: RelayState, conversationId: string): FleetSession | undefined {
+  const direct = state.followed.get(conversationId);
+  if (direct !== undefined) return direct.session;
+  // After a `/clear` rotation the session follows a new id.
+  for (const entry of state.followed.values()) if (entry.session.conversationId === conversationId) return entry.session;
+  return undefined;
+}
+
+/** Runs one command through the session's own answer path. */
+async function execute(state: RelayState, command: FleetCommand, context: { retry: boolean }): Promise<CommandResult> {
+  const session = sessionFor(state, command.conversationId);
+  if (session === undefined) {
+    return {
+      result: "unknown_conversation",
+      reason: `the relay of host ${state.host} follows no conversation ${command.conversationId}; send the command to the host agy:sessions lists it under (a detached session takes no commands)`,
+    };
+  }
+  switch (command.type) {
+    case "approve":
+    case "deny":
+    case "answer":
+      return answer(session, command, state.options.onAnswered);
+    case "send_turn": {
+      if (context.retry) {
+        // Typing is not idempotent: the earlier attempt may have typed it, so it is never typed twice.
+        return {
+          result: "unverified",
+          reason:
+            "a relay took this turn before and stopped before reporting, so it may already have been typed; it was not typed again — look for its user_message in the conversation's events and send it again with a new requestId if it is missing",
+        };
+      }
+      try {
+        const result = await session.sendTurn(command.text);
+        return { result: result.result, reason: result.reason, ...(result.screen === undefined ? {} : { screen: result.screen }) };
+      } catch (error) {
+        // As `send --json` reports a refusal: the sentence says why (no pane, a prompt waiting, …).
+        return { result: "failed", reason: (error as Error).message };
+      }
+    }
+    case "interrupt":
+      return { ...(await session.interrupt()) };
+  }
+}
+
+/** Approve, deny or answer, decided by the command's principal, told to `onAnswered` for the audit log. */
+async function answer(
+  session: FleetSession,
+  command: Extract<FleetCommand, { type: "approve" | "deny" | "answer" }>,
+  onAnswered: RelayOptions["onAnswered"],
+): Promise<CommandResult> {
+  const decidedBy = `relay:${command.principal}`;
+  const audited = async (outcome: Promise<Awaited<ReturnType<FleetSession["approve"]>>>, instruction?: string): Promise<CommandResult> => {
+    const result = await outcome;
+    onAnswered?.({
+      conversationId: session.conversationId,
+      interactionId: command.interactionId,
+      decision: command.type,
+      decidedBy,
+      delivery: result.result,
+      ...(instruction === undefined ? {} : { instruction }),
+    });
+    return { interactionId: command.interactionId, ...result };
+  };
+  switch (command.type) {
+    case "approve":
+      return audited(session.approve(command.interactionId, { decidedBy, ...(command.scope === undefined ? {} : { scope: command.scope }) }));
+    case "deny":
+      return audited(
+        session.deny(command.interactionId, { decidedBy, ...(command.instruction === undefined ? {} : { instruction: command.instruction }) }),
+        command.instruction,
+      );
+    case "answer":
+      return audited(
+        session.answer(command.interactionId, {
+          decidedBy,
+          optionIds: command.optionIds,
+          ...(command.writeIn === undefined ? {} : { writeIn: command.writeIn }),
+        }),
+      );
+  }
 }
 
 /** A standby's reader: keeps the session's events flowing (to the audit log) without publishing them. */

@@ -3,7 +3,7 @@
  * each `apply…` call hands the buffer over in one piece, so events keep the
  * order in which their causes were read.
  */
-import type { DiagnosticCode, MapperEvent, Status, StatusReason } from "./events.js";
+import type { DiagnosticCode, MapperEvent, Status, StatusReason, WaitingFor } from "./events.js";
 
 /** Where a diagnostic points: the step, when known. */
 export type Where = { trajectoryId?: string; stepIndex?: number };
@@ -31,6 +31,16 @@ export class EventSink {
       where.stepIndex === undefined
         ? { type: "status", conversationId: this.conversationId, trajectoryId: where.trajectoryId, status, reason }
         : { type: "status", conversationId: this.conversationId, trajectoryId: where.trajectoryId, stepIndex: where.stepIndex, status, reason },
+    );
+  }
+
+  /** The `waiting` edge, with what the session waits for. */
+  waiting(waitingFor: WaitingFor, where: StepWhere): void {
+    const { trajectoryId, stepIndex } = where;
+    this.#out.push(
+      stepIndex === undefined
+        ? { type: "status", conversationId: this.conversationId, trajectoryId, status: "waiting", reason: "interaction_pending", waitingFor }
+        : { type: "status", conversationId: this.conversationId, trajectoryId, stepIndex, status: "waiting", reason: "interaction_pending", waitingFor },
     );
   }
 

@@ -219,8 +219,23 @@ export const StatusReasonSchema = z.enum([
   "run_idle",
   /** Session layer (status `failed`): agy's language server is gone (exited, or unreachable and not found again). */
   "server_gone",
+  /**
+   * Session layer (status `waiting`, `waitingFor` `background_task`): the wire says idle while agy's
+   * status row shows `N task(s)`, read off its pane (docs/events.md).
+   */
+  "background_task_running",
+  /** Session layer (status `idle`): the status row's `N task(s)` went away after `background_task_running`. */
+  "background_task_ended",
 ]);
 export type StatusReason = z.infer<typeof StatusReasonSchema>;
+
+/**
+ * What a `waiting` session waits for: `permission` (a command or other allow/deny gate), `file`
+ * (agy's file gate), `question` (agy asks and offers options), `tui_prompt` (a gate only agy's TUI
+ * can answer), `background_task` (the wire says idle while agy's TUI status row shows `N task(s)`).
+ */
+export const WaitingForSchema = z.enum(["permission", "file", "question", "tui_prompt", "background_task"]);
+export type WaitingFor = z.infer<typeof WaitingForSchema>;
 
 export const StatusEventSchema = z.object({
   type: z.literal("status"),
@@ -229,6 +244,8 @@ export const StatusEventSchema = z.object({
   stepIndex: z.number().int().nonnegative().optional(),
   status: StatusSchema,
   reason: StatusReasonSchema,
+  /** With status `waiting`: what the session waits for, from the interaction that opened the wait (`background_task`: from agy's status row). Absent otherwise. */
+  waitingFor: WaitingForSchema.optional(),
 });
 
 export const UsageEventSchema = z.object({
@@ -316,6 +333,8 @@ export const DiagnosticCodeSchema = z.enum([
    * person, and `sendTurn` refuses until it is gone (docs/tmux.md).
    */
   "stale_dialog",
+  /** Session layer: agy's tmux pane vanished (or could not be read, again and again); its screen is no longer read for background tasks. */
+  "pane_gone",
   /** Fleet: an entry of agy:events:<host>:<conversationId> that is not a valid event; it was skipped, the entries after it are read (docs/fleet.md). */
   "invalid_entry",
 ]);

@@ -14,6 +14,7 @@ export type {
 export { callIdFor, interactionIdFor, messageIdFor } from "./ids.js";
 export { fnv1a64 } from "./hash.js";
 export { interactionAnswer } from "./interaction-answer.js";
+export { currentWaitingFor, waitingForRequest, waitingForStep } from "./waiting-for.js";
 export type {
   AnswerTarget,
   InteractionDecision,

@@ -19,6 +19,7 @@ import type { LiveStep } from "./live-step.js";
 import type { JsonObject } from "./step-access.js";
 import type { PendingInteraction } from "./tracker-api.js";
 import type { TurnState } from "./turn-state.js";
+import { waitingForRequest } from "./waiting-for.js";
 
 type At = { trajectoryId: string; stepIndex: number };
 
@@ -113,7 +114,7 @@ export class InteractionBook {
     });
     // A step waiting on the user means agy is mid-turn, even if this tracker never saw the turn start.
     this.turn.active = true;
-    if (this.#pending.size === 0) sink.status("waiting", "interaction_pending", where);
+    if (this.#pending.size === 0) sink.waiting(waitingForRequest(request), where);
     return pending;
   }
 

@@ -9,6 +9,7 @@ import type { SessionAuditor } from "../audit/index.js";
 import type { Policy, PolicyContext } from "../policy/index.js";
 import type { AnswerResult } from "../session/index.js";
 import { resolveRealPath } from "../session/policy-runner.js";
+import { instructionAllowed } from "../session/verdict.js";
 import type { InteractionRequested } from "./conversation-log.js";
 import { McpToolError } from "./mcp-error.js";
 import type { PooledSession } from "./session-pool.js";
@@ -44,6 +45,8 @@ export async function answerAsAgent(
   rules: AgentRules,
 ): Promise<AgentAnswer> {
   const request = entry.log.request(interactionId);
+  const unfit = instructionRefusal(verdict, request, interactionId);
+  if (unfit !== undefined) throw new McpToolError(unfit);
   // Awaited: the decision is on disk before the agent hears of it (a write failure is the auditor's to report).
   const record = async (delivery: string) => {
     rules.auditor?.answered({
@@ -86,6 +89,25 @@ export async function answerAsAgent(
   await record(result.result);
   if (result.result === "delivered") return { result: "delivered", stepIndex: result.stepIndex, decidedBy };
   throw new McpToolError(refusal(result, interactionId, entry.conversationId));
+}
+
+/**
+ * Why `verdict`'s instruction cannot travel, or undefined when it can (or
+ * there is none). An approve never carries one; a deny carries one only for
+ * a permission, known from the request the log saw (a deny of a request the
+ * log never saw is passed on: its kind is not known here).
+ */
+function instructionRefusal(verdict: AgentVerdict, request: InteractionRequested | undefined, interactionId: string): string | undefined {
+  if (verdict.kind === "answer" || verdict.instruction === undefined) return undefined;
+  if (verdict.kind === "deny" && request === undefined) return undefined;
+  const kind = request?.request.kind ?? "permission";
+  if (instructionAllowed(kind, verdict.kind)) return undefined;
+  if (verdict.kind === "approve") {
+    return `agy's approval carries no instruction for the model, so it would be dropped and nothing was sent; approve interaction ${interactionId} without one, or deny it with the instruction.`;
+  }
+  return kind === "question"
+    ? `agy's decline of a question carries no instruction for the model, so nothing was sent; deny interaction ${interactionId} without one, or answer it with writeIn.`
+    : `Interaction ${interactionId} is a ${kind} request, whose deny carries no instruction for the model, so nothing was sent; deny it without one.`;
 }
 
 function deliver(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string): Promise<AnswerResult> {

@@ -5,7 +5,7 @@
  * `wait_for` and the resources always agree. A log outlives a re-attach: the
  * numbers keep counting and an interaction already pending is not logged twice.
  */
-import type { EventOf, MapperEvent } from "../mapper/index.js";
+import { currentWaitingFor, type EventOf, type MapperEvent, type WaitingFor } from "../mapper/index.js";
 
 export type InteractionRequested = EventOf<"interaction_requested">;
 
@@ -25,6 +25,8 @@ export interface ConversationLog {
   /** Events with ids above `id`, at most `limit`. */
   after(id: number, limit: number): LoggedEvent[];
   status(): LogStatus;
+  /** With status `waiting`: what the conversation waits for (docs/events.md, `status`); undefined otherwise. */
+  waitingFor(): WaitingFor | undefined;
   pending(): InteractionRequested[];
   /** The request of an interaction seen in this conversation, open or not. */
   request(interactionId: string): InteractionRequested | undefined;
@@ -40,6 +42,7 @@ export function createConversationLog(): ConversationLog {
   const requests = new Map<string, InteractionRequested>();
   const listeners = new Set<(entry: LoggedEvent | undefined) => void>();
   let status: LogStatus = "unknown";
+  let waitedFor: WaitingFor | undefined;
   let historyRead = false;
   const tell = (entry: LoggedEvent | undefined) => {
     for (const listener of [...listeners]) listener(entry);
@@ -71,6 +74,7 @@ export function createConversationLog(): ConversationLog {
         policyOpen.delete(event.interactionId);
       } else if (event.type === "status") {
         status = event.status;
+        waitedFor = event.status === "waiting" ? event.waitingFor : undefined;
       }
       const entry = { id: (events.at(-1)?.id ?? 0) + 1, event };
       events.push(entry);
@@ -83,6 +87,7 @@ export function createConversationLog(): ConversationLog {
       return events.slice(start, start + limit);
     },
     status: () => status,
+    waitingFor: () => currentWaitingFor(status, pending.values(), waitedFor),
     pending: () => [...pending.values()],
     request: (interactionId) => requests.get(interactionId),
     subscribe(listener) {

@@ -98,112 +98,22 @@ async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { err
   }
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
-export function createMcpHttpServer(options: McpHttpOptions): McpHttpServer {
+/** The open MCP sessions and their expiry. */
+interface SessionTable {
   /** In order of last use: the first idle entry is the one used longest ago. */
-  const sessions = new Map<string, Open>();
-  const maxSessions = Math.max(1, options.maxSessions ?? 32);
-  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
-  let closing = false;
-
-  const end = (id: string, open: Open, why: "expired" | "pushed_out"): void => {
-    if (sessions.get(id) !== open) return;
-    sessions.delete(id);
-    clearTimeout(open.expiry);
-    options.onSessionClosed?.(why);
-    void open.transport.close().catch(() => undefined);
-    void open.server.close().catch(() => undefined);
-  };
-  const idle = (id: string, open: Open): void => {
-    clearTimeout(open.expiry);
-    open.expiry = setTimeout(() => end(id, open, "expired"), idleMs);
-    open.expiry.unref();
-  };
+  readonly open: Map<string, Open>;
+  /** MCP sessions open at once. */
+  readonly max: number;
   /** Marks a request of the session in progress until `res` closes; the session moves to the back of the line. */
-  const use = (id: string, open: Open, res: ServerResponse): void => {
-    sessions.delete(id);
-    sessions.set(id, open);
-    open.busy++;
-    clearTimeout(open.expiry);
-    open.expiry = undefined;
-    res.once("close", () => {
-      open.busy = Math.max(0, open.busy - 1);
-      if (open.busy === 0 && sessions.get(id) === open) idle(id, open);
-    });
-  };
+  use(id: string, open: Open, res: ServerResponse): void;
   /** Room for one more session: true, after pushing out the least recently used idle one if at the cap. */
-  const makeRoom = (): boolean => {
-    if (sessions.size < maxSessions) return true;
-    for (const [id, open] of sessions) {
-      if (open.busy > 0) continue;
-      end(id, open, "pushed_out");
-      return true;
-    }
-    return false;
-  };
+  makeRoom(): boolean;
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const originProblem = options.checkOrigin(req.headers);
-    if (originProblem !== undefined) return refuse(res, 403, originProblem);
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (path !== PATH) return refuse(res, 404, `no such route; MCP lives at ${PATH}`);
-    const address = req.socket.remoteAddress ?? "unknown";
-    if (!options.authorize(req.headers.authorization)) {
-      if (options.limiter?.blocked(address) === true) return refuse(res, 429, "too many requests with a wrong token; wait a minute", { "retry-after": "60" });
-      options.limiter?.fail(address);
-      return refuse(res, 401, "send Authorization: Bearer <token> with the token of agy-bridge (the token file, or AGY_BRIDGE_TOKEN)", {
-        "www-authenticate": 'Bearer realm="agy-bridge"',
-      });
-    }
-    if (closing) return refuse(res, 503, "agy-bridge mcp is shutting down");
-
-    const sessionId = req.headers["mcp-session-id"];
-    const id = Array.isArray(sessionId) ? sessionId[0] : sessionId;
-    if (id !== undefined) {
-      const open = sessions.get(id);
-      if (open === undefined)
-        return refuse(res, 404, "no such MCP session (it ended, expired after being idle, or agy-bridge restarted); initialize a new one");
-      use(id, open, res);
-      if (req.method === "POST") {
-        const read = await readJson(req);
-        if ("error" in read) return refuse(res, read.status, read.error);
-        return open.transport.handleRequest(req, res, read.body);
-      }
-      return open.transport.handleRequest(req, res);
-    }
-    if (req.method !== "POST") return refuse(res, 400, "without an mcp-session-id header only an initialize POST is accepted");
-    const read = await readJson(req);
-    if ("error" in read) return refuse(res, read.status, read.error);
-    if (!isInitializeRequest(read.body)) return refuse(res, 400, "send initialize first; other requests need the mcp-session-id it returns");
-    if (!makeRoom())
-      return refuse(
-        res,
-        503,
-        `${maxSessions} MCP sessions are open and each has a request in progress; close one (DELETE ${PATH}) or try again when one is done`,
-      );
-
-    const server = options.createServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (newId) => {
-        const open: Open = { transport, server, busy: 0 };
-        sessions.set(newId, open);
-        use(newId, open, res);
-      },
-    });
-    transport.onclose = () => {
-      const sid = transport.sessionId;
-      const open = sid === undefined ? undefined : sessions.get(sid);
-      if (sid !== undefined && open?.transport === transport) {
-        clearTimeout(open.expiry);
-        sessions.delete(sid);
-      }
-      void server.close().catch(() => undefined);
-    };
-    await server.mcp.connect(transport);
-    await transport.handleRequest(req, res, read.body);
-  }
-
+export function createMcpHttpServer(options: McpHttpOptions): McpHttpServer {
+  const table = createSessionTable(options);
+  const sessions = table.open;
+  let closing = false;
   const timeouts = options.timeouts ?? {};
   const server = createServer(
     {
@@ -215,7 +125,7 @@ export function createMcpHttpServer(options: McpHttpOptions): McpHttpServer {
       connectionsCheckingInterval: timeouts.checkIntervalMs ?? 1_000,
     },
     (req, res) => {
-      handle(req, res).catch((error: unknown) => {
+      handle(options, table, closing, req, res).catch((error: unknown) => {
         options.onInternalError?.(error);
         refuse(res, 500, "agy-bridge failed inside while answering; see its stderr");
       });
@@ -242,4 +152,130 @@ export function createMcpHttpServer(options: McpHttpOptions): McpHttpServer {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function createSessionTable(options: McpHttpOptions): SessionTable {
+  const sessions = new Map<string, Open>();
+  const max = Math.max(1, options.maxSessions ?? 32);
+  const idleMs = options.sessionIdleMs ?? MCP_SESSION_IDLE_MS;
+  const end = (id: string, open: Open, why: "expired" | "pushed_out"): void => {
+    if (sessions.get(id) !== open) return;
+    sessions.delete(id);
+    clearTimeout(open.expiry);
+    options.onSessionClosed?.(why);
+    void open.transport.close().catch(() => undefined);
+    void open.server.close().catch(() => undefined);
+  };
+  const idle = (id: string, open: Open): void => {
+    clearTimeout(open.expiry);
+    open.expiry = setTimeout(() => end(id, open, "expired"), idleMs);
+    open.expiry.unref();
+  };
+  return {
+    open: sessions,
+    max,
+    use(id, open, res) {
+      sessions.delete(id);
+      sessions.set(id, open);
+      open.busy++;
+      clearTimeout(open.expiry);
+      open.expiry = undefined;
+      res.once("close", () => {
+        open.busy = Math.max(0, open.busy - 1);
+        if (open.busy === 0 && sessions.get(id) === open) idle(id, open);
+      });
+    },
+    makeRoom() {
+      if (sessions.size < max) return true;
+      for (const [id, open] of sessions) {
+        if (open.busy > 0) continue;
+        end(id, open, "pushed_out");
+        return true;
+      }
+      return false;
+    },
+  };
+}
+
+async function handle(options: McpHttpOptions, table: SessionTable, closing: boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (refusedAtTheDoor(options, closing, req, res)) return;
+  const sessionId = req.headers["mcp-session-id"];
+  const id = Array.isArray(sessionId) ? sessionId[0] : sessionId;
+  if (id !== undefined) return continueSession(table, id, req, res);
+  return initialize(options, table, req, res);
+}
+
+/** Origin, path, token and shutdown, checked before the SDK sees a byte; true when the request was refused. */
+function refusedAtTheDoor(options: McpHttpOptions, closing: boolean, req: IncomingMessage, res: ServerResponse): boolean {
+  const originProblem = options.checkOrigin(req.headers);
+  if (originProblem !== undefined) {
+    refuse(res, 403, originProblem);
+    return true;
+  }
+  const path = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (path !== PATH) {
+    refuse(res, 404, `no such route; MCP lives at ${PATH}`);
+    return true;
+  }
+  const address = req.socket.remoteAddress ?? "unknown";
+  if (!options.authorize(req.headers.authorization)) {
+    if (options.limiter?.blocked(address) === true) refuse(res, 429, "too many requests with a wrong token; wait a minute", { "retry-after": "60" });
+    else {
+      options.limiter?.fail(address);
+      refuse(res, 401, "send Authorization: Bearer <token> with the token of agy-bridge (the token file, or AGY_BRIDGE_TOKEN)", {
+        "www-authenticate": 'Bearer realm="agy-bridge"',
+      });
+    }
+    return true;
+  }
+  if (closing) {
+    refuse(res, 503, "agy-bridge mcp is shutting down");
+    return true;
+  }
+  return false;
+}
+
+/** A request of an MCP session that is open (`mcp-session-id`). */
+async function continueSession(table: SessionTable, id: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const open = table.open.get(id);
+  if (open === undefined) return refuse(res, 404, "no such MCP session (it ended, expired after being idle, or agy-bridge restarted); initialize a new one");
+  table.use(id, open, res);
+  if (req.method === "POST") {
+    const read = await readJson(req);
+    if ("error" in read) return refuse(res, read.status, read.error);
+    return open.transport.handleRequest(req, res, read.body);
+  }
+  return open.transport.handleRequest(req, res);
+}
+
+/** An initialize without a session: a new MCP server and transport, when there is room. */
+async function initialize(options: McpHttpOptions, table: SessionTable, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== "POST") return refuse(res, 400, "without an mcp-session-id header only an initialize POST is accepted");
+  const read = await readJson(req);
+  if ("error" in read) return refuse(res, read.status, read.error);
+  if (!isInitializeRequest(read.body)) return refuse(res, 400, "send initialize first; other requests need the mcp-session-id it returns");
+  if (!table.makeRoom())
+    return refuse(res, 503, `${table.max} MCP sessions are open and each has a request in progress; close one (DELETE ${PATH}) or try again when one is done`);
+
+  const sessions = table.open;
+  const server = options.createServer();
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (newId) => {
+      const open: Open = { transport, server, busy: 0 };
+      sessions.set(newId, open);
+      table.use(newId, open, res);
+    },
+  });
+  transport.onclose = () => {
+    const sid = transport.sessionId;
+    const open = sid === undefined ? undefined : sessions.get(sid);
+    if (sid !== undefined && open?.transport === transport) {
+      clearTimeout(open.expiry);
+      sessions.delete(sid);
+    }
+    void server.close().catch(() => undefined);
+  };
+  await server.mcp.connect(transport);
+  await transport.handleRequest(req, res, read.body);
 }

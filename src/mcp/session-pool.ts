@@ -40,139 +40,36 @@ interface Entry extends PooledSession {
   isDefault: boolean;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
+/** One pool's state, shared by the steps below. */
+interface PoolState {
+  readonly options: SessionPoolOptions;
+  readonly entries: Map<string, Entry>;
+  /** Logs outlive their sessions: a re-attached conversation keeps its numbering. */
+  readonly logs: Map<string, ConversationLog>;
+  readonly listeners: Set<() => void>;
+  readonly lifetime: AbortController;
+  /** The refresh under way, shared by concurrent callers. */
+  running: Promise<void> | undefined;
+  defaultAttach: Promise<Entry> | undefined;
+  defaultId: string | undefined;
+}
+
 export function createSessionPool(options: SessionPoolOptions): SessionPool {
-  const { source } = options;
-  const entries = new Map<string, Entry>();
-  // Logs outlive their sessions: a re-attached conversation keeps its numbering.
-  const logs = new Map<string, ConversationLog>();
-  const listeners = new Set<() => void>();
-  const lifetime = new AbortController();
-  let running: Promise<void> | undefined;
-  let defaultAttach: Promise<Entry> | undefined;
-  let defaultId: string | undefined;
-  const changed = () => {
-    for (const listener of [...listeners]) listener();
+  const state: PoolState = {
+    options,
+    entries: new Map(),
+    logs: new Map(),
+    listeners: new Set(),
+    lifetime: new AbortController(),
+    running: undefined,
+    defaultAttach: undefined,
+    defaultId: undefined,
   };
-
-  function remove(id: string): void {
-    const entry = entries.get(id);
-    if (entry === undefined) return;
-    entries.delete(id);
-    entry.abort.abort();
-    entry.session.close().catch(() => undefined);
-    if (entry.isDefault) defaultAttach = undefined;
-    changed();
-  }
-
-  function add(descriptor: SessionDescriptor, session: AgySessionApi, isDefault: boolean): Entry {
-    const id = descriptor.conversationId;
-    const known = logs.get(id);
-    const log = known ?? createConversationLog();
-    logs.set(id, log);
-    const entry: Entry = { conversationId: id, descriptor, session, log, isDefault, abort: new AbortController() };
-    entries.set(id, entry);
-    changed();
-    const pump = async () => {
-      // A re-attach starts at the present: the history is in the log already.
-      for await (const event of session.events({ signal: entry.abort.signal, history: known === undefined })) log.append(event);
-    };
-    void pump()
-      .catch((error: unknown) => options.onProblem?.(`conversation ${id}: ${(error as Error).message}`))
-      .finally(() => {
-        if (entries.get(id) === entry) remove(id);
-      });
-    return entry;
-  }
-
-  async function attach(descriptor: SessionDescriptor): Promise<void> {
-    try {
-      const session = await source.attach(descriptor, lifetime.signal);
-      if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
-        await session.close();
-        return;
-      }
-      add(descriptor, session, false);
-    } catch (error) {
-      options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
-    }
-  }
-
-  async function run(): Promise<void> {
-    let found: SessionDescriptor[];
-    try {
-      found = await source.list(lifetime.signal);
-    } catch (error) {
-      options.onProblem?.(`listing sessions failed: ${(error as Error).message}`);
-      return;
-    }
-    const seen = new Set(found.map((d) => d.conversationId));
-    for (const [id, entry] of [...entries]) {
-      if (!entry.isDefault && !seen.has(id) && source.retain?.(entry.descriptor) !== true) remove(id);
-    }
-    await Promise.all(found.filter((d) => !entries.has(d.conversationId)).map(attach));
-  }
-
-  function refresh(): Promise<void> {
-    running ??= run().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  async function theDefault(): Promise<Entry> {
-    const attachDefault = source.attachDefault;
-    if (attachDefault !== undefined) {
-      defaultAttach ??= (async () => {
-        const { descriptor, session } = await attachDefault(lifetime.signal);
-        defaultId = descriptor.conversationId;
-        const existing = entries.get(descriptor.conversationId);
-        if (existing !== undefined) {
-          // Discovery attached it first: it is the default all the same.
-          await session.close();
-          existing.isDefault = true;
-          changed();
-          return existing;
-        }
-        return add(descriptor, session, true);
-      })();
-      defaultAttach.catch(() => {
-        defaultAttach = undefined;
-      });
-      try {
-        return await defaultAttach;
-      } catch (error) {
-        throw new McpToolError(
-          `The conversation named when agy-bridge mcp started cannot be reached (${(error as Error).message.replace(/\.$/, "")}); pass a conversationId from list_sessions.`,
-        );
-      }
-    }
-    await refresh();
-    const all = [...entries.values()];
-    if (all.length === 1) return all[0]!;
-    if (all.length === 0) throw new McpToolError("No agy session was found on this machine; start agy in tmux, then call list_sessions.");
-    const ids = all.map((e) => e.conversationId).join(", ");
-    throw new McpToolError(`${all.length} agy sessions are running and no conversationId was given; pass one of: ${ids}.`);
-  }
-
+  const { entries, listeners, lifetime } = state;
   return {
-    refresh,
+    refresh: () => refresh(state),
     list: () => [...entries.values()],
-    async get(conversationId) {
-      if (conversationId === undefined) return theDefault();
-      const known = entries.get(conversationId);
-      if (known !== undefined) return known;
-      if (source.attachDefault !== undefined && (defaultId === undefined || defaultId === conversationId)) {
-        const entry = await theDefault().catch(() => undefined);
-        if (entry?.conversationId === conversationId) return entry;
-      }
-      await refresh();
-      const found = entries.get(conversationId);
-      if (found !== undefined) return found;
-      throw new McpToolError(
-        `No agy session in reach has conversation ${JSON.stringify(conversationId.slice(0, 100))}; call list_sessions for the conversations on offer.`,
-      );
-    },
+    get: (conversationId) => (conversationId === undefined ? theDefault(state) : named(state, conversationId)),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -185,4 +82,129 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       await Promise.allSettled(all.map((e) => e.session.close()));
     },
   };
+}
+
+function changed(state: PoolState): void {
+  for (const listener of [...state.listeners]) listener();
+}
+
+function remove(state: PoolState, id: string): void {
+  const entry = state.entries.get(id);
+  if (entry === undefined) return;
+  state.entries.delete(id);
+  entry.abort.abort();
+  entry.session.close().catch(() => undefined);
+  if (entry.isDefault) state.defaultAttach = undefined;
+  changed(state);
+}
+
+/** Adds an attached session and pumps its events into its log until it ends (then it is removed). */
+function add(state: PoolState, descriptor: SessionDescriptor, session: AgySessionApi, isDefault: boolean): Entry {
+  const id = descriptor.conversationId;
+  const known = state.logs.get(id);
+  const log = known ?? createConversationLog();
+  state.logs.set(id, log);
+  const entry: Entry = { conversationId: id, descriptor, session, log, isDefault, abort: new AbortController() };
+  state.entries.set(id, entry);
+  changed(state);
+  const pump = async () => {
+    // A re-attach starts at the present: the history is in the log already.
+    for await (const event of session.events({ signal: entry.abort.signal, history: known === undefined })) log.append(event);
+  };
+  void pump()
+    .catch((error: unknown) => state.options.onProblem?.(`conversation ${id}: ${(error as Error).message}`))
+    .finally(() => {
+      if (state.entries.get(id) === entry) remove(state, id);
+    });
+  return entry;
+}
+
+async function attach(state: PoolState, descriptor: SessionDescriptor): Promise<void> {
+  try {
+    const session = await state.options.source.attach(descriptor, state.lifetime.signal);
+    if (state.lifetime.signal.aborted || state.entries.has(descriptor.conversationId)) {
+      await session.close();
+      return;
+    }
+    add(state, descriptor, session, false);
+  } catch (error) {
+    state.options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
+  }
+}
+
+/** Lists, drops the vanished sessions (unless the source retains them), attaches the new ones. */
+async function run(state: PoolState): Promise<void> {
+  const { source } = state.options;
+  let found: SessionDescriptor[];
+  try {
+    found = await source.list(state.lifetime.signal);
+  } catch (error) {
+    state.options.onProblem?.(`listing sessions failed: ${(error as Error).message}`);
+    return;
+  }
+  const seen = new Set(found.map((d) => d.conversationId));
+  for (const [id, entry] of [...state.entries]) {
+    if (!entry.isDefault && !seen.has(id) && source.retain?.(entry.descriptor) !== true) remove(state, id);
+  }
+  await Promise.all(found.filter((d) => !state.entries.has(d.conversationId)).map((d) => attach(state, d)));
+}
+
+function refresh(state: PoolState): Promise<void> {
+  state.running ??= run(state).finally(() => {
+    state.running = undefined;
+  });
+  return state.running;
+}
+
+/** The session named by the command line, or else the only one there is. */
+async function theDefault(state: PoolState): Promise<Entry> {
+  const attachDefault = state.options.source.attachDefault;
+  if (attachDefault !== undefined) {
+    state.defaultAttach ??= (async () => {
+      const { descriptor, session } = await attachDefault(state.lifetime.signal);
+      state.defaultId = descriptor.conversationId;
+      const existing = state.entries.get(descriptor.conversationId);
+      if (existing !== undefined) {
+        // Discovery attached it first: it is the default all the same.
+        await session.close();
+        existing.isDefault = true;
+        changed(state);
+        return existing;
+      }
+      return add(state, descriptor, session, true);
+    })();
+    const attaching = state.defaultAttach;
+    attaching.catch(() => {
+      state.defaultAttach = undefined;
+    });
+    try {
+      return await attaching;
+    } catch (error) {
+      throw new McpToolError(
+        `The conversation named when agy-bridge mcp started cannot be reached (${(error as Error).message.replace(/\.$/, "")}); pass a conversationId from list_sessions.`,
+      );
+    }
+  }
+  await refresh(state);
+  const all = [...state.entries.values()];
+  if (all.length === 1) return all[0]!;
+  if (all.length === 0) throw new McpToolError("No agy session was found on this machine; start agy in tmux, then call list_sessions.");
+  const ids = all.map((e) => e.conversationId).join(", ");
+  throw new McpToolError(`${all.length} agy sessions are running and no conversationId was given; pass one of: ${ids}.`);
+}
+
+/** The session of `conversationId`: known, the default one, or found by a refresh. */
+async function named(state: PoolState, conversationId: string): Promise<Entry> {
+  const known = state.entries.get(conversationId);
+  if (known !== undefined) return known;
+  if (state.options.source.attachDefault !== undefined && (state.defaultId === undefined || state.defaultId === conversationId)) {
+    const entry = await theDefault(state).catch(() => undefined);
+    if (entry?.conversationId === conversationId) return entry;
+  }
+  await refresh(state);
+  const found = state.entries.get(conversationId);
+  if (found !== undefined) return found;
+  throw new McpToolError(
+    `No agy session in reach has conversation ${JSON.stringify(conversationId.slice(0, 100))}; call list_sessions for the conversations on offer.`,
+  );
 }

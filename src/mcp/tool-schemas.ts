@@ -5,7 +5,7 @@
  * rather than ignored.
  */
 import { z } from "zod";
-import { MapperEventSchema, type MapperEventType } from "../mapper/index.js";
+import { MapperEventSchema, type MapperEventType, WaitingForSchema } from "../mapper/index.js";
 
 /** Every event type a conversation can carry (the `eventType` of `wait_for`). */
 export const EVENT_TYPES = MapperEventSchema.options.map((o) => o.shape.type.value).filter((t) => t !== "history_end") as MapperEventType[];
@@ -108,7 +108,7 @@ export const ApproveInput = strict(
       .string({ error: "instruction must be a string" })
       .max(10_000, { error: "instruction is longer than 10000 characters" })
       .optional()
-      .describe("Accepted for symmetry; agy's permission answer carries no approve instruction."),
+      .describe("Refused: agy's approval cannot carry an instruction for the model; give one with deny instead."),
   },
   "approve",
 );
@@ -166,6 +166,8 @@ export const ListSessionsOutput = z.object({
       pid: z.number().optional(),
       title: z.string().optional(),
       status: statusField,
+      /** With status `waiting`: what the conversation waits for (docs/events.md, `status`). */
+      waitingFor: WaitingForSchema.optional(),
       pending: z.number(),
       default: z.boolean(),
       /** agy's version (`1.2.10`), learned without starting agy; null when unknown. */
@@ -188,6 +190,8 @@ export const WaitForOutput = z.object({
   conversationId: z.string(),
   outcome: z.enum(["idle", "pending_interaction", "event", "failed", "timed_out"]),
   status: statusField,
+  /** While agy waits (status `waiting`, or a request open): what for, the oldest open request's word. */
+  waitingFor: WaitingForSchema.optional(),
   pending: z.array(pendingInteraction),
   event: looseEvent.optional(),
   cursor: z.string(),

@@ -6,6 +6,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { currentWaitingFor, type WaitingFor } from "../mapper/index.js";
 import type { InteractionRequested } from "./conversation-log.js";
 import type { z } from "zod";
 import { answerAsAgent, type AgentRules } from "./agent-answers.js";
@@ -60,8 +61,43 @@ function failed(error: unknown): Result {
   return { content: [{ type: "text", text: toolErrorText(error) }], isError: true };
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
+interface ToolConfig<I extends z.ZodType, O extends z.ZodObject> {
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  readOnly?: boolean;
+  destructive?: boolean;
+}
+
+/** What each tool is built from: the context, the pool, and the one way to register a tool. */
+interface Toolkit {
+  context: ToolContext;
+  pool: SessionPool;
+  /** The session of `conversationId` (or the default), once its history is in the log. */
+  entryFor(conversationId: string | undefined): Promise<PooledSession>;
+  /** Registers a tool whose answer is its structured output, and whose every failure is a tool error. */
+  register<I extends z.ZodType, O extends z.ZodObject>(
+    name: string,
+    config: ToolConfig<I, O>,
+    run: (input: z.output<I>, extra: Extra) => Promise<z.output<O>>,
+  ): void;
+}
+
 export function registerTools(server: McpServer, context: ToolContext): void {
+  const tools = toolkit(server, context);
+  // In this order in `tools/list`.
+  listSessionsTool(tools);
+  readEventsTool(tools);
+  waitForTool(tools);
+  sendTurnTool(tools);
+  approveAndDenyTools(tools);
+  answerTool(tools);
+  interruptTool(tools);
+  screenTool(tools);
+}
+
+function toolkit(server: McpServer, context: ToolContext): Toolkit {
   const { pool } = context;
   const historyMs = context.historyTimeoutMs ?? 30_000;
   const entryFor = async (conversationId: string | undefined): Promise<PooledSession> => {
@@ -71,7 +107,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
   };
   const register = <I extends z.ZodType, O extends z.ZodObject>(
     name: string,
-    config: { title: string; description: string; input: I; output: O; readOnly?: boolean; destructive?: boolean },
+    config: ToolConfig<I, O>,
     run: (input: z.output<I>, extra: Extra) => Promise<z.output<O>>,
   ) => {
     server.registerTool(
@@ -92,7 +128,11 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       }) as never,
     );
   };
+  return { context, pool, entryFor, register };
+}
 
+function listSessionsTool(tools: Toolkit): void {
+  const { pool, register } = tools;
   register(
     "list_sessions",
     {
@@ -112,6 +152,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           ...(e.descriptor.pid === undefined ? {} : { pid: e.descriptor.pid }),
           ...(e.descriptor.title === undefined ? {} : { title: e.descriptor.title }),
           status: e.log.status(),
+          ...waitingForField(e.log.waitingFor()),
           pending: e.log.pending().length,
           default: e.isDefault,
           agyVersion: e.session.agyVersion ?? null,
@@ -120,7 +161,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       };
     },
   );
+}
 
+function readEventsTool(tools: Toolkit): void {
+  const { entryFor, register } = tools;
   register(
     "read_events",
     {
@@ -148,7 +192,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       };
     },
   );
+}
 
+function waitForTool(tools: Toolkit): void {
+  const { context, entryFor, register } = tools;
   register(
     "wait_for",
     {
@@ -192,6 +239,8 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         conversationId: entry.conversationId,
         outcome: outcome.outcome,
         status: outcome.status,
+        // A request open now means agy waits, even when its `waiting` edge is not in the log yet.
+        ...waitingForField(currentWaitingFor(outcome.pending.length > 0 ? "waiting" : outcome.status, outcome.pending, entry.log.waitingFor())),
         pending: outcome.pending.map(pendingView),
         ...(outcome.event === undefined ? {} : { event: outcome.event }),
         cursor: String(outcome.cursor),
@@ -199,7 +248,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       };
     },
   );
+}
 
+function sendTurnTool(tools: Toolkit): void {
+  const { context, entryFor, register } = tools;
   register(
     "send_turn",
     {
@@ -221,7 +273,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       return { conversationId: entry.conversationId, result: result.result, reason: result.reason, cursor: String(before) };
     },
   );
+}
 
+function approveAndDenyTools(tools: Toolkit): void {
+  const { context, entryFor, register } = tools;
   const decision =
     (kind: "approve" | "deny") => async (input: { conversationId?: string | undefined; interactionId: string; instruction?: string | undefined }) => {
       const entry = await entryFor(input.conversationId);
@@ -231,7 +286,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       const answer = await answerAsAgent(
         entry,
         input.interactionId,
-        kind === "deny" ? { kind, ...(input.instruction === undefined ? {} : { instruction: input.instruction }) } : { kind },
+        { kind, ...(input.instruction === undefined ? {} : { instruction: input.instruction }) },
         context.decidedBy(),
         context.rules,
       );
@@ -258,7 +313,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     decision("deny"),
   );
+}
 
+function answerTool(tools: Toolkit): void {
+  const { context, entryFor, register } = tools;
   register(
     "answer",
     {
@@ -285,7 +343,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       return { conversationId: entry.conversationId, interactionId: input.interactionId, ...answer };
     },
   );
+}
 
+function interruptTool(tools: Toolkit): void {
+  const { context, entryFor, register } = tools;
   register(
     "interrupt",
     {
@@ -308,7 +369,10 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       return { conversationId: entry.conversationId, result: "denied" as const, stepIndices };
     },
   );
+}
 
+function screenTool(tools: Toolkit): void {
+  const { pool, register } = tools;
   register(
     "screen",
     {
@@ -355,4 +419,9 @@ function optionId(chosen: string, request: InteractionRequested | undefined): st
   if (byLabel.length === 1) return byLabel[0]!.id;
   const choices = question.options.map((o) => `${o.id} (${JSON.stringify(o.text)})`).join(", ");
   throw new McpToolError(`${JSON.stringify(chosen.slice(0, 100))} is not an option of this question; choose by id or label among ${choices}.`);
+}
+
+/** `{ waitingFor }` when the conversation waits, else nothing (the field is optional). */
+function waitingForField(waitingFor: WaitingFor | undefined): { waitingFor?: WaitingFor } {
+  return waitingFor === undefined ? {} : { waitingFor };
 }

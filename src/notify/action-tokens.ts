@@ -3,6 +3,12 @@
  * actions): each is good for one interaction, one action, and one use, and
  * dies when its interaction is resolved or after a day. Only a hash of each
  * token is kept, so the map itself holds nothing a reader could replay.
+ *
+ * A token may also stand for "and remember it" (ntfy's Always allow /
+ * Always deny): `POST /v1/actions` answers it like any other, and the tokens
+ * note which remembering tokens of an interaction were redeemed, so the
+ * notifier saves the rule once the resolution says that answer was the one
+ * delivered ({@link ActionTokens.remembered}).
  */
 import { createHash, randomBytes } from "node:crypto";
 
@@ -10,6 +16,8 @@ export interface ScopedAction {
   conversationId: string;
   interactionId: string;
   action: "approve" | "deny";
+  /** The press also saves the rule its message offered. */
+  remember?: true;
 }
 
 export interface ActionTokens {
@@ -18,6 +26,8 @@ export interface ActionTokens {
   redeem(token: string): ScopedAction | undefined;
   /** Revokes every token of the interaction (it was resolved elsewhere). */
   revoke(interactionId: string): void;
+  /** The actions of the interaction's remembering tokens redeemed so far, once: the record is then dropped. */
+  remembered(interactionId: string): ReadonlySet<"approve" | "deny">;
 }
 
 export interface ActionTokensOptions {
@@ -33,9 +43,11 @@ export function createActionTokens(options: ActionTokensOptions = {}): ActionTok
   const lifetimeMs = options.lifetimeMs ?? 86_400_000;
   const now = options.now ?? Date.now;
   const tokens = new Map<string, ScopedAction & { expires: number }>();
+  const pressed = new Map<string, { actions: Set<"approve" | "deny">; expires: number }>();
   const sweep = () => {
     const at = now();
     for (const [key, entry] of tokens) if (entry.expires <= at) tokens.delete(key);
+    for (const [key, entry] of pressed) if (entry.expires <= at) pressed.delete(key);
   };
   return {
     mint(scope) {
@@ -50,10 +62,22 @@ export function createActionTokens(options: ActionTokensOptions = {}): ActionTok
       if (entry === undefined) return undefined;
       tokens.delete(key);
       if (entry.expires <= now()) return undefined;
-      return { conversationId: entry.conversationId, interactionId: entry.interactionId, action: entry.action };
+      const scope: ScopedAction = { conversationId: entry.conversationId, interactionId: entry.interactionId, action: entry.action };
+      if (entry.remember === true) {
+        scope.remember = true;
+        const record = pressed.get(entry.interactionId) ?? { actions: new Set(), expires: entry.expires };
+        record.actions.add(entry.action);
+        pressed.set(entry.interactionId, record);
+      }
+      return scope;
     },
     revoke(interactionId) {
       for (const [key, entry] of tokens) if (entry.interactionId === interactionId) tokens.delete(key);
+    },
+    remembered(interactionId) {
+      const record = pressed.get(interactionId);
+      pressed.delete(interactionId);
+      return record?.actions ?? new Set();
     },
   };
 }

@@ -6,12 +6,12 @@
  * the text is stripped of control and bidi characters, bounded, and
  * escaped when the server reads markup.
  */
-import type { InteractionRequest } from "../mapper/index.js";
+import { type InteractionRequest, type WaitingFor, waitingForRequest } from "../mapper/index.js";
 import type { PendingNotice } from "./notice.js";
 import { noticeBody } from "./notice-text.js";
 
-/** What a session waits for, in the words of issue 37 §1 (`waitingFor`). */
-export type WaitingKind = "permission" | "file" | "question" | "tui_prompt";
+/** What a session waits for: the `waitingFor` of its `status` event (docs/events.md). */
+export type WaitingKind = WaitingFor;
 
 /** A desktop bubble shows a few lines; the rest is on the page or in the TUI. */
 export const MAX_DESKTOP_BODY = 400;
@@ -40,15 +40,9 @@ export function desktopSafe(text: string, options: { keepNewlines?: boolean } = 
   return options.keepNewlines === true ? cleaned : cleaned.replace(/\n+/g, " ");
 }
 
+/** The `waitingFor` word of a request, as every front door says it. */
 export function waitingKind(request: InteractionRequest): WaitingKind {
-  switch (request.kind) {
-    case "permission":
-      return request.action === "file" || request.variant === "filePermission" ? "file" : "permission";
-    case "question":
-      return "question";
-    case "other":
-      return "tui_prompt";
-  }
+  return waitingForRequest(request);
 }
 
 /** The last part of a workspace path (`/home/ana/my-app` → `my-app`). */

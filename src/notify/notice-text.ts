@@ -3,12 +3,17 @@
  * request itself (the command line, the file, the question and its options).
  * Plain text; each channel escapes it for its own format.
  */
-import type { InteractionOutcome, InteractionRequest } from "../mapper/index.js";
+import { type InteractionOutcome, type InteractionRequest, waitingForRequest } from "../mapper/index.js";
 
 /** Notification bodies stay short: push payloads are capped near 4 KB. */
 const MAX_BODY = 1000;
 
+/** What agy wants, then the session's `waitingFor` word: `agy asks to run a command · permission`. */
 export function noticeTitle(request: InteractionRequest): string {
+  return `${askText(request)} · ${waitingForRequest(request)}`;
+}
+
+function askText(request: InteractionRequest): string {
   switch (request.kind) {
     case "permission":
       if (request.action === "command") return "agy asks to run a command";

@@ -22,12 +22,21 @@
  * answered "This request is no longer open." (and its message loses its
  * buttons), never matched by position. Interaction ids stay out of the chat's
  * buttons.
+ *
+ * With learned rules (serve `--policy`, {@link TelegramNotifierOptions.rules})
+ * a permission's message also shows the rules a press may save, exactly as
+ * they will be saved ("Always allow: `npm test` (this workspace)"), with an
+ * "Always allow" / "Always deny" row (`A:<binding>`, `D:<binding>`, the same
+ * one-use binding). Such a press answers, and once the answer was delivered
+ * saves that rule (addedBy `telegram:<user>`), once; the message then says
+ * "Approved; rule saved: …".
  */
 import { randomBytes } from "node:crypto";
 import { Api } from "grammy";
 import type { InlineKeyboardButton, Update } from "grammy/types";
 import type { AnswerInteraction, InteractionAction, Notifier, PendingNotice, ResolvedNotice } from "./notice.js";
 import { noticeBody, noticeTitle, outcomeText } from "./notice-text.js";
+import { REMEMBER_LABELS, ruleSavedText, type OfferedRule, type RuleOffers } from "./rule-offer.js";
 
 export interface TelegramNotifierOptions {
   token: string;
@@ -42,6 +51,8 @@ export interface TelegramNotifierOptions {
   onProblem?: (message: string) => void;
   /** Waits between failed polls; default a timer. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The rules a press may save with its answer; given only by a serve that keeps learned rules (`--policy`). */
+  rules?: RuleOffers;
 }
 
 interface Posted {
@@ -51,6 +62,10 @@ interface Posted {
   /** The bindings of this interaction's messages (one per message). */
   bindings: Set<string>;
   done: boolean;
+  /** The rules its buttons offer (none without learned rules). */
+  offers: readonly OfferedRule[];
+  /** A remembering press being answered: settles with the line the final edit says about the rule. */
+  remembering?: Promise<string | undefined>;
 }
 
 /** One posted message's buttons: valid for that message, in that chat, once. */
@@ -66,6 +81,41 @@ interface Binding {
 export const NO_LONGER_OPEN = "This request is no longer open.";
 
 const BINDING_PATTERN = /^[A-Za-z0-9_-]{16}$/;
+
+/** The press's answer, and the rule it also saves (`A:` / `D:`). */
+interface Pressed {
+  action: InteractionAction;
+  remember?: OfferedRule;
+}
+
+/** The remember row: `A:<binding>` saves the Always allow rule, `D:<binding>` the Always deny one. */
+function rememberRow(offers: readonly OfferedRule[], binding: string): InlineKeyboardButton[][] {
+  if (offers.length === 0) return [];
+  return [offers.map((offer) => ({ text: REMEMBER_LABELS[offer.decision], callback_data: `${offer.decision === "approve" ? "A" : "D"}:${binding}` }))];
+}
+
+/** Saves the pressed rule after a delivered answer: the reply, and the line the final edit adds. */
+async function saveRule(offer: OfferedRule, who: string): Promise<{ reply: string; line: string }> {
+  try {
+    await offer.save(who);
+    const saved = ruleSavedText(offer.decision, offer);
+    return { reply: saved, line: `${saved}. Decided by ${who}.` };
+  } catch (error) {
+    const reason = `the rule was not saved: ${error instanceof Error ? error.message : String(error)}`;
+    return { reply: `Sent to agy, but ${reason}`, line: `${outcomeText(offer.decision === "approve" ? "approved" : "denied", who)}; ${reason}` };
+  }
+}
+
+/** The rules a press may save, as they will be saved (none when `rules` offers none or fails). */
+function offersOf(rules: RuleOffers | undefined, notice: PendingNotice, problem: (what: string, error: unknown) => void): readonly OfferedRule[] {
+  if (rules === undefined || notice.request.kind !== "permission") return [];
+  try {
+    return rules(notice);
+  } catch (error) {
+    problem(`no rule could be offered for interaction ${notice.interactionId}`, error);
+    return [];
+  }
+}
 
 const defaultSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -103,6 +153,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
           { text: "Approve", callback_data: `a:${binding}` },
           { text: "Deny", callback_data: `d:${binding}` },
         ],
+        ...rememberRow(posted.offers, binding),
       ];
     }
     if (request.kind === "question" && request.questions.length === 1) {
@@ -114,12 +165,13 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     return [];
   }
 
-  function text(notice: PendingNotice): string {
+  function text(notice: PendingNotice, offers: readonly OfferedRule[]): string {
     const lines = [
       notice.escalated ? `Still waiting: ${noticeTitle(notice.request)}` : noticeTitle(notice.request),
       "",
       noticeBody(notice.request),
       "",
+      ...(offers.length === 0 ? [] : [...offers.map((offer) => offer.text), ""]),
       `on ${notice.host}`,
     ];
     if (notice.request.kind === "question" && notice.request.questions.length > 1) lines.push("Several questions: answer them on the page.");
@@ -141,7 +193,12 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     const buttons = keyboard(posted, id);
     for (let attempt = 1; attempt <= 3 && !lifetime.signal.aborted; attempt++) {
       try {
-        const message = await api.sendMessage(options.chatId, text(notice), buttons.length === 0 ? {} : { reply_markup: { inline_keyboard: buttons } }, signal);
+        const message = await api.sendMessage(
+          options.chatId,
+          text(notice, posted.offers),
+          buttons.length === 0 ? {} : { reply_markup: { inline_keyboard: buttons } },
+          signal,
+        );
         binding.messageId = message.message_id;
         return message.message_id;
       } catch (error) {
@@ -152,14 +209,19 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     return undefined;
   }
 
-  function actionOf(posted: Posted, data: string): InteractionAction | undefined {
+  function actionOf(posted: Posted, data: string): Pressed | undefined {
     const [verb, , index] = data.split(":");
-    if (verb === "a") return { action: "approve" };
-    if (verb === "d") return { action: "deny" };
+    if (verb === "a") return { action: { action: "approve" } };
+    if (verb === "d") return { action: { action: "deny" } };
+    if (verb === "A" || verb === "D") {
+      const decision = verb === "A" ? "approve" : "deny";
+      const remember = posted.offers.find((offer) => offer.decision === decision);
+      return remember === undefined ? undefined : { action: { action: decision }, remember };
+    }
     const request = posted.notice.request;
     if (verb === "o" && request.kind === "question") {
       const option = request.questions[0]?.options[Number(index)];
-      if (option !== undefined) return { action: "answer", optionIds: [option.id] };
+      if (option !== undefined) return { action: { action: "answer", optionIds: [option.id] } };
     }
     return undefined;
   }
@@ -176,10 +238,10 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     const data = query.data ?? "";
     const id = data.split(":")[1] ?? "";
     const binding = BINDING_PATTERN.test(id) ? byBinding.get(id) : undefined;
-    const action = binding === undefined ? undefined : actionOf(binding.posted, data);
+    const pressed = binding === undefined ? undefined : actionOf(binding.posted, data);
     // The press must come from the very message the binding was sent in (its chat was checked above).
     const sameMessage = binding?.messageId !== undefined && query.message?.message_id === binding.messageId;
-    if (binding === undefined || action === undefined || !sameMessage || binding.used || binding.posted.done) {
+    if (binding === undefined || pressed === undefined || !sameMessage || binding.used || binding.posted.done) {
       await api.answerCallbackQuery(query.id, { text: NO_LONGER_OPEN }, signal);
       // A button of an earlier run (or a forged one) stays in the chat otherwise: take it away.
       // (Not a message of ours that is still open: forged data pressed there must not take its live buttons.)
@@ -192,18 +254,24 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     const who = `telegram:${query.from.username ?? query.from.id}`;
     let reply: string;
     let final = true;
+    let settle: ((line: string | undefined) => void) | undefined;
+    // The final edit waits for the rule to be saved (or not), so it can say which.
+    if (pressed.remember !== undefined) posted.remembering = new Promise((resolve) => (settle = resolve));
+    let line: string | undefined;
     try {
-      const outcome = await options.answer(posted.notice.conversationId, posted.notice.interactionId, action, who);
+      const outcome = await options.answer(posted.notice.conversationId, posted.notice.interactionId, pressed.action, who);
       reply =
         outcome.result === "delivered"
           ? "Sent to agy."
           : outcome.result === "already_resolved"
             ? "It was already answered elsewhere."
             : `Not delivered: ${outcome.reason ?? outcome.result}`;
+      if (outcome.result === "delivered" && pressed.remember !== undefined) ({ reply, line } = await saveRule(pressed.remember, who));
     } catch (error) {
       reply = `Not delivered: ${error instanceof Error ? error.message : String(error)}`;
       final = false;
     }
+    settle?.(line);
     // The answer failed (agy unreachable a moment): the same button may be pressed again while the interaction is open.
     if (!final && !posted.done) binding.used = false;
     await api.answerCallbackQuery(query.id, { text: reply.slice(0, 200) }, signal);
@@ -249,7 +317,7 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
     pending(notice) {
       let posted = byInteraction.get(notice.interactionId);
       if (posted === undefined) {
-        posted = { notice, messages: [], bindings: new Set(), done: false };
+        posted = { notice, messages: [], bindings: new Set(), done: false, offers: offersOf(options.rules, notice, problem) };
         byInteraction.set(notice.interactionId, posted);
       }
       if (posted.done) return;
@@ -262,12 +330,14 @@ export function createTelegramNotifier(options: TelegramNotifierOptions): Notifi
       byInteraction.delete(notice.interactionId);
       // Its buttons answer nothing from now on.
       for (const id of posted.bindings) byBinding.delete(id);
-      const finalText = [noticeTitle(notice.request), "", noticeBody(notice.request), "", `${outcomeText(notice.outcome, notice.decidedBy)}.`].join("\n");
+      const finalText = (line: string | undefined) =>
+        [noticeTitle(notice.request), "", noticeBody(notice.request), "", line ?? `${outcomeText(notice.outcome, notice.decidedBy)}.`].join("\n");
+      const saying = posted.remembering ?? Promise.resolve(undefined);
       for (const message of posted.messages) {
-        void message
-          .then(async (id) => {
+        void Promise.all([message, saying])
+          .then(async ([id, line]) => {
             // Without reply_markup the edit also removes the buttons.
-            if (id !== undefined) await api.editMessageText(options.chatId, id, finalText, {}, signal);
+            if (id !== undefined) await api.editMessageText(options.chatId, id, finalText(line), {}, signal);
           })
           .catch((error: unknown) => problem(`editing the message of interaction ${notice.interactionId} failed`, error));
       }

@@ -5,6 +5,7 @@
  * the timestamp and signature are made fresh for each attempt.
  */
 import { randomBytes } from "node:crypto";
+import { waitingForRequest } from "../mapper/index.js";
 import type { Notifier, PendingNotice, ResolvedNotice } from "./notice.js";
 import { createRetryQueue, type AttemptResult, type JobReport, type RetryPolicy } from "./retry-queue.js";
 import { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./webhook-signature.js";
@@ -96,6 +97,8 @@ export function createWebhookNotifier(options: WebhookNotifierOptions): Notifier
       request: notice.request,
       outcome,
       url: notice.url,
+      // Added last (extend, never reorder): what the session waits for while this request is open.
+      waitingFor: waitingForRequest(notice.request),
     });
     queue.push({ type, id, conversationId: notice.conversationId, interactionId: notice.interactionId, body });
   }

@@ -12,6 +12,7 @@
  */
 import { commandPatternMatches, normalisePath, pathGlobMatches, writtenPath, withinHours, type PathPlaces } from "./matchers.js";
 import type { PolicyContext, PolicyRequest } from "./policy-request.js";
+import type { PolicyWithLearned } from "./learned-rules.js";
 import type { Policy, PolicyAction, PolicyRule } from "./policy-schema.js";
 import { analyseCommandLine, type CommandAnalysis, type SimpleCommand } from "./shell-command.js";
 
@@ -36,7 +37,35 @@ export interface PolicyDecision {
   trace: RuleTrace[];
 }
 
-export function decide(policy: Policy, request: PolicyRequest, context: PolicyContext = {}): PolicyDecision {
+/**
+ * The team policy's decision, then its learned rules' (docs/policy.md,
+ * "Precedence"): a deny of the team policy (a rule's or its default) stands;
+ * otherwise a matching learned rule decides — its denies before its
+ * approves — through the same matching, so every protection above holds
+ * for it too.
+ */
+export function decide(policy: PolicyWithLearned, request: PolicyRequest, context: PolicyContext = {}): PolicyDecision {
+  const prepared = prepare(request, context);
+  if ("decision" in prepared) return prepared;
+  const team = decideTeam(policy, request, context, prepared);
+  const learned = policy.learned?.rules() ?? [];
+  if (learned.length === 0 || team.decision === "deny") return team;
+  const trace = [...team.trace];
+  const ordered = [...learned.filter((rule) => rule.action === "deny"), ...learned.filter((rule) => rule.action !== "deny")];
+  for (const rule of ordered) {
+    const outcome = ruleOutcome(rule, request, context, prepared.parsed, prepared.path);
+    trace.push({ rule: rule.id, matched: outcome.matched, why: outcome.why });
+    if (outcome.matched) return finish(rule, `Learned rule ${rule.id} ${outcome.why}.`, trace);
+  }
+  return { ...team, trace };
+}
+
+interface Prepared {
+  parsed: Extract<CommandAnalysis, { status: "parsed" }> | undefined;
+  path: FilePaths | undefined;
+}
+
+function prepare(request: PolicyRequest, context: PolicyContext): PolicyDecision | Prepared {
   const trace: RuleTrace[] = [];
   let analysis: CommandAnalysis | undefined;
   if (request.kind === "command") {
@@ -55,7 +84,11 @@ export function decide(policy: Policy, request: PolicyRequest, context: PolicyCo
   }
   const parsed = analysis?.status === "parsed" ? analysis : undefined;
   const path = request.kind === "file" ? filePaths(request.path, context) : undefined;
+  return { parsed, path };
+}
 
+function decideTeam(policy: Policy, request: PolicyRequest, context: PolicyContext, { parsed, path }: Prepared): PolicyDecision {
+  const trace: RuleTrace[] = [];
   for (const rule of policy.rules) {
     const outcome = ruleOutcome(rule, request, context, parsed, path);
     trace.push({ rule: rule.id, matched: outcome.matched, why: outcome.why });

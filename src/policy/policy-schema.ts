@@ -24,6 +24,34 @@ const patternList = (what: string) =>
     error: () => `must be a list of ${what}s, like ["…"]`,
   });
 
+/**
+ * Who added a learned rule, when, from which request, how often it fired
+ * and when it last did. The policy parser accepts it on any rule and
+ * decide() ignores it.
+ */
+export const LearnedInfoSchema = z.strictObject(
+  {
+    addedBy: z.string({ error: () => "must say who added the rule, like cli" }).min(1, "must say who added the rule, like cli"),
+    addedAt: z.string({ error: () => "must be an ISO 8601 time, like 2026-01-31T12:00:00.000Z" }),
+    fromRequest: z.string({ error: () => "must be the interaction id the rule was learned from" }),
+    /** The conversation the request came from. */
+    fromConversation: z.string().optional(),
+    fired: z
+      .number({ error: () => "must be a count, like 0" })
+      .int()
+      .nonnegative()
+      .default(0),
+    lastFired: z.string().nullable().default(null),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown key ${issue.keys.map((key) => JSON.stringify(key)).join(", ")} in learned; the keys are addedBy, addedAt, fromRequest, fromConversation, fired, lastFired`
+        : "learned must be a mapping with addedBy, addedAt, fromRequest, fired and lastFired",
+  },
+);
+export type LearnedInfo = z.infer<typeof LearnedInfoSchema>;
+
 const HOURS = /^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$/;
 
 export const RuleSchema = z
@@ -52,6 +80,8 @@ export const RuleSchema = z
       instruction: z.string().optional(),
       /** agy's conversation-wide scope for an approval, where the request offers one. */
       scope: z.enum(["once", "conversation"], { error: () => "must be once or conversation" }).optional(),
+      /** Bookkeeping of a rule learned from an answer (docs/policy.md, "Learned rules"); never consulted when deciding. */
+      learned: LearnedInfoSchema.optional(),
     },
     { error: (issue) => (issue.code === "unrecognized_keys" ? unknownKeys(issue.keys, "a rule") : "each rule must be a mapping") },
   )
@@ -103,7 +133,7 @@ function unknownKeys(keys: readonly string[] | undefined, where: string): string
   const names = (keys ?? []).map((key) => JSON.stringify(key)).join(", ");
   const valid =
     where === "a rule"
-      ? "id, kind, commands, operations, paths, workspaces, conversations, panes, hours, action, instruction, scope"
+      ? "id, kind, commands, operations, paths, workspaces, conversations, panes, hours, action, instruction, scope, learned"
       : "version, default, rules";
   return `unknown key${(keys?.length ?? 0) === 1 ? "" : "s"} ${names} in ${where}; the keys are ${valid}`;
 }

@@ -31,6 +31,8 @@ export interface SimpleCommand {
   text: string;
   /** The command name (the first word after the assignments); undefined for a bare assignment. */
   name: string | undefined;
+  /** The command's words after quote removal, assignments excluded (a learned rule's prefix is cut from them). */
+  words?: string[];
 }
 
 export type CommandAnalysis =
@@ -143,8 +145,9 @@ function callCommand(node: ShNode, source: (node: ShNode) => string, unsafe: Set
     }
     checkNameArguments(name, args, texts, unsafe);
   }
-  for (const arg of args) words.push(wordText(arg, source));
-  return { text: words.join(" "), name };
+  const argWords = args.map((arg) => wordText(arg, source));
+  words.push(...argWords);
+  return { text: words.join(" "), name, words: argWords };
 }
 
 /** bash evaluates `text` as arithmetic: unless it names nothing, it may run commands. */

@@ -4,13 +4,18 @@
  * published OpenAPI document from them, so the two cannot drift.
  */
 import { z } from "zod";
-import { InteractionRequestedEventSchema, MapperEventSchema } from "../mapper/index.js";
+import { InteractionRequestedEventSchema, MapperEventSchema, WaitingForSchema } from "../mapper/index.js";
 
 export const SessionSummarySchema = z.object({
   conversationId: z.string(),
   pid: z.number().int().optional(),
   status: z.enum(["running", "waiting", "idle", "failed", "unknown"]),
   pending: z.number().int().nonnegative(),
+  /**
+   * With status `waiting`: what the session waits for (docs/events.md, `status`): the oldest request
+   * open for a person, else what the `waiting` edge said. Absent otherwise.
+   */
+  waitingFor: WaitingForSchema.optional(),
   title: z.string().optional(),
   /** agy's working directory (its process's cwd), when serve can read it. */
   workspace: z.string().optional(),

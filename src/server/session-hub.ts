@@ -8,7 +8,7 @@
  * The hub knows sessions only through {@link SupervisedSession}, which
  * `session/` implements: the server layer never talks RPC itself.
  */
-import type { EventOf, MapperEvent } from "../mapper/index.js";
+import { currentWaitingFor, type EventOf, type MapperEvent, type WaitingFor } from "../mapper/index.js";
 import type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
 import { newEpoch } from "./event-id.js";
 import { createEventLog, type EventLog } from "./event-log.js";
@@ -267,6 +267,8 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
   const pending = new Map<string, InteractionRequested>();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
+  // What the last `waiting` edge said; the open interactions say it better while there are any (currentWaitingFor).
+  let waitedFor: WaitingFor | undefined;
   // Aborted by the hub itself (remove, close): no listener on a longer-lived signal.
   const abort = new AbortController();
   log.subscribe(({ event }) => {
@@ -274,8 +276,12 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     if (event.type === "interaction_requested") {
       if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
     } else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
-    else if (event.type === "status") status = event.status;
+    else if (event.type === "status") {
+      status = event.status;
+      waitedFor = event.status === "waiting" ? event.waitingFor : undefined;
+    }
   });
+
   return {
     conversationId: descriptor.conversationId,
     pid: descriptor.pid,
@@ -293,6 +299,8 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     ...(session.newestEntryId === undefined ? {} : { newestEntryId: (signal: AbortSignal) => session.newestEntryId!(signal) }),
     summary() {
       const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
+      const waiting = currentWaitingFor(status, pending.values(), waitedFor);
+      if (waiting !== undefined) out.waitingFor = waiting;
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;
       if (descriptor.title !== undefined) out.title = descriptor.title;
       if (descriptor.host !== undefined) out.host = descriptor.host;

@@ -28,6 +28,7 @@ import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-e
 import { answerInTui } from "./tui-answer.js";
 import { loadPolicyJudge, type PolicyJudge } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
+import { BackgroundTaskWatch } from "./background-tasks.js";
 import { ResolutionAttribution } from "./resolution-attribution.js";
 import { defaultLocateVersion, VersionWatch } from "./version-watch.js";
 import type {
@@ -55,6 +56,7 @@ const DEFAULTS = {
   pollAfterFailures: 2,
   relocateAfterFailures: 3,
   goneAfterFailures: 10,
+  backgroundTaskIntervalMs: 2000,
 } as const;
 
 /** How long after typing a turn the reader probes even before the stream shows it. */
@@ -121,6 +123,8 @@ class Session implements AgySessionApi {
   readonly #verdicts = new Map<string, NonNullable<EventOf<"interaction_requested">["policy"]>>();
   /** Which agy this is, read at attach and after every reconnect (version-watch.ts). */
   readonly #version: VersionWatch;
+  /** agy's status row read for background tasks while the wire says idle (background-tasks.ts); undefined when turned off. */
+  readonly #tasks: BackgroundTaskWatch | undefined;
 
   constructor(options: AttachOptions) {
     this.#o = options;
@@ -144,7 +148,8 @@ class Session implements AgySessionApi {
       publish: (events) => this.#events.publish(events),
       signal: this.#closed.signal,
     });
-    this.#attribution = new ResolutionAttribution((events) => this.#events.publish(events));
+    this.#attribution = new ResolutionAttribution((events) => this.#events.publish(this.#pass(events)));
+    this.#tasks = options.backgroundTasks === false ? undefined : this.#backgroundTasks(options.backgroundTasks);
     if (options.signal !== undefined) {
       // Removed on close: a caller (serve) may hand one signal to many sessions.
       const signal = options.signal;
@@ -152,6 +157,30 @@ class Session implements AgySessionApi {
       signal.addEventListener("abort", onAbort, { once: true });
       this.#closed.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), { once: true });
     }
+  }
+
+  #backgroundTasks(option: true | { intervalMs?: number } | undefined): BackgroundTaskWatch {
+    const intervalMs = (typeof option === "object" ? option.intervalMs : undefined) ?? DEFAULTS.backgroundTaskIntervalMs;
+    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 10) {
+      throw new AgyBridgeError("invalid_argument", `backgroundTasks.intervalMs must be a number of milliseconds, at least 10; got ${String(intervalMs)}.`);
+    }
+    return new BackgroundTaskWatch({
+      intervalMs,
+      // Only a pane the driver can read: a fake driver without readScreen reads nothing.
+      pane: async () => {
+        const pane = await this.#paneRef();
+        return pane !== undefined && (await this.#driver()).readScreen !== undefined ? pane : undefined;
+      },
+      readTasks: async (pane, signal) => (await (await this.#driver()).readScreen!(pane, { signal })).backgroundTasks ?? 0,
+      conversationId: () => this.conversationId,
+      publish: (events) => this.#events.publish(events),
+      signal: this.#closed.signal,
+    });
+  }
+
+  /** Every event of the wire on its way to consumers: the background-task fold sees its status edges. */
+  #pass(events: MapperEvent[]): MapperEvent[] {
+    return this.#tasks === undefined ? events : this.#tasks.pass(events);
   }
 
   get conversationId(): string {
@@ -249,7 +278,7 @@ class Session implements AgySessionApi {
    * following and `events()` ends.
    */
   #serverGone(): void {
-    this.#events.publish([{ type: "status", conversationId: this.conversationId, status: "failed", reason: "server_gone" }]);
+    this.#events.publish(this.#pass([{ type: "status", conversationId: this.conversationId, status: "failed", reason: "server_gone" }]));
     if (this.#o.relocate === true) return;
     this.#reader?.stop();
     this.#events.close();
@@ -298,6 +327,8 @@ class Session implements AgySessionApi {
       for (const event of open.values()) this.#decide(event);
       for (const event of history) this.#remember(event);
       this.#history = history;
+      // The wire's state at attach: no status edge has to come for an idle conversation's row to be read.
+      this.#tasks?.seed(!reader.tracker.turnActive && reader.tracker.pendingInteractions().length === 0);
     });
     return this.#readerStart;
   }

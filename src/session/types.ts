@@ -147,6 +147,15 @@ export interface AttachOptions {
    * false defers reading to the first `events()` call (one-shot answers).
    */
   follow?: boolean;
+  /**
+   * Watch agy's status row for background tasks (default on; it needs the
+   * pane, given or found, and a turn driver that reads the screen): while
+   * the wire says `idle`, the pane is read every `intervalMs` (default
+   * 2000), and `· N task(s)` there makes a `status` `waiting` with
+   * `waitingFor: "background_task"`, `idle` again when it goes
+   * (docs/events.md). `false` never reads the screen for it.
+   */
+  backgroundTasks?: boolean | { intervalMs?: number };
   /** Ends every reader and pending call. */
   signal?: AbortSignal;
 }
@@ -182,7 +191,7 @@ export interface ApproveOptions {
   scope?: string;
   /** Default `rpc` (a gate of kind `other`, which RPC cannot answer, goes to the TUI); `tui` answers in agy's dialog. */
   via?: AnswerVia;
-  /** Accepted for symmetry; agy's permission answer carries no approve instruction. */
+  /** Not delivered: agy's approval carries no instruction (the front doors refuse one; see `instructionAllowed`). */
   instruction?: string;
 }
 

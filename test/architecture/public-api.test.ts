@@ -36,6 +36,8 @@ const ROOT_RUNTIME_EXPORTS = [
   "messageIdFor",
   "readScreen",
   "watchAgentStateUpdates",
+  "currentWaitingFor",
+  "waitingForRequest",
 ];
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;

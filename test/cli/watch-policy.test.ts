@@ -52,7 +52,7 @@ describe("agy-bridge watch --policy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("approves, denies and asks as the policy says, and logs every decision, the person's too, in order", async () => {
+  it("approves, denies and asks as the policy says, and logs every decision, another client's too (as observed), in order", async () => {
     const conversationId = sim.engine.activeConversationId;
     const audit = join(dir, "audit.jsonl");
     const watch = startMain([
@@ -83,13 +83,14 @@ describe("agy-bridge watch --policy", () => {
         seen: watch.stderr,
         errors: "throw",
       });
-      // The policy asks: the gate stays open until a person answers it elsewhere.
+      // The policy asks: the gate stays open until someone answers it elsewhere.
       await until(() => readFileSync(audit, "utf8").includes('"decision":"ask"'), "the ask in the audit log", {
         everyMs: 20,
         seen: () => readFileSync(audit, "utf8"),
         errors: "throw",
       });
       expect(conv.waitingIndices()).toHaveLength(1);
+      // Another client answers over RPC (not in agy's TUI): watch sees the step settle, not who settled it.
       const person = await AgySession.attach({ url: sim.plainUrl, conversationId, follow: false });
       try {
         const [pending] = await person.pending();
@@ -113,7 +114,7 @@ describe("agy-bridge watch --policy", () => {
         ["approve", "policy:read-only", "delivered", "pwd"],
         ["deny", "policy:no-delete", "delivered", "rm -rf build"],
         ["ask", "policy:files", "pending", "file:///home/sim/.bashrc"],
-        ["approve", "tui", "observed", "file:///home/sim/.bashrc"],
+        ["approve", "observed", "observed", "file:///home/sim/.bashrc"],
       ]);
       expect(records[1]).toMatchObject({ instruction: "Keep it; tell me why.", conversationId });
     } finally {
@@ -150,7 +151,7 @@ describe("agy-bridge watch --policy", () => {
     }
   });
 
-  it("records an answer given with the CLI once, as cli, not again as an answer from the TUI", async () => {
+  it("records an answer given with the CLI once, as cli, not again as observed", async () => {
     const conversationId = sim.engine.activeConversationId;
     const audit = join(dir, "agy-bridge", "audit.jsonl");
     writeFileSync(join(dir, "policy.yaml"), "version: 1\ndefault: ask\n");

@@ -94,7 +94,7 @@ describe("real agy 1.0.10 captures", () => {
           persistSuggestionType: "PERSIST_SUGGESTION_TYPE_SUGGESTED",
         },
       },
-      { type: "status", ...at(6), status: "waiting", reason: "interaction_pending" },
+      { type: "status", ...at(6), status: "waiting", reason: "interaction_pending", waitingFor: "permission" },
     ]);
   });
 

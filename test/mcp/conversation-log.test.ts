@@ -172,3 +172,36 @@ describe("names and text", () => {
     expect(text).toBe("user: Run pwd\nwaiting for permission to command pwd — int_a\nint_a approved by mcp:x\n[idle: turn_completed]\n");
   });
 });
+
+describe("what the log says a conversation waits for", () => {
+  it("is the waiting edge's word, then the oldest open request's, and nothing once it runs", () => {
+    const log = createConversationLog();
+    expect(log.waitingFor()).toBeUndefined();
+    log.append(requested("int_1", 6));
+    log.append({
+      type: "status",
+      conversationId: C,
+      trajectoryId: "t",
+      stepIndex: 6,
+      status: "waiting",
+      reason: "interaction_pending",
+      waitingFor: "permission",
+    });
+    expect(log.waitingFor()).toBe("permission");
+    log.append({
+      type: "interaction_requested",
+      conversationId: C,
+      trajectoryId: "t",
+      stepIndex: 7,
+      interactionId: "int_2",
+      stepType: "ASK_QUESTION",
+      callId: "agy_call_t_7",
+      request: { kind: "question", questions: [{ question: "Which?", options: [{ id: "1", text: "A" }], multiSelect: false }] },
+    });
+    log.append(resolved("int_1", 6));
+    expect(log.waitingFor()).toBe("question");
+    log.append(resolved("int_2", 7));
+    log.append(status("running"));
+    expect(log.waitingFor()).toBeUndefined();
+  });
+});

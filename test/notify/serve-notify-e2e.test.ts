@@ -94,7 +94,13 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     expect((await stat(join(w.stateDir, "agy-bridge", "vapid.json"))).mode & 0o777).toBe(0o600);
     const pushesOf = (requests: Recorded[]) =>
       requests
-        .map((p) => JSON.parse(browser.decrypt(p.body)) as { type: string; conversationId: string; interactionId: string })
+        .map((p) => {
+          try {
+            return JSON.parse(browser.decrypt(p.body)) as { type: string; conversationId: string; interactionId: string };
+          } catch (error) {
+            throw new Error(`${p.method} ${p.path} (content-length ${p.headers["content-length"] ?? "none"}): ${(error as Error).message}`);
+          }
+        })
         .filter((p) => p.conversationId === w.conversationId);
 
     await w.api(`/v1/sessions/${w.conversationId}/turns`, { method: "POST", body: JSON.stringify({ text: "Run pwd" }) });
@@ -116,6 +122,9 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
     // Telegram: a message with buttons, linking to the card.
     const message = await c.telegram.until(() => c.telegram.messages.find((m) => m.text.includes(body.url)), "the Telegram message", 30_000);
     expect(message.text).toContain("pwd");
+    // Without --policy serve keeps no learned rules: nothing to remember, no such button.
+    expect(message.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["Approve", "Deny"]);
+    expect(message.text).not.toContain("Always");
     const approve = message.reply_markup!.inline_keyboard.flat().find((b) => b.text === "Approve")!;
 
     // Two people at once: a press in Telegram and an approval from the page.
@@ -238,6 +247,7 @@ describe("serve's notifications", { timeout: 120_000 }, () => {
       r.map((x) => JSON.parse(x.body.toString("utf8")) as Published).filter((m) => m.click.endsWith(`/#/interactions/${waiting.interactionId}`));
     const [message] = published(await ntfy.until((r) => published(r).length >= 1, "the ntfy message", 30_000));
     expect(message!.topic).toBe("agy-topic");
+    expect(message!.actions!.map((a) => a.label)).toEqual(["Approve", "Deny"]);
     const deny = message!.actions!.find((a) => a.label === "Deny")!;
     expect(deny.url).toBe(`${w.url}/v1/actions`);
     expect(JSON.stringify(message)).not.toContain(w.token);

@@ -4,9 +4,12 @@
  * and edits its message when the interaction is resolved anywhere.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
 import type { AnswerInteraction, InteractionAction, Notifier } from "../../src/notify/index.js";
+import type { RuleOffers } from "../../src/notify/rule-offer.js";
 import { createTelegramNotifier, NO_LONGER_OPEN } from "../../src/notify/telegram-notifier.js";
 import { permissionNotice, questionNotice, resolvedOf } from "./support/notices.js";
+import { startLearnedWorld } from "./support/learned-world.js";
 import { startTelegramStandIn, type TelegramStandIn } from "./support/telegram-stand-in.js";
 
 const TOKEN = "123456:test-token-ABC";
@@ -23,7 +26,7 @@ interface Answered {
   decidedBy: string;
 }
 
-async function world(result: "delivered" | "already_resolved" = "delivered") {
+async function world(result: "delivered" | "already_resolved" = "delivered", rules?: RuleOffers) {
   const api: TelegramStandIn = await startTelegramStandIn(TOKEN);
   cleanup.push(() => api.close());
   const answered: Answered[] = [];
@@ -39,6 +42,7 @@ async function world(result: "delivered" | "already_resolved" = "delivered") {
     apiRoot: api.apiRoot,
     pollTimeoutS: 1,
     onProblem: (m) => problems.push(m),
+    ...(rules === undefined ? {} : { rules }),
   });
   cleanup.push(() => bot.close());
   return { api, bot, answered, problems };
@@ -54,7 +58,9 @@ describe("the Telegram bot", () => {
     expect(message.text).toContain("npm test");
     expect(message.text).toContain("http://127.0.0.1:7878/#/interactions/int_0123456789abcdef");
     const buttons = message.reply_markup!.inline_keyboard.flat();
+    // No learned rules (serve without --policy): nothing to remember, no such button.
     expect(buttons.map((b) => b.text)).toEqual(["Approve", "Deny"]);
+    expect(message.text).not.toContain("Always");
     const press = api.press(CHAT, message.message_id, buttons[0]!.callback_data!);
     await api.until(() => api.callbackAnswers.get(press), "the press to be answered");
     expect(answered).toEqual([{ conversationId: "conv-1", interactionId: "int_0123456789abcdef", action: { action: "approve" }, decidedBy: "telegram:ana" }]);
@@ -225,5 +231,79 @@ describe("the Telegram bot", () => {
       ["int_a", "approve"],
       ["int_b", "deny"],
     ]);
+  });
+
+  it("offers Always allow and Always deny with the rule shown as it will be saved; a press answers, saves it once, and the next identical request is decided by it", async () => {
+    const learned = await startLearnedWorld();
+    cleanup.push(() => learned.close());
+    const { api, bot, answered } = await world("delivered", learned.offers);
+    const notice = permissionNotice();
+    bot.pending(notice);
+    const message = await api.until(() => api.messages[0], "the message");
+    expect(message.text).toContain("Always allow: `npm test` (this workspace)");
+    expect(message.text).toContain("Always deny: `npm test` (this workspace)");
+    const rows = message.reply_markup!.inline_keyboard;
+    expect(rows.map((row) => row.map((b) => b.text))).toEqual([
+      ["Approve", "Deny"],
+      ["Always allow", "Always deny"],
+    ]);
+    expect(learned.decideCommand("npm test")).toMatchObject({ decision: "ask" });
+    const press = api.press(CHAT, message.message_id, rows[1]![0]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(press), "the press to be answered")).toBe(
+      "Approved; rule saved: Always allow: `npm test` (this workspace)",
+    );
+    expect(answered).toEqual([{ conversationId: "conv-1", interactionId: "int_0123456789abcdef", action: { action: "approve" }, decidedBy: "telegram:ana" }]);
+    const [rule] = learned.store.list();
+    expect(learned.store.list()).toHaveLength(1);
+    expect(rule).toMatchObject({ decision: "approve", match: "npm test", scope: "workspace", addedBy: "telegram:ana", fromRequest: "int_0123456789abcdef" });
+    expect(await readFile(learned.store.file, "utf8")).toContain(rule!.id);
+    expect(learned.decideCommand("npm test")).toMatchObject({ decision: "approve", rule: rule!.id });
+    expect(learned.decideCommand("npm test -- --watch")).toMatchObject({ decision: "ask" });
+    // A replay of the press neither answers nor saves again.
+    const replay = api.press(CHAT, message.message_id, rows[1]![0]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(replay), "the replayed press")).toBe(NO_LONGER_OPEN);
+    expect(learned.store.list()).toHaveLength(1);
+    bot.resolved(resolvedOf(notice, "approved", "telegram:ana"));
+    await api.until(() => (message.history.length === 2 ? true : undefined), "the edit");
+    expect(message.text).toContain("Approved; rule saved: Always allow: `npm test` (this workspace). Decided by telegram:ana.");
+    expect(message.reply_markup).toBeUndefined();
+  });
+
+  it("offers only Always deny for a request no rule may allow, and saves the deny rule", async () => {
+    const learned = await startLearnedWorld();
+    cleanup.push(() => learned.close());
+    const { api, bot, answered } = await world("delivered", learned.offers);
+    bot.pending(permissionNotice({ request: { kind: "permission", action: "command", target: "eval foo", description: "" } }));
+    const message = await api.until(() => api.messages[0], "the message");
+    expect(message.text).toContain("Always deny: `eval foo` (this workspace)");
+    expect(message.text).not.toContain("Always allow");
+    const rows = message.reply_markup!.inline_keyboard;
+    expect(rows.map((row) => row.map((b) => b.text))).toEqual([["Approve", "Deny"], ["Always deny"]]);
+    const press = api.press(CHAT, message.message_id, rows[1]![0]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(press), "the press")).toBe("Denied; rule saved: Always deny: `eval foo` (this workspace)");
+    expect(answered.map((a) => a.action)).toEqual([{ action: "deny" }]);
+    expect(learned.store.list()).toMatchObject([{ decision: "deny", match: "eval foo", addedBy: "telegram:ana" }]);
+    expect(learned.decideCommand("eval foo")).toMatchObject({ decision: "deny" });
+  });
+
+  it("saves no rule when the remembering press was not the answer delivered", async () => {
+    const learned = await startLearnedWorld();
+    cleanup.push(() => learned.close());
+    const { api, bot } = await world("already_resolved", learned.offers);
+    bot.pending(permissionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    const press = api.press(CHAT, message.message_id, message.reply_markup!.inline_keyboard[1]![0]!.callback_data!);
+    expect(await api.until(() => api.callbackAnswers.get(press), "the press")).toBe("It was already answered elsewhere.");
+    expect(learned.store.list()).toEqual([]);
+  });
+
+  it("offers nothing to remember for a question", async () => {
+    const learned = await startLearnedWorld();
+    cleanup.push(() => learned.close());
+    const { api, bot } = await world("delivered", learned.offers);
+    bot.pending(questionNotice());
+    const message = await api.until(() => api.messages[0], "the message");
+    expect(message.reply_markup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["Postgres", "SQLite"]);
+    expect(message.text).not.toContain("Always");
   });
 });

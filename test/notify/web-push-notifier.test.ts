@@ -50,7 +50,7 @@ describe("Web Push", () => {
       type: "interaction.pending",
       conversationId: "conv-1",
       interactionId: "int_0123456789abcdef",
-      title: "agy asks to run a command",
+      title: "agy asks to run a command · permission",
       body: "npm test\nRunning the tests\nIf nobody answers within 5m, you will be reminded.",
       url: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef",
       escalated: false,

@@ -42,7 +42,7 @@ describe("webhooks", () => {
     const expected = createHmac("sha256", SECRET).update(`1796112000.${body}`).digest("hex");
     expect(request!.headers["x-agy-bridge-signature"]).toBe(`sha256=${expected}`);
     const parsed = JSON.parse(body) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(["type", "id", "time", "conversationId", "interactionId", "host", "request", "outcome", "url"]);
+    expect(Object.keys(parsed)).toEqual(["type", "id", "time", "conversationId", "interactionId", "host", "request", "outcome", "url", "waitingFor"]);
     expect(parsed).toEqual({
       type: "interaction.pending",
       id: expect.stringMatching(/^whd_[0-9a-f]{24}$/),
@@ -53,6 +53,7 @@ describe("webhooks", () => {
       request: { kind: "permission", action: "command", target: "npm test", description: "Running the tests" },
       outcome: null,
       url: "http://127.0.0.1:7878/#/interactions/int_0123456789abcdef",
+      waitingFor: "permission",
     });
     expect(verifyWebhook(SECRET, { timestamp: "1796112000", signature: request!.headers["x-agy-bridge-signature"] as string }, body, 1796112010)).toBe(true);
     expect(

@@ -152,6 +152,26 @@ describe("the approval page as an inbox", { timeout: 90_000 }, () => {
       { interactionId: idOf(multi), action: { action: "answer", optionIds: ["1", "3"] } },
       { interactionId: idOf(single), action: { action: "answer", optionIds: ["2"], writeIn: "and then lint" } },
     ]);
+    // Once agy says it is answered, the resolved list shows what was chosen.
+    for (const [event, stepIndex] of [
+      [multi, 7],
+      [single, 9],
+    ] as const) {
+      session.push({
+        type: "interaction_resolved",
+        ...base,
+        stepIndex,
+        interactionId: idOf(event),
+        kind: "question",
+        outcome: "answered",
+        stepStatus: "DONE",
+        decidedBy: "page",
+      } as MapperEvent);
+    }
+    const chosen = page.getByTestId("resolved-item").getByTestId("chosen-answer");
+    await expect
+      .poll(() => chosen.allTextContents(), { timeout: 10_000 })
+      .toEqual(expect.arrayContaining(["Answer: Unit tests, Type check", "Answer: Lint, and then lint"]));
   });
 
   it("denies with the instruction typed on the card", async () => {

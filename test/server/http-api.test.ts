@@ -98,7 +98,7 @@ describe("sessions and pending", () => {
     await sse.until((c) => c.messages.length === 2, "two events");
     sse.close();
     const list = (await (await h.fetch("/v1/sessions")).json()) as { sessions: unknown[] };
-    expect(list.sessions).toEqual([{ conversationId: "conv-a", pid: 4242, status: "waiting", pending: 1, title: "title of conv-a" }]);
+    expect(list.sessions).toEqual([{ conversationId: "conv-a", pid: 4242, status: "waiting", pending: 1, waitingFor: "permission", title: "title of conv-a" }]);
     const pending = (await (await h.fetch("/v1/sessions/conv-a/pending")).json()) as { pending: { interactionId: string; request: { target: string } }[] };
     expect(pending.pending.map((p) => p.request.target)).toEqual(["rm -rf build"]);
   });

@@ -39,6 +39,9 @@ describe("the OpenAPI contract", () => {
           "GET /v1/sessions/{conversationId}/events",
           "GET /v1/sessions/{conversationId}/pending",
           "POST /v1/sessions/{conversationId}/interactions/{interactionId}",
+          "GET /v1/sessions/{conversationId}/interactions/{interactionId}/proposed-rule",
+          "GET /v1/rules",
+          "DELETE /v1/rules/{ruleId}",
           "POST /v1/sessions/{conversationId}/interrupt",
           "POST /v1/sessions/{conversationId}/turns",
         ].sort(),
@@ -78,6 +81,9 @@ describe("the OpenAPI contract", () => {
         ["POST", "/v1/sessions/{conversationId}/interactions/{interactionId}", "/v1/sessions/conv-a/interactions/int_x", '{"action":"approve"}'],
         ["POST", "/v1/sessions/{conversationId}/turns", "/v1/sessions/conv-a/turns", '{"text":"go"}'],
         ["POST", "/v1/sessions/{conversationId}/interrupt", "/v1/sessions/conv-a/interrupt", undefined],
+        ["GET", "/v1/rules", "/v1/rules", undefined],
+        ["DELETE", "/v1/rules/{ruleId}", "/v1/rules/learned-0", undefined],
+        ["GET", "/v1/sessions/{conversationId}/interactions/{interactionId}/proposed-rule", "/v1/sessions/conv-a/interactions/int_x/proposed-rule", undefined],
       ];
       const raw = async (method: string, path: string, headers: string, body = "") =>
         (
@@ -130,6 +136,9 @@ describe("the OpenAPI contract", () => {
       for (let i = 0; i < 100 && h.hub.get("conv-a")?.pending().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       const route = "POST /v1/sessions/{conversationId}/interactions/{interactionId}";
       seen.add(`${route} ${await raw("POST", `/v1/sessions/conv-a/interactions/${pid}`, `${host}${auth}`, '{"action":"answer","optionIds":["1"]}')}`);
+      const proposed = "GET /v1/sessions/{conversationId}/interactions/{interactionId}/proposed-rule";
+      seen.add(`${proposed} ${await raw("GET", `/v1/sessions/conv-a/interactions/${pid}/proposed-rule`, `${host}${auth}`)}`);
+      seen.add(`${proposed} ${await raw("GET", `/v1/sessions/conv-a/interactions/${pid}/proposed-rule?scope=x`, `${host}${auth}`)}`);
       session.respond = async () => ({ result: "already_resolved", stepIndex: 6 });
       seen.add(`${route} ${await raw("POST", `/v1/sessions/conv-a/interactions/${pid}`, `${host}${auth}`, '{"action":"approve"}')}`);
       const missing = [...seen].filter((entry) => {

@@ -52,15 +52,17 @@ describe("sim --as-agy in a tmux pane", () => {
     await tmux.sendKeys("asagy", "C-u");
     await tmux.waitForScreen("asagy", (s) => /^>\s*$/m.test(s), "the empty composer");
     await tmux.sendKeys("asagy", "C-c");
-    let dead = "";
+    let exit: { status?: number; signal?: number } | undefined;
+    let screen = "";
     await until(
       async () => {
-        dead = (await tmux.run(["display-message", "-p", "-t", "asagy", "#{pane_dead} #{pane_dead_status}"])).trim();
-        return dead === "1 0" || undefined;
+        exit = await tmux.paneExit("asagy");
+        screen = await tmux.capture("asagy");
+        return exit;
       },
-      "the pane to exit with status 0",
-      { seen: () => dead },
+      "the pane's program to exit",
+      { seen: () => `a running pane showing:\n${screen}` },
     );
-    expect(dead).toBe("1 0");
+    expect(exit, `screen:\n${screen}`).toEqual({ status: 0 });
   });
 });

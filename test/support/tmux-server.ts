@@ -24,6 +24,12 @@ export interface PrivateTmux {
   sendKeys(target: string, ...keys: string[]): Promise<void>;
   /** Types `text` as a bracketed paste, like a driver (load-buffer from stdin + paste-buffer -p -r -d). */
   paste(target: string, text: string): Promise<void>;
+  /**
+   * How the pane's program ended: `undefined` while it runs, else its exit
+   * status (`status`) or the signal that ended it (`signal`), as tmux reports
+   * them (needs remain-on-exit, which newSession sets).
+   */
+  paneExit(target: string): Promise<{ status?: number; signal?: number } | undefined>;
   /** Kills the server and removes its socket file. */
   kill(): Promise<void>;
 }
@@ -96,6 +102,24 @@ export function createPrivateTmux(): PrivateTmux {
       const buffer = `paste-${randomUUID().slice(0, 8)}`;
       await exec(["load-buffer", "-b", buffer, "-"], text);
       await exec(["paste-buffer", "-p", "-r", "-d", "-b", buffer, "-t", paneTarget(target)]);
+    },
+    async paneExit(target) {
+      const [dead = "", status = "", signal = "", serverPid = ""] = (
+        await exec(["display-message", "-p", "-t", paneTarget(target), "#{pane_dead} #{pane_dead_status} #{pane_dead_signal} #{pid}"])
+      )
+        .trim()
+        .split(" ");
+      if (dead !== "1") return undefined;
+      if (status !== "") return { status: Number(status) };
+      if (signal !== "") return { signal: Number(signal) };
+      // Dead with neither: tmux saw the pty close but has not reaped the
+      // program. When the close comes first, tmux calls libutempter, whose own
+      // SIGCHLD handler can swallow the one for the pane's exit, and the
+      // zombie then waits for the next SIGCHLD (tmux/tmux#311; Debian builds
+      // tmux with utempter). Another SIGCHLD makes tmux reap it, as the tmux
+      // maintainers suggest there.
+      process.kill(Number(serverPid), "SIGCHLD");
+      return undefined;
     },
     async kill() {
       // Fails when no server runs (never started, or already gone): the socket file may still be there.

@@ -22,6 +22,7 @@ export function newBrowserSubscription(endpoint: string): BrowserSubscription {
     json: { endpoint, expirationTime: null, keys: { p256dh: uaPublic.toString("base64url"), auth: auth.toString("base64url") } },
     decrypt(body) {
       // RFC 8188 §2.1 header: salt(16) | rs(4) | idlen(1) | keyid(idlen) — keyid is the sender's public key.
+      if (body.length < 21 + 16) throw new Error(`a ${body.length}-byte body is not an aes128gcm push message (header alone is 21 bytes, tag 16)`);
       const salt = body.subarray(0, 16);
       const recordSize = body.readUInt32BE(16);
       const idLength = body[20]!;

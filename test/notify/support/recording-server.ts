@@ -49,8 +49,18 @@ export async function startRecordingServer(respond: Responder = () => ({ status:
     requests,
     until(predicate, what, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
+        // Called from the server's request handler too: a predicate that throws
+        // (a body it cannot read) fails this wait instead of escaping as an uncaught error.
         const check = () => {
-          if (!predicate(requests)) return;
+          let held: boolean;
+          try {
+            held = predicate(requests);
+          } catch (error) {
+            cleanup();
+            reject(new Error(`while waiting for ${what}, reading the ${requests.length} request(s) failed: ${(error as Error).message}`, { cause: error }));
+            return;
+          }
+          if (!held) return;
           cleanup();
           resolve(requests);
         };
