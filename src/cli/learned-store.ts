@@ -18,12 +18,10 @@ import {
   parseLearnedRules,
   serializeLearnedRules,
   viewOf,
-  type LearnedDecision,
   type LearnedRuleView,
   type LearnedSource,
   type PolicyRule,
-  type RequestPlace,
-  type RuleProposal,
+  type SaveRule,
 } from "../policy/index.js";
 
 /** `$XDG_CONFIG_HOME/agy-bridge/learned.yaml`, else `~/.config/agy-bridge/learned.yaml`. */
@@ -32,16 +30,7 @@ export function defaultLearnedFile(env: Readonly<Record<string, string | undefin
   return join(config, "agy-bridge", "learned.yaml");
 }
 
-export interface SaveRule {
-  decision: LearnedDecision;
-  proposal: RuleProposal;
-  place: RequestPlace;
-  /** `cli`, `http:<token name>`, `page`, … */
-  addedBy: string;
-  fromRequest: string;
-  /** What was asked, for the audit record. */
-  request: { commandLine?: string; path?: string };
-}
+export type { SaveRule } from "../policy/index.js";
 
 export interface LearnedStore {
   readonly file: string;

@@ -31,6 +31,7 @@ export type {
   PolicyWithLearned,
   RequestPlace,
   RuleProposal,
+  SaveRule,
 } from "./learned-rules.js";
 export { parsePolicyCases, runPolicyCases } from "./policy-cases.js";
 export type { CaseResult, PolicyCase } from "./policy-cases.js";

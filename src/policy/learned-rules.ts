@@ -45,6 +45,18 @@ export interface RequestPlace {
   conversationId?: string | undefined;
 }
 
+/** What saving a rule takes: the proposal as the person confirmed it, and where it came from. */
+export interface SaveRule {
+  decision: LearnedDecision;
+  proposal: RuleProposal;
+  place: RequestPlace;
+  /** `cli`, `http:<token name>`, `page`, … */
+  addedBy: string;
+  fromRequest: string;
+  /** What was asked, for the audit record. */
+  request: { commandLine?: string; path?: string };
+}
+
 /** One learned rule as `policy rules` lists it. */
 export interface LearnedRuleView {
   id: string;

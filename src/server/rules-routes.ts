@@ -6,7 +6,7 @@
  * and the proposal is the policy layer's (docs/policy.md, "Learned rules").
  */
 import { z } from "zod";
-import type { LearnedDecision, LearnedRuleView, PolicyRequest, RequestPlace, RuleProposal } from "../policy/index.js";
+import type { LearnedDecision, LearnedRuleView, PolicyRequest, RequestPlace, RuleProposal, SaveRule } from "../policy/index.js";
 import type { AnswerResult, InteractionAction } from "./contract.js";
 import type { ServerResponse } from "node:http";
 import { HttpProblem, methodNotAllowed, sendJson } from "./http-problem.js";
@@ -56,14 +56,7 @@ export const ProposedRuleSchema = z.object({
 /** What serve keeps learned rules with (the CLI's store satisfies it). */
 export interface LearnedRulesApi {
   list(): LearnedRuleView[];
-  save(input: {
-    decision: LearnedDecision;
-    proposal: RuleProposal;
-    place: RequestPlace;
-    addedBy: string;
-    fromRequest: string;
-    request: { commandLine?: string; path?: string };
-  }): Promise<LearnedRuleView>;
+  save(input: SaveRule): Promise<LearnedRuleView>;
   revoke(id: string, by: string): Promise<LearnedRuleView | undefined>;
 }
 
