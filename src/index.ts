@@ -171,6 +171,8 @@ export {
   runPolicy,
   /** A board of run-status readings of its own (`attach({ summariesBoard })`); sessions share one per process by default. */
   createSummariesBoard,
+  /** The interaction ledger (`session.interactions` is one): a pure fold of events into open requests and resolutions. */
+  createInteractionLedger,
 } from "./session/index.js";
 export type {
   AgySessionApi,
@@ -189,6 +191,12 @@ export type {
   PolicyRun,
   PolicyRunOptions,
   ReadMode,
+  SessionInteractions,
+  InteractionLedger,
+  LedgerChange,
+  LedgerEntry,
+  LedgerSnapshot,
+  OpenRequest,
   SummariesBoard,
   SummariesReading,
   TurnDriver,

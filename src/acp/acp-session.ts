@@ -10,6 +10,7 @@ import { RequestError, type AgentContext, type PromptResponse, type SessionUpdat
 import type { SessionAuditor } from "../audit/index.js";
 import type { EventOf, MapperEvent } from "../mapper/index.js";
 import type { AgySessionApi } from "../session/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import { askGate } from "./gate-dialog.js";
 import type { PolicyGate } from "./policy-gate.js";
 import { createTurn, stopReasonOf, turnKey, type Turn } from "./turn.js";
@@ -208,7 +209,8 @@ async function interrupt(state: SessionState): Promise<void> {
 /** Follows the conversation: the history (sent when `history`), then `ready`, then live events until it ends. */
 async function pump(state: SessionState, history: boolean, ready: (error?: Error) => void): Promise<void> {
   let live = false;
-  const openAtStart = new Map<string, Requested>();
+  // What the history left open, folded by the interaction ledger.
+  const openAtStart = createInteractionLedger();
   try {
     for await (const event of state.options.agy.events({ history, signal: state.stop.signal })) {
       if (event.type === "usage")
@@ -227,11 +229,10 @@ async function pump(state: SessionState, history: boolean, ready: (error?: Error
         await state.queue;
         ready();
         // What still waits was asked before the editor came: ask it now.
-        for (const request of openAtStart.values()) onLive(state, request);
+        for (const request of openAtStart.openAll()) onLive(state, request);
         continue;
       }
-      if (event.type === "interaction_requested") openAtStart.set(event.interactionId, event);
-      else if (event.type === "interaction_resolved") openAtStart.delete(event.interactionId);
+      if (event.type === "interaction_requested" || event.type === "interaction_resolved") openAtStart.apply(event);
       else if (history) send(state, state.mapper.map(event));
     }
     ready(new Error("the conversation's events ended before its history was read"));

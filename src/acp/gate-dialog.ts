@@ -11,7 +11,9 @@
 import type { AgentContext, ElicitationPropertySchema, PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { SessionAuditor } from "../audit/index.js";
 import type { EventOf } from "../mapper/index.js";
-import type { AgySessionApi, AnswerResult } from "../session/index.js";
+import type { AgySessionApi } from "../session/index.js";
+import { respond, type AnsweredRecord } from "../session/respond.js";
+import type { Verdict } from "../session/verdict.js";
 import { permissionOptions, questionOptions, readChoice, type GateChoice } from "./permission-options.js";
 
 type Requested = EventOf<"interaction_requested">;
@@ -36,13 +38,9 @@ export async function askGate(dialog: GateDialog): Promise<void> {
   const options = permissionOptions(request);
   const choice = await ask(dialog, options, dialog.title ?? (request.kind === "permission" ? request.target : "agy asks in its TUI"));
   if (choice.action === "approve") {
-    const result = await dialog.agy.approve(dialog.event.interactionId, {
-      decidedBy: dialog.decidedBy,
-      ...(choice.scope === undefined ? {} : { scope: choice.scope }),
-    });
-    record(dialog, "approve", result);
+    await answer(dialog, { action: "approve", ...(choice.scope === undefined ? {} : { scope: choice.scope }) });
   } else if (choice.action === "deny") {
-    record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+    await answer(dialog, { action: "deny" });
   }
 }
 
@@ -58,7 +56,7 @@ async function askQuestion(dialog: GateDialog): Promise<void> {
     const choice = await ask(dialog, questionOptions(question.options, picked, question.multiSelect), title);
     if (choice.action === "cancelled" || choice.action === "approve") return;
     if (choice.action === "deny") {
-      record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+      await answer(dialog, { action: "deny" });
       return;
     }
     if (choice.action === "pick") picked.add(choice.optionId);
@@ -66,7 +64,7 @@ async function askQuestion(dialog: GateDialog): Promise<void> {
     if (!finished) continue;
     // Option order, as agy's own dialog sends them.
     const optionIds = question.options.filter((o) => picked.has(o.id)).map((o) => o.id);
-    record(dialog, "answer", await dialog.agy.answer(dialog.event.interactionId, { optionIds, decidedBy: dialog.decidedBy }));
+    await answer(dialog, { action: "answer", optionIds });
     return;
   }
 }
@@ -91,7 +89,7 @@ async function askByForm(dialog: GateDialog, question: Question): Promise<void> 
     { cancellationSignal: dialog.signal, stopWaitingOnCancel: true },
   );
   if (response.action === "decline") {
-    record(dialog, "deny", await dialog.agy.deny(dialog.event.interactionId, { decidedBy: dialog.decidedBy }));
+    await answer(dialog, { action: "deny" });
     return;
   }
   if (response.action !== "accept") return;
@@ -101,7 +99,7 @@ async function askByForm(dialog: GateDialog, question: Question): Promise<void> 
   // Only ids the question offered, in its order; anything else answers nothing (never a guess).
   if (given.length === 0 || given.some((id) => !known.has(id)) || (!question.multiSelect && given.length !== 1)) return;
   const optionIds = question.options.filter((o) => given.includes(o.id)).map((o) => o.id);
-  record(dialog, "answer", await dialog.agy.answer(dialog.event.interactionId, { optionIds, decidedBy: dialog.decidedBy }));
+  await answer(dialog, { action: "answer", optionIds });
 }
 
 async function ask(dialog: GateDialog, options: PermissionOption[], title: string): Promise<GateChoice> {
@@ -114,13 +112,12 @@ async function ask(dialog: GateDialog, options: PermissionOption[], title: strin
   return readChoice(response.outcome, options);
 }
 
-function record(dialog: GateDialog, decision: "approve" | "deny" | "answer", result: AnswerResult): void {
-  dialog.auditor?.answered({
-    request: dialog.event,
-    conversationId: dialog.event.conversationId,
-    interactionId: dialog.event.interactionId,
-    decision,
+/** The editor's choice through the one answer path: delivered, and recorded once where it is delivered. */
+async function answer(dialog: GateDialog, verdict: Verdict): Promise<void> {
+  const auditor = dialog.auditor;
+  await respond(dialog.agy, dialog.event.interactionId, verdict, {
     decidedBy: dialog.decidedBy,
-    delivery: result.result,
+    request: dialog.event,
+    ...(auditor === undefined ? {} : { onAnswered: (record: AnsweredRecord) => auditor.answered(record) }),
   });
 }

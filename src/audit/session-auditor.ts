@@ -9,6 +9,7 @@
  */
 import type { EventOf, MapperEvent } from "../mapper/index.js";
 import type { PolicyDecision } from "../policy/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import type { AuditEntry, AuditLog } from "./audit-log.js";
 import type { AuditDecision } from "./audit-record.js";
 
@@ -73,14 +74,9 @@ const OUTCOME_DECISION: Readonly<Record<string, Exclude<AuditDecision, "ask"> | 
 };
 
 export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptions = {}): SessionAuditor {
-  // Kept past their resolution (an HTTP answer's result can arrive after it), bounded.
-  const requests = new Map<string, Requested>();
-  const remember = (event: Requested) => {
-    requests.delete(event.interactionId);
-    requests.set(event.interactionId, event);
-    if (requests.size > MAX_REMEMBERED) requests.delete(requests.keys().next().value as string);
-  };
-  const seenOpen = new Set<string>();
+  // The requests, kept past their resolution (an HTTP answer's result can arrive after it): the ledger's fold, bounded.
+  const ledger = createInteractionLedger({ retain: MAX_REMEMBERED });
+  const requestOfId = (interactionId: string) => ledger.get(interactionId)?.request;
   let pending: Promise<void> = Promise.resolve();
   let failure: unknown;
   const write = (entry: AuditEntry) => {
@@ -102,14 +98,15 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
   return {
     observe(event) {
       if (event.type === "interaction_requested") {
-        remember(event);
-        seenOpen.add(event.interactionId);
+        ledger.apply(event);
         return;
       }
       if (event.type !== "interaction_resolved") return;
-      const request = requests.get(event.interactionId);
       // Only requests seen open here: a resolution replayed from history was recorded when it happened.
-      if (!seenOpen.delete(event.interactionId) || request === undefined || event.decidedBy !== undefined) return;
+      const seenOpen = ledger.get(event.interactionId)?.state === "open";
+      ledger.apply(event);
+      const request = requestOfId(event.interactionId);
+      if (!seenOpen || request === undefined || event.decidedBy !== undefined) return;
       const decision = OUTCOME_DECISION[event.outcome];
       if (decision === undefined) return;
       // Answered outside this process (agy's TUI, another client over RPC), unless another agy-bridge process logged it.
@@ -135,7 +132,7 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
     },
     answered(answer) {
       write({
-        ...base(answer.request ?? requests.get(answer.interactionId), answer.conversationId, answer.interactionId),
+        ...base(answer.request ?? requestOfId(answer.interactionId), answer.conversationId, answer.interactionId),
         decision: answer.decision,
         decidedBy: answer.decidedBy,
         delivery: answer.delivery,

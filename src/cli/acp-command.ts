@@ -7,14 +7,14 @@
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { AcpCandidate, AcpSessionSource } from "../acp/index.js";
-import type { DiscoveredServer, PaneRef, TmuxServerRef } from "../discovery/index.js";
+import type { DiscoveredServer, PaneRef, TmuxScope } from "../discovery/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import { defineCommand } from "./command.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { emptyOption, failureText } from "./session-connect.js";
-import { TMUX_SERVER_OPTIONS, tmuxServerHelp, tmuxServerOf } from "./tmux-server-option.js";
+import { TMUX_SERVER_OPTIONS, tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { terminalText } from "./terminal-text.js";
 import { isPaneTarget } from "../tmux/index.js";
 import { packageVersion } from "./process-info.js";
@@ -35,7 +35,7 @@ editor's folder, else the only one.
 Options:
 ${CONNECTION_HELP}
   --pane TARGET       agy's tmux pane (%3 or =main); discovery starts there
-${tmuxServerHelp("the tmux server agy runs in (only agy in its panes is offered)")}
+${tmuxScopeHelp()}
   --policy FILE       answer what the policy decides first (docs/policy.md); only
                       ask reaches the editor
   --workspace DIR     agy's workspace for the policy's {workspace} (with --policy)
@@ -69,7 +69,7 @@ export const acpCommand = defineCommand({
     if (values.workspace !== undefined && values.policy === undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
     const pane: PaneRef | undefined = values.pane === undefined ? undefined : { target: values.pane, ...tmux };
 
-    const [{ serveAcp, createPolicyGate }, { AgySession }, { discoverServers }] = await Promise.all([
+    const [{ serveAcp, createPolicyGate }, { AgySession }, { discoverServers, createTmuxScope }] = await Promise.all([
       import("../acp/index.js"),
       import("../session/index.js"),
       import("../discovery/index.js"),
@@ -86,7 +86,9 @@ export const acpCommand = defineCommand({
     const extra: Partial<AttachOptions> =
       policy === undefined || policyGate === undefined ? {} : policyAttachOption(io, policy, values, auditor, policyGate.report);
 
-    const source = sessionSource({ connection, pane, tmux, extra, attach: AgySession.attach, discover: discoverServers });
+    const onProblem = (message: string) => io.stderr.write(`${terminalText(`agy-bridge acp: ${message}`)}\n`);
+    const scope = createTmuxScope(tmux, { onSkipped: onProblem });
+    const source = sessionSource({ connection, pane, scope, extra, attach: AgySession.attach, discover: discoverServers });
     const stream = ndJsonStream(
       Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>,
       Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
@@ -96,7 +98,7 @@ export const acpCommand = defineCommand({
       version: await packageVersion(),
       policyGate,
       auditor,
-      onProblem: (message) => io.stderr.write(`${terminalText(`agy-bridge acp: ${message}`)}\n`),
+      onProblem,
     });
     const onAbort = () => void served.close();
     io.signal.addEventListener("abort", onAbort, { once: true });
@@ -110,7 +112,8 @@ export const acpCommand = defineCommand({
 interface SourceDeps {
   connection: ConnectionArgs;
   pane: PaneRef | undefined;
-  tmux: TmuxServerRef | undefined;
+  /** Which agy -L/-S offer (tmux-scope.ts). */
+  scope: TmuxScope;
   extra: Partial<AttachOptions>;
   attach: (options: AttachOptions) => Promise<AgySessionApi>;
   discover: typeof import("../discovery/index.js").discoverServers;
@@ -118,11 +121,12 @@ interface SourceDeps {
 
 /**
  * With --url or --pane, the one server they name; otherwise every agy
- * discovery finds (only those in a pane of the -L/-S tmux server, when one
- * is named), each conversation with the workspace agy gives it.
+ * discovery finds in the -L/-S scope (tmux-scope.ts), each conversation with
+ * the workspace agy gives it.
  */
 function sessionSource(deps: SourceDeps): AcpSessionSource {
-  const { connection, pane, tmux, extra } = deps;
+  const { connection, pane, scope, extra } = deps;
+  const tmux = scope.server;
   const given = {
     ...(connection.url === undefined ? {} : { url: connection.url }),
     ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
@@ -151,14 +155,12 @@ function sessionSource(deps: SourceDeps): AcpSessionSource {
       }
       const result = await deps.discover({
         signal,
-        ...(tmux === undefined ? {} : { tmuxServers: [tmux] }),
+        tmuxServers: scope.discoveryServers,
         ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
       });
       const out: Array<Promise<AcpCandidate>> = [];
-      for (const server of result.servers) {
+      for (const server of scope.admit(result.servers)) {
         if (server.url === undefined) continue;
-        // Named a tmux server: only agy running in its panes (an attended session the editor can type into).
-        if (tmux !== undefined && server.tmuxPane === undefined) continue;
         for (const c of server.conversations) {
           if (c.parentConversationId !== undefined) continue;
           servers.set(c.conversationId, server);

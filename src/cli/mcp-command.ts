@@ -7,17 +7,16 @@
 import { homedir } from "node:os";
 import { isIP } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
-import type { TmuxServerRef } from "../discovery/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
-import type { McpSessionSource, SessionDescriptor } from "../mcp/index.js";
+import type { McpSessionSource } from "../mcp/index.js";
+import type { SessionSource } from "../session/local-session-source.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
-import { tmuxServerOf } from "./tmux-server-option.js";
+import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
 
 /** The policy options' help, with the note about agents right under --policy. */
@@ -36,7 +35,7 @@ token required. Every agent decision goes to the audit log as mcp:<client>.
 Options:
 ${CONNECTION_HELP}
   --pane TARGET       agy's tmux pane (%3 or =main): its conversation is the default
-  -L NAME, -S PATH    the tmux server agy runs in (default: tmux's default server)
+${tmuxScopeHelp()}
 ${POLICY_LINES[0]}
                       (with --policy, an agent cannot approve what the policy denies)
 ${POLICY_LINES.slice(1).join("\n")}
@@ -88,7 +87,7 @@ export const mcpCommand = defineCommand({
     }
     if (values.policy === undefined && values.workspace !== undefined) throw new UsageError(`--workspace goes with --policy; ${hint}`);
     const tmux = tmuxServerOf("mcp", values);
-    // -L / -S alone name the tmux server discovery looks at (as for serve); with --pane, that pane's server.
+    // -L / -S scope the sessions on offer (as for serve and acp); with --pane, they are also that pane's server.
     const target = await resolveConversationTarget(
       io,
       sessionTarget("mcp", values.pane === undefined ? { ...values, "socket-name": undefined, "socket-path": undefined } : values, io.env),
@@ -119,12 +118,27 @@ export const mcpCommand = defineCommand({
       ...(policy === undefined ? {} : { policy, context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) } }),
     };
 
-    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport }, { AgySession }] = await Promise.all([
+    const [
+      { createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport },
+      { AgySession },
+      { createTmuxScope, createDiscoveryWatch },
+      { createLocalSessionSource },
+    ] = await Promise.all([
       import("../mcp/index.js"),
       import("../session/index.js"),
+      import("../discovery/index.js"),
+      import("../session/local-session-source.js"),
     ]);
-    const source = sessionSource(io, target, tmux ?? {}, policyOption, AgySession.attach);
-    const pool = createSessionPool({ source, onProblem: (message) => io.stderr.write(`agy-bridge mcp: ${message}\n`) });
+    const onProblem = (message: string) => io.stderr.write(`agy-bridge mcp: ${message}\n`);
+    const scope = createTmuxScope(tmux, { onSkipped: onProblem });
+    const local = createLocalSessionSource({
+      scope,
+      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }),
+      attach: AgySession.attach,
+      alive: processAlive,
+    });
+    const source = sessionSource(io, target, local, policyOption, AgySession.attach);
+    const pool = createSessionPool({ source, onProblem });
     const version = await packageVersion();
     try {
       if (!http) {
@@ -151,6 +165,7 @@ export const mcpCommand = defineCommand({
       return 1;
     } finally {
       await pool.close();
+      await local.close();
       await auditor.flush().catch(() => undefined);
     }
   },
@@ -158,41 +173,21 @@ export const mcpCommand = defineCommand({
 
 type Attach = (options: AttachOptions) => Promise<AgySessionApi>;
 
-/** Sessions from discovery (as serve finds them), and the default one from the connection options. */
-function sessionSource(io: CliIo, target: SessionTarget, tmux: TmuxServerRef, extra: Partial<AttachOptions>, attach: Attach): McpSessionSource {
-  const servers = new Map<string, DiscoveredServer>();
+/** The machine's sessions in the -L/-S scope (as serve finds them), and the default one from the connection options. */
+function sessionSource(io: CliIo, target: SessionTarget, local: SessionSource, extra: Partial<AttachOptions>, attach: Attach): McpSessionSource {
   const named = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
   const source: McpSessionSource = {
     async list(signal) {
       // A URL skips discovery: that server's conversation is the one on offer.
       if (target.connection.url !== undefined) return [];
-      const { discoverServers } = await import("../discovery/index.js");
-      const found = await discoverServers({ signal, tmuxServers: [tmux] });
-      const out: SessionDescriptor[] = [];
-      for (const server of found.servers) {
-        if (server.url === undefined) continue;
-        for (const conversation of server.conversations) {
-          // A sub-agent's conversation belongs to its parent's session.
-          if (conversation.parentConversationId !== undefined) continue;
-          servers.set(conversation.conversationId, server);
-          out.push({
-            conversationId: conversation.conversationId,
-            pid: server.pid,
-            ...(conversation.title === undefined ? {} : { title: conversation.title }),
-          });
-        }
-      }
-      return out;
+      return (await local.list(signal)).map((offer) => ({
+        conversationId: offer.conversationId,
+        ...(offer.pid === undefined ? {} : { pid: offer.pid }),
+        ...(offer.title === undefined ? {} : { title: offer.title }),
+      }));
     },
-    retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
-    async attach(descriptor, signal) {
-      const server = servers.get(descriptor.conversationId);
-      if (server?.url === undefined) throw new Error("its server is gone");
-      const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url, signal, ...extra };
-      if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
-      if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-      return attach(options);
-    },
+    retain: (descriptor) => local.retain(descriptor),
+    attach: (descriptor, signal) => local.attach(descriptor.conversationId, { signal, ...extra }),
   };
   if (named) {
     source.attachDefault = async (signal) => {

@@ -7,19 +7,18 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
-import type { AttachOptions } from "../session/types.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError } from "./args.js";
 import { defineCommand } from "./command.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
-import { attachFromArgs, failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
+import { attachFromArgs, failureText, PANE_OPTION, sessionTarget } from "./session-connect.js";
+import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { auditLogFor, auditorFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, shownRedisUrl } from "./redis-connection.js";
 
 const HELP = `Usage: agy-bridge relay --redis URL [--host NAME] [--claim-idle MS] [--json]
                         [--max-len N] [--refresh-ms MS] [--audit-file PATH] [--standby]
-                        [--conversation ID | --pane TARGET [-L NAME | -S PATH]] [--url URL]
+                        [--conversation ID | --pane TARGET] [-L NAME | -S PATH] [--url URL]
 
 Publishes every agy session on this machine to Redis Streams and runs the
 commands (approve, deny, answer, send_turn, interrupt) bots send to this host
@@ -40,11 +39,14 @@ Options:
                       but publish nothing: a second relay for the same host
   --json              print one line on start: {"relay":"ready","host":…,"redis":…}
 ${CONNECTION_HELP}
-${PANE_HELP}
+  --pane TARGET       agy's tmux pane (a pane id like %3, or an exact session =main):
+                      follow only its conversation
+${tmuxScopeHelp()}
+                      (with --pane, -L/-S name the tmux server of that pane)
   -h, --help          show this help
 
-Without --url, --conversation or --pane, every conversation discovery finds is
-followed, refreshed while it runs. Runs until SIGINT or SIGTERM.
+Without --url, --conversation or --pane, every conversation discovery finds (in
+the -L/-S scope) is followed, refreshed while it runs. Runs until SIGINT or SIGTERM.
 Exit status: 0 after a clean shutdown; 1 when it cannot start; 2 on a usage error.
 `;
 
@@ -84,7 +86,12 @@ export const relayCommand = defineCommand({
     const claimIdleMs = wholeNumber("claim-idle", values["claim-idle"], 30_000, 1);
     const maxLen = wholeNumber("max-len", values["max-len"], 10_000, 10);
     const refreshMs = wholeNumber("refresh-ms", values["refresh-ms"], 2000, 100);
-    const target = await resolveConversationTarget(io, sessionTarget("relay", values, io.env));
+    const named = tmuxServerOf("relay", values);
+    // -L / -S alone scope the sessions followed (as for serve, mcp and acp); with --pane, they are that pane's server.
+    const target = await resolveConversationTarget(
+      io,
+      sessionTarget("relay", values.pane === undefined ? { ...values, "socket-name": undefined, "socket-path": undefined } : values, io.env),
+    );
     const single = target.connection.url !== undefined || target.connection.conversationId !== undefined || target.pane !== undefined;
     const connection = await connectRedis(io, "relay", redisUrl);
     if (connection === undefined) return 1;
@@ -92,17 +99,11 @@ export const relayCommand = defineCommand({
 
     const auditor = auditorFor(io, auditLogFor(io, values), "relay");
     const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
-    const { createDiscoveryWatch } = await import("../discovery/index.js");
-    const { AgySession } = await import("../session/index.js");
-    const tmux =
-      values["socket-path"] !== undefined
-        ? { socketPath: values["socket-path"] }
-        : values["socket-name"] !== undefined
-          ? { socketName: values["socket-name"] }
-          : {};
-    const servers = new Map<string, DiscoveredServer>();
+    const { createDiscoveryWatch, createTmuxScope } = await import("../discovery/index.js");
+    const { AgySession, createLocalSessionSource } = await import("../session/index.js");
+    const scope = createTmuxScope(named, { onSkipped: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`) });
     // Full discovery only when agy processes come or go (and every 30 s), as in serve.
-    const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
+    const discovery = createLocalSessionSource({ scope, discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }), attach: AgySession.attach });
 
     let singleId: string | undefined;
     if (single) {
@@ -127,27 +128,12 @@ export const relayCommand = defineCommand({
       publish: values.standby !== true,
       async list(signal) {
         if (singleId !== undefined) return [singleId];
-        const found = await discovery.refresh(signal);
-        const out: string[] = [];
-        for (const server of found) {
-          if (server.url === undefined) continue;
-          for (const conversation of server.conversations) {
-            if (conversation.parentConversationId !== undefined) continue;
-            servers.set(conversation.conversationId, server);
-            out.push(conversation.conversationId);
-          }
-        }
-        return out;
+        return (await discovery.list(signal)).map((offer) => offer.conversationId);
       },
       async attach(conversationId) {
         if (singleId !== undefined)
           return attachFromArgs(io, { ...target, connection: { ...target.connection, conversationId } }, { signal: new AbortController().signal });
-        const server = servers.get(conversationId);
-        if (server?.url === undefined) throw new Error("its server is gone");
-        const options: AttachOptions = { conversationId, url: server.url };
-        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
-        if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-        return AgySession.attach(options);
+        return discovery.attach(conversationId);
       },
       observe: (event) => auditor.observe(event),
       onAnswered: (answer) => auditor.answered(answer),

@@ -7,22 +7,22 @@ import { isIP } from "node:net";
 import { dirname } from "node:path";
 import { readFile, readlink } from "node:fs/promises";
 import type { Server } from "node:http";
-import type { DiscoveredServer, PaneRef } from "../discovery/types.js";
-import type { DiscoveryWatch } from "../discovery/index.js";
+import type { DiscoveredServer } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
 import type { SessionDescriptor, SessionHub, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
-import type { AgySession as AgySessionApi, AttachOptions } from "../session/types.js";
+import type { AgySession as AgySessionApi } from "../session/types.js";
 import type { InteractionAction } from "../server/contract.js";
 import type { SessionAuditor } from "../audit/index.js";
 import type { AuditLog } from "../audit/index.js";
 import type { LearnedStore } from "./learned-store.js";
-import type { AnswerResult } from "../session/types.js";
+import { respond } from "../session/respond.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connection.js";
 import { UsageError, type ParsedArgs } from "./args.js";
+import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
@@ -49,7 +49,7 @@ Options:
   --allow-host NAME    also answer requests whose Host is NAME (repeatable); by
                        default only loopback names and the --listen address
   --cors ORIGIN        allow this one browser origin cross-origin
-  -L NAME, -S PATH     the tmux server agy runs in (default: tmux's default server)
+${tmuxScopeHelp(23)}
   --refresh-ms MS      how often discovery runs (default 2000)
   --redis URL          serve the fleet instead of this machine: every session the
                        relays publish to this Redis (docs/fleet.md), each labelled
@@ -113,7 +113,9 @@ interface ServeSettings {
   listen: Listen;
   replayWindow: number | undefined;
   refreshMs: number;
+  /** The tmux server -L/-S name: it scopes the sessions served (tmux-scope.ts); `{}` without either. */
   tmux: TmuxServer;
+  scoped: boolean;
 }
 
 /** What serve opens before it builds the hub, each refused with its own exit status. */
@@ -131,7 +133,8 @@ interface ServeState {
 /** The hub and what it reads its sessions from. */
 interface ServeSessions {
   hub: SessionHub;
-  discovery: DiscoveryWatch;
+  /** What the hub's sessions come from (closed after the hub). */
+  discovery: { close(): Promise<void> };
   /** agy's working directory and pane for a conversation, for the page and the cards. */
   describe: (conversationId: string) => { workspace?: string; pane?: string };
   /** The workspace the policy decides a conversation's requests with, so a learned rule is scoped to it. */
@@ -199,13 +202,8 @@ function readSettings(io: CliIo, values: ServeValues): ServeSettings | undefined
     io.stderr.write("agy-bridge serve: --refresh-ms wants a whole number of milliseconds, at least 100\n");
     return undefined;
   }
-  const tmux: TmuxServer =
-    values["socket-path"] !== undefined
-      ? { socketPath: values["socket-path"] }
-      : values["socket-name"] !== undefined
-        ? { socketName: values["socket-name"] }
-        : {};
-  return { listen, replayWindow, refreshMs, tmux };
+  const named = tmuxServerOf("serve", values);
+  return { listen, replayWindow, refreshMs, tmux: named ?? {}, scoped: named !== undefined };
 }
 
 /**
@@ -273,79 +271,63 @@ async function openState(io: CliIo, values: ServeValues, server: ServerModule): 
   return { tokenFile, token, policy, fleetConnection, auditLog, auditor, notifications, page };
 }
 
-/** The session hub over discovery (or, with --redis, over the fleet). */
+/** The session hub over this machine's sessions in the -L/-S scope (or, with --redis, over the fleet). */
 async function startSessions(io: CliIo, values: ServeValues, settings: ServeSettings, state: ServeState, modules: Modules): Promise<ServeSessions> {
-  const [{ createSessionHub }, { createDiscoveryWatch }, { AgySession }] = modules;
+  const [{ createSessionHub }, { createDiscoveryWatch, createTmuxScope }, { AgySession, createLocalSessionSource }] = modules;
   const { tmux } = settings;
+  // -L/-S: only agy in a pane of that tmux server is served; each one left out is said once.
+  const scope = createTmuxScope(settings.scoped ? tmux : undefined, { onSkipped: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`) });
   const { policy, auditor, notifications } = state;
-  // The server each conversation was last seen on: attach needs its URL and
-  // token, and a refresh that misses a busy server keeps what it knew.
-  const servers = new Map<string, DiscoveredServer>();
-  const agyWorkspaces = new Map<string, string>();
   // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
-  const discovery = createDiscoveryWatch({ tmuxServers: [tmux] });
+  // The source remembers the server each conversation was last seen on: a refresh that misses a busy server keeps what it knew.
+  const local = createLocalSessionSource({
+    scope,
+    discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }),
+    attach: AgySession.attach,
+    alive: processAlive,
+  });
+  const agyWorkspaces = new Map<string, string>();
   // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
   const fleet = state.fleetConnection === undefined ? undefined : await fleetSource(state.fleetConnection);
   const hub = createSessionHub({
     ...(settings.replayWindow === undefined ? {} : { replayWindow: settings.replayWindow }),
     async list(signal) {
       if (fleet !== undefined) return fleet.list();
-      return localDescriptors(await discovery.refresh(signal), servers);
+      return (await local.list(signal)).map((offer) => ({
+        conversationId: offer.conversationId,
+        ...(offer.pid === undefined ? {} : { pid: offer.pid }),
+        ...(offer.title === undefined ? {} : { title: offer.title }),
+      }));
     },
     // A busy agy can miss a probe deadline: its sessions stay while it runs.
-    retain: (descriptor) => descriptor.pid !== undefined && processAlive(descriptor.pid),
+    retain: (descriptor) => local.retain(descriptor),
     async attach(descriptor) {
       if (fleet !== undefined) return fleet.attach(descriptor);
-      const server = servers.get(descriptor.conversationId);
-      if (server?.url === undefined) throw new Error("its server is gone");
+      const server = local.serverOf(descriptor.conversationId);
       // No shared signal: the hub closes each session itself, and one signal
       // held by dozens of sessions would only collect listeners.
-      const options: AttachOptions = { conversationId: descriptor.conversationId, url: server.url };
-      if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
-      if (server.tmuxPane !== undefined) options.pane = { target: server.tmuxPane, ...tmux } satisfies PaneRef;
-      if (policy !== undefined)
-        Object.assign(
-          options,
-          policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome)),
-        );
-      const session = await AgySession.attach(options);
+      const extra = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome));
+      const session = await local.attach(descriptor.conversationId, extra);
       // The policy's {workspace}: --workspace, else agy's own (as the policy reads it), so a learned rule scoped to it fires.
       if (policy !== undefined && values.workspace === undefined)
         void session.workspace().then(
           (dir) => dir !== undefined && agyWorkspaces.set(descriptor.conversationId, dir),
           () => undefined,
         );
-      return supervised(session, server.tmuxPane !== undefined, paneHint(server.pid, tmux), auditor);
+      return supervised(session, server?.tmuxPane !== undefined, paneHint(server?.pid, tmux), auditor);
     },
     onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
   });
-  const describe = describeFrom(servers);
+  const describe = describeFrom(local.serverOf);
   const ruleWorkspace = (conversationId: string) => values.workspace ?? agyWorkspaces.get(conversationId) ?? describe(conversationId).workspace;
-  return { hub, discovery, describe, ruleWorkspace };
-}
-
-/** One descriptor per top-level conversation of the servers discovery found, remembering each one's server. */
-function localDescriptors(found: readonly DiscoveredServer[], servers: Map<string, DiscoveredServer>): SessionDescriptor[] {
-  const out: SessionDescriptor[] = [];
-  for (const server of found) {
-    if (server.url === undefined) continue;
-    for (const conversation of server.conversations) {
-      // A sub-agent's conversation belongs to its parent's session.
-      if (conversation.parentConversationId !== undefined) continue;
-      servers.set(conversation.conversationId, server);
-      const descriptor: SessionDescriptor = { conversationId: conversation.conversationId, pid: server.pid };
-      if (conversation.title !== undefined) descriptor.title = conversation.title;
-      out.push(descriptor);
-    }
-  }
-  return out;
+  return { hub, discovery: local, describe, ruleWorkspace };
 }
 
 /** agy's working directory, read once per process: the page shows where each request would run. */
-function describeFrom(servers: ReadonlyMap<string, DiscoveredServer>): ServeSessions["describe"] {
+function describeFrom(serverOf: (conversationId: string) => DiscoveredServer | undefined): ServeSessions["describe"] {
   const workspaces = new Map<number, string>();
   return (conversationId) => {
-    const server = servers.get(conversationId);
+    const server = serverOf(conversationId);
     const out: { workspace?: string; pane?: string } = {};
     if (server?.tmuxPane !== undefined) out.pane = server.tmuxPane;
     const workspace = server === undefined ? undefined : workspaces.get(server.pid);
@@ -479,7 +461,7 @@ function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPa
       : tmux.socketName !== undefined
         ? `the tmux server -L ${tmux.socketName}`
         : "tmux's default server";
-  return `agy${pid === undefined ? "" : ` (pid ${pid})`} runs in no pane of ${where}, so serve cannot type a turn into its TUI; start agy inside tmux, or restart serve with -L NAME / -S PATH naming the tmux server it runs in`;
+  return `agy${pid === undefined ? "" : ` (pid ${pid})`} runs in no pane of ${where}, so serve cannot type a turn into its TUI; start agy inside tmux, or restart serve with -L NAME / -S PATH naming the tmux server it runs in (serve then offers only the agy in that server's panes)`;
 }
 
 /** The session runner as the server sees it. */
@@ -488,24 +470,6 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
   void (async () => {
     for await (const event of session.events({ history: false, background: true })) auditor.observe(event);
   })().catch(() => undefined);
-  const record = async (
-    interactionId: string,
-    decision: "approve" | "deny" | "answer",
-    decidedBy: string,
-    result: Promise<AnswerResult>,
-    instruction?: string,
-  ) => {
-    const outcome = await result;
-    auditor.answered({
-      conversationId: session.conversationId,
-      interactionId,
-      decision,
-      decidedBy,
-      delivery: outcome.result,
-      ...(instruction === undefined ? {} : { instruction }),
-    });
-    return outcome;
-  };
   return {
     get conversationId() {
       return session.conversationId;
@@ -518,36 +482,9 @@ function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, au
     },
     events: ({ signal }) => session.events({ signal }),
     snapshot: (signal) => session.readConversation({ signal }),
-    respond(interactionId: string, action: InteractionAction, decidedBy = "http:default") {
-      switch (action.action) {
-        case "approve":
-          return record(
-            interactionId,
-            "approve",
-            decidedBy,
-            session.approve(interactionId, {
-              decidedBy,
-              ...(action.scope === undefined ? {} : { scope: action.scope }),
-              ...(action.instruction === undefined ? {} : { instruction: action.instruction }),
-            }),
-          );
-        case "deny":
-          return record(
-            interactionId,
-            "deny",
-            decidedBy,
-            session.deny(interactionId, { decidedBy, ...(action.instruction === undefined ? {} : { instruction: action.instruction }) }),
-            action.instruction,
-          );
-        case "answer":
-          return record(
-            interactionId,
-            "answer",
-            decidedBy,
-            session.answer(interactionId, { decidedBy, optionIds: action.optionIds, ...(action.writeIn === undefined ? {} : { writeIn: action.writeIn }) }),
-          );
-      }
-    },
+    // The one answer path: delivered, and recorded once where it is delivered.
+    respond: (interactionId: string, action: InteractionAction, decidedBy = "http:default") =>
+      respond(session, interactionId, action, { decidedBy, onAnswered: (record) => auditor.answered(record) }),
     async sendTurn(text): Promise<TurnOutcome> {
       if (!hasPane) return { result: "refused", refusal: "no_pane", reason: noPane };
       const result = await session.sendTurn(text);

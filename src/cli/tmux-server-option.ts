@@ -19,6 +19,18 @@ export function tmuxServerHelp(what: string): string {
 }
 
 /**
+ * Help lines for -L/-S on a command that offers many sessions (serve, mcp,
+ * acp, relay): they scope which agy it offers (discovery/tmux-scope.ts).
+ * `column` is where the command's descriptions start.
+ */
+export function tmuxScopeHelp(column = 22): string {
+  const flag = (text: string) => `  ${text}`.padEnd(column);
+  return `${flag("-L NAME")}offer only agy running in a pane of this tmux server (tmux -L)
+${flag("-S PATH")}the same, by socket path (tmux -S); without either, every agy
+${flag("")}on this machine (panes matched on tmux's default server)`;
+}
+
+/**
  * The server `-L` / `-S` name, or undefined for the default one. Throws
  * {@link UsageError} for an empty or malformed value or both flags; the
  * message never repeats the value.

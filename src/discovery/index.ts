@@ -29,6 +29,14 @@ export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";
 export { createProcSource, type ProcSource, type ProcRead } from "./proc-source.js";
 export { spawnCommand, type RunCommand, type RunResult } from "./run-command.js";
 export { findAgyPane, type FindPaneOptions, type TmuxServerRef } from "./pane-lookup.js";
+export {
+  createTmuxScope,
+  inTmuxScope,
+  outOfScopeMessage,
+  tmuxServerLabel,
+  type TmuxScope,
+  type TmuxScopeOptions,
+} from "./tmux-scope.js";
 export type {
   DiscoveredConversation,
   DiscoveredListener,

@@ -15,6 +15,7 @@
  */
 import type { Redis } from "ioredis";
 import type { MapperEvent } from "../mapper/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import { createKeyer } from "./event-key.js";
 import { cursorsKey, eventsStream } from "./stream-names.js";
 
@@ -214,9 +215,9 @@ export function startPublisher(options: PublisherOptions): Publisher {
   };
 }
 
-/** The `interaction_requested` events of `history` that no `interaction_resolved` in it settled. */
+/** The `interaction_requested` events of `history` that no `interaction_resolved` in it settled (the ledger's fold, each once). */
 function openRequests(history: readonly Entry[]): MapperEvent[] {
-  const resolved = new Set<string>();
-  for (const { event } of history) if (event.type === "interaction_resolved") resolved.add(event.interactionId);
-  return history.map((entry) => entry.event).filter((event) => event.type === "interaction_requested" && !resolved.has(event.interactionId));
+  const ledger = createInteractionLedger();
+  for (const { event } of history) ledger.apply(event);
+  return ledger.openAll();
 }

@@ -6,6 +6,8 @@
  */
 import type { Redis } from "ioredis";
 import type { AgySessionApi } from "../session/index.js";
+import { respond } from "../session/respond.js";
+import type { Verdict } from "../session/verdict.js";
 import { createCommandRunner, type CommandResult, type CommandRunner } from "./command-runner.js";
 import type { FleetCommand } from "./fleet-command.js";
 import { startPublisher, type FleetState, type Publisher } from "./conversation-publisher.js";
@@ -321,41 +323,28 @@ async function execute(state: RelayState, command: FleetCommand, context: { retr
   }
 }
 
-/** Approve, deny or answer, decided by the command's principal, told to `onAnswered` for the audit log. */
+/** Approve, deny or answer, decided by the command's principal, through the one answer path (recorded to `onAnswered`). */
 async function answer(
   session: FleetSession,
   command: Extract<FleetCommand, { type: "approve" | "deny" | "answer" }>,
   onAnswered: RelayOptions["onAnswered"],
 ): Promise<CommandResult> {
-  const decidedBy = `relay:${command.principal}`;
-  const audited = async (outcome: Promise<Awaited<ReturnType<FleetSession["approve"]>>>, instruction?: string): Promise<CommandResult> => {
-    const result = await outcome;
-    onAnswered?.({
-      conversationId: session.conversationId,
-      interactionId: command.interactionId,
-      decision: command.type,
-      decidedBy,
-      delivery: result.result,
-      ...(instruction === undefined ? {} : { instruction }),
-    });
-    return { interactionId: command.interactionId, ...result };
-  };
+  const result = await respond(session, command.interactionId, verdictOf(command), {
+    decidedBy: `relay:${command.principal}`,
+    ...(onAnswered === undefined ? {} : { onAnswered }),
+  });
+  return { interactionId: command.interactionId, ...result };
+}
+
+/** The command's answer as the one `Verdict` every door speaks. */
+function verdictOf(command: Extract<FleetCommand, { type: "approve" | "deny" | "answer" }>): Verdict {
   switch (command.type) {
     case "approve":
-      return audited(session.approve(command.interactionId, { decidedBy, ...(command.scope === undefined ? {} : { scope: command.scope }) }));
+      return { action: "approve", ...(command.scope === undefined ? {} : { scope: command.scope }) };
     case "deny":
-      return audited(
-        session.deny(command.interactionId, { decidedBy, ...(command.instruction === undefined ? {} : { instruction: command.instruction }) }),
-        command.instruction,
-      );
+      return { action: "deny", ...(command.instruction === undefined ? {} : { instruction: command.instruction }) };
     case "answer":
-      return audited(
-        session.answer(command.interactionId, {
-          decidedBy,
-          optionIds: command.optionIds,
-          ...(command.writeIn === undefined ? {} : { writeIn: command.writeIn }),
-        }),
-      );
+      return { action: "answer", optionIds: command.optionIds, ...(command.writeIn === undefined ? {} : { writeIn: command.writeIn }) };
   }
 }
 

@@ -9,7 +9,8 @@ import type { SessionAuditor } from "../audit/index.js";
 import type { Policy, PolicyContext } from "../policy/index.js";
 import type { AnswerResult } from "../session/index.js";
 import { resolveRealPath } from "../session/policy-runner.js";
-import { instructionAllowed } from "../session/verdict.js";
+import { respond } from "../session/respond.js";
+import { instructionAllowed, type Verdict } from "../session/verdict.js";
 import type { InteractionRequested } from "./conversation-log.js";
 import { McpToolError } from "./mcp-error.js";
 import type { PooledSession } from "./session-pool.js";
@@ -81,12 +82,15 @@ export async function answerAsAgent(
 
   let result: AnswerResult;
   try {
-    result = await deliver(entry, interactionId, verdict, decidedBy);
-  } catch (error) {
-    await record("failed");
-    throw error;
+    // The one answer path: delivered, and recorded once where it is delivered (also when it throws).
+    result = await respond(entry.session, interactionId, verdictOf(verdict), {
+      decidedBy,
+      ...(request === undefined ? {} : { request }),
+      onAnswered: (answered) => rules.auditor?.answered(answered),
+    });
+  } finally {
+    await rules.auditor?.flush().catch(() => undefined);
   }
-  await record(result.result);
   if (result.result === "delivered") return { result: "delivered", stepIndex: result.stepIndex, decidedBy };
   throw new McpToolError(refusal(result, interactionId, entry.conversationId));
 }
@@ -110,18 +114,15 @@ function instructionRefusal(verdict: AgentVerdict, request: InteractionRequested
     : `Interaction ${interactionId} is a ${kind} request, whose deny carries no instruction for the model, so nothing was sent; deny it without one.`;
 }
 
-function deliver(entry: PooledSession, interactionId: string, verdict: AgentVerdict, decidedBy: string): Promise<AnswerResult> {
+/** The agent's verdict as the one `Verdict` every door speaks (an approve's instruction was refused above). */
+function verdictOf(verdict: AgentVerdict): Verdict {
   switch (verdict.kind) {
     case "approve":
-      return entry.session.approve(interactionId, { decidedBy });
+      return { action: "approve" };
     case "deny":
-      return entry.session.deny(interactionId, { decidedBy, ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) });
+      return { action: "deny", ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) };
     case "answer":
-      return entry.session.answer(interactionId, {
-        decidedBy,
-        optionIds: verdict.optionIds,
-        ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }),
-      });
+      return { action: "answer", optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) };
   }
 }
 

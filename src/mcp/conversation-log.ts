@@ -6,6 +6,7 @@
  * numbers keep counting and an interaction already pending is not logged twice.
  */
 import { currentWaitingFor, type EventOf, type MapperEvent, type WaitingFor } from "../mapper/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 
 export type InteractionRequested = EventOf<"interaction_requested">;
 
@@ -28,7 +29,7 @@ export interface ConversationLog {
   /** With status `waiting`: what the conversation waits for (docs/events.md, `status`); undefined otherwise. */
   waitingFor(): WaitingFor | undefined;
   pending(): InteractionRequested[];
-  /** The request of an interaction seen in this conversation, open or not. */
+  /** The request of an interaction seen in this conversation, open or among the last 1,000 resolved. */
   request(interactionId: string): InteractionRequested | undefined;
   /** Called after each appended event and when the history is in; returns the unsubscribe. */
   subscribe(listener: (entry: LoggedEvent | undefined) => void): () => void;
@@ -36,10 +37,9 @@ export interface ConversationLog {
 
 export function createConversationLog(): ConversationLog {
   const events: LoggedEvent[] = [];
-  const pending = new Map<string, InteractionRequested>();
-  /** Open requests the policy decided: not pending, but not logged twice on a re-attach either. */
-  const policyOpen = new Set<string>();
-  const requests = new Map<string, InteractionRequested>();
+  // Open and recent requests are the ledger's fold of this log (docs/architecture.md): one request per
+  // interaction, a policy-decided one never pending, the oldest resolved ones forgotten past its bound.
+  const ledger = createInteractionLedger();
   const listeners = new Set<(entry: LoggedEvent | undefined) => void>();
   let status: LogStatus = "unknown";
   let waitedFor: WaitingFor | undefined;
@@ -64,14 +64,9 @@ export function createConversationLog(): ConversationLog {
       }
       if (event.type === "interaction_requested") {
         // A re-attach replays what is open: it is already here.
-        if (pending.has(event.interactionId) || policyOpen.has(event.interactionId)) return;
-        // A request the session's policy approved or denied is the policy's to answer: logged, never pending.
-        if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
-        else policyOpen.add(event.interactionId);
-        requests.set(event.interactionId, event);
+        if (ledger.apply(event) === undefined) return;
       } else if (event.type === "interaction_resolved") {
-        pending.delete(event.interactionId);
-        policyOpen.delete(event.interactionId);
+        ledger.apply(event);
       } else if (event.type === "status") {
         status = event.status;
         waitedFor = event.status === "waiting" ? event.waitingFor : undefined;
@@ -87,9 +82,9 @@ export function createConversationLog(): ConversationLog {
       return events.slice(start, start + limit);
     },
     status: () => status,
-    waitingFor: () => currentWaitingFor(status, pending.values(), waitedFor),
-    pending: () => [...pending.values()],
-    request: (interactionId) => requests.get(interactionId),
+    waitingFor: () => currentWaitingFor(status, ledger.open(), waitedFor),
+    pending: () => ledger.open(),
+    request: (interactionId) => ledger.get(interactionId)?.request,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

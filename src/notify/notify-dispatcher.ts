@@ -15,6 +15,7 @@
  * instruction — announced in the first notice either way.
  */
 import type { MapperEvent } from "../mapper/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import type { AnswerInteraction, InteractionRequested, Notifier, PendingNotice } from "./notice.js";
 import { deepLink } from "./notice.js";
 
@@ -171,7 +172,8 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
   return {
     session() {
       let live = false;
-      const open = new Map<string, InteractionRequested>();
+      // What the history left open, folded by the interaction ledger; told at history_end.
+      const history = createInteractionLedger();
       return {
         observe(event) {
           if (event.type === "interaction_requested") {
@@ -179,15 +181,14 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
             if (event.policy !== undefined && event.policy.decision !== "ask") return;
             if (live) {
               if (!options.policy) notice(event);
-            } else open.set(event.interactionId, event);
+            } else history.apply(event);
           } else if (event.type === "interaction_resolved") {
-            open.delete(event.interactionId);
+            if (!live) history.apply(event);
             // A replayed resolution of something never noticed only marks it done.
             resolved(event);
           } else if (event.type === "history_end" && !live) {
             live = true;
-            if (!options.policy) for (const waiting of open.values()) notice(waiting);
-            open.clear();
+            if (!options.policy) for (const waiting of history.open()) notice(waiting);
           }
         },
       };

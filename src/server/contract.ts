@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { InteractionRequestedEventSchema, MapperEventSchema, WaitingForSchema } from "../mapper/index.js";
+import { VerdictSchema } from "../session/verdict.js";
 
 export const SessionSummarySchema = z.object({
   conversationId: z.string(),
@@ -34,20 +35,8 @@ export const SessionsResponseSchema = z.object({ sessions: z.array(SessionSummar
 
 export const PendingResponseSchema = z.object({ pending: z.array(InteractionRequestedEventSchema) });
 
-export const InteractionActionSchema = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("approve"),
-    /** For permissions that offer a persistence scope (e.g. `filePermission`). */
-    scope: z.string().min(1).max(200).optional(),
-    instruction: z.string().max(65_536).optional(),
-  }),
-  z.object({ action: z.literal("deny"), instruction: z.string().max(65_536).optional() }),
-  z.object({
-    action: z.literal("answer"),
-    optionIds: z.array(z.string().min(1).max(64)).max(64),
-    writeIn: z.string().max(65_536).optional(),
-  }),
-]);
+/** An answer's body: the one `Verdict` of every front door (session/verdict.ts; `scope` for permissions that offer a persistence scope). */
+export const InteractionActionSchema = VerdictSchema;
 export type InteractionAction = z.infer<typeof InteractionActionSchema>;
 
 export const DeliveredSchema = z.object({ result: z.literal("delivered"), stepIndex: z.number().int().nonnegative() });

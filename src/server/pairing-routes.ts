@@ -5,12 +5,15 @@
  * authenticate like the bearer token everywhere but the codes route.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
 import type { FailureLimiter } from "./bearer-token.js";
-import { PairingRequestSchema } from "./contract.js";
+import type { PairingRequestSchema } from "./contract.js";
 import type { Device, DeviceStore } from "./device-store.js";
 import { HttpProblem, sendJson } from "./http-problem.js";
 import type { PairingCodes } from "./pairing-codes.js";
-import { parseBody, readJson } from "./request-body.js";
+
+/** The body of `POST /v1/pairing`. */
+export type PairingRequest = z.infer<typeof PairingRequestSchema>;
 
 /** `owner` holds the bearer token; a device holds a device token. */
 export type Principal = "owner" | Device;
@@ -20,8 +23,8 @@ export interface PairingRoutes {
   authenticate(authorization: string | undefined): Promise<Principal | undefined>;
   /** `POST /v1/pairing/codes`. */
   issue(req: IncomingMessage, res: ServerResponse, principal: Principal): void;
-  /** `POST /v1/pairing` (no token: the code is the credential). */
-  exchange(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** `POST /v1/pairing` (no token: the code is the credential), with its body checked. */
+  exchange(req: IncomingMessage, res: ServerResponse, body: PairingRequest): Promise<void>;
 }
 
 export interface PairingRoutesOptions {
@@ -62,8 +65,7 @@ export function createPairingRoutes(options: PairingRoutesOptions): PairingRoute
       const base = options.pageUrl ?? `http://${req.headers.host ?? "127.0.0.1"}`;
       sendJson(res, 201, { code: issued.code, expiresAt: new Date(issued.expiresAt).toISOString(), url: `${base.replace(/\/+$/, "")}/#/pair/${issued.code}` });
     },
-    async exchange(req, res) {
-      const body = parseBody(PairingRequestSchema, await readJson(req));
+    async exchange(req, res, body) {
       const address = req.socket.remoteAddress ?? "unknown";
       // The presented code is checked first (constant time): the right code is never locked out,
       // since every local process shares 127.0.0.1 and a neighbour's wrong guesses must not block

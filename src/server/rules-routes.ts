@@ -9,8 +9,10 @@ import { z } from "zod";
 import type { LearnedDecision, LearnedRuleView, PolicyRequest, RequestPlace, RuleProposal, SaveRule } from "../policy/index.js";
 import type { AnswerResult, InteractionAction } from "./contract.js";
 import type { ServerResponse } from "node:http";
-import { HttpProblem, methodNotAllowed, sendJson } from "./http-problem.js";
+import { HttpProblem, sendJson } from "./http-problem.js";
 import { sendAnswer } from "./refusals.js";
+import { decidedByOf } from "./request-auth.js";
+import type { RouteCall } from "./route-spec.js";
 import type { HubSession, InteractionRequested } from "./session-hub.js";
 
 const ScopeSchema = z.enum(["conversation", "workspace", "everywhere"], { error: () => "must be conversation, workspace or everywhere" });
@@ -126,17 +128,17 @@ export function auditRequestOf(request: PolicyRequest): { commandLine?: string; 
   return request.kind === "command" ? { commandLine: request.commandLine } : request.kind === "file" ? { path: request.path } : {};
 }
 
-/** `GET /v1/rules` and `DELETE /v1/rules/{id}`. */
-export async function serveRules(res: ServerResponse, method: string, id: string | undefined, by: string, given: LearnedRulesApi | undefined): Promise<void> {
-  const rules = rulesOf(given);
-  if (id === undefined) {
-    if (method !== "GET") throw methodNotAllowed();
-    return sendJson(res, 200, { rules: rules.list() });
-  }
-  if (method !== "DELETE") throw methodNotAllowed();
-  const revoked = await rules.revoke(id, by);
+/** `GET /v1/rules` (a route that `requires` {@link rulesOf}). */
+export function listRules(call: RouteCall<undefined>): void {
+  sendJson(call.res, 200, { rules: rulesOf(call.context.options.rules).list() });
+}
+
+/** `DELETE /v1/rules/{ruleId}`: revoked by whoever asked (`decidedBy`). */
+export async function revokeRule(call: RouteCall<undefined>): Promise<void> {
+  const id = call.params.ruleId!;
+  const revoked = await rulesOf(call.context.options.rules).revoke(id, decidedByOf(call.principal, call.req));
   if (revoked === undefined) throw new HttpProblem(404, "Not Found", `no learned rule has the id ${id}; GET /v1/rules lists them`, "not_found");
-  return sendJson(res, 200, { revoked });
+  sendJson(call.res, 200, { revoked });
 }
 
 /** An answer with `remember`: the rule is proposed (and checked) first, saved once the answer was delivered. */

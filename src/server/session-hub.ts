@@ -10,6 +10,7 @@
  */
 import { currentWaitingFor, type EventOf, type MapperEvent, type WaitingFor } from "../mapper/index.js";
 import type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import { newEpoch } from "./event-id.js";
 import { createEventLog, type EventLog } from "./event-log.js";
 
@@ -264,7 +265,8 @@ export function createSessionHub(options: SessionHubOptions): SessionHub {
 function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number, window: number | undefined): Entry {
   // A session whose source ids its events has those ids on the wire (`event-log.ts`).
   const log = createEventLog({ epoch, afterId, sourced: session.eventEntries !== undefined, ...(window === undefined ? {} : { window }) });
-  const pending = new Map<string, InteractionRequested>();
+  // What is open is the ledger's fold of this log (docs/architecture.md): a request the policy approved or denied is never pending.
+  const ledger = createInteractionLedger();
   const inflight = new Map<string, Promise<AnswerResult>>();
   let status: SessionSummary["status"] = "unknown";
   // What the last `waiting` edge said; the open interactions say it better while there are any (currentWaitingFor).
@@ -272,10 +274,7 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
   // Aborted by the hub itself (remove, close): no listener on a longer-lived signal.
   const abort = new AbortController();
   log.subscribe(({ event }) => {
-    // A request the session's policy approved or denied is the policy's to answer: never pending (docs/policy.md).
-    if (event.type === "interaction_requested") {
-      if (event.policy === undefined || event.policy.decision === "ask") pending.set(event.interactionId, event);
-    } else if (event.type === "interaction_resolved") pending.delete(event.interactionId);
+    if (event.type === "interaction_requested" || event.type === "interaction_resolved") ledger.apply(event);
     else if (event.type === "status") {
       status = event.status;
       waitedFor = event.status === "waiting" ? event.waitingFor : undefined;
@@ -291,15 +290,16 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     abort,
     descriptor,
     status: () => status,
-    pending: () => [...pending.values()],
+    pending: () => ledger.open(),
     async snapshot(signal) {
       if (session.snapshot !== undefined) return session.snapshot(signal);
-      return [...pending.values()];
+      return ledger.open();
     },
     ...(session.newestEntryId === undefined ? {} : { newestEntryId: (signal: AbortSignal) => session.newestEntryId!(signal) }),
     summary() {
-      const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: pending.size };
-      const waiting = currentWaitingFor(status, pending.values(), waitedFor);
+      const open = ledger.open();
+      const out: SessionSummary = { conversationId: descriptor.conversationId, status, pending: open.length };
+      const waiting = currentWaitingFor(status, open, waitedFor);
       if (waiting !== undefined) out.waitingFor = waiting;
       if (descriptor.pid !== undefined) out.pid = descriptor.pid;
       if (descriptor.title !== undefined) out.title = descriptor.title;

@@ -28,6 +28,7 @@ import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-e
 import { answerInTui } from "./tui-answer.js";
 import { loadPolicyJudge, type PolicyJudge } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
+import { createInteractionLedger, type LedgerChange } from "./interaction-ledger.js";
 import { BackgroundTaskWatch } from "./background-tasks.js";
 import { ResolutionAttribution } from "./resolution-attribution.js";
 import { defaultLocateVersion, VersionWatch } from "./version-watch.js";
@@ -45,6 +46,7 @@ import type {
   InterruptResult,
   Locate,
   PendingSummary,
+  SessionInteractions,
   TurnDriver,
 } from "./types.js";
 
@@ -121,6 +123,9 @@ class Session implements AgySessionApi {
   #judge: PolicyJudge | undefined;
   /** The policy's verdict on each request it decided (`interaction_requested.policy`). */
   readonly #verdicts = new Map<string, NonNullable<EventOf<"interaction_requested">["policy"]>>();
+  /** Every interaction this session has published, folded (interaction-ledger.ts); what `interactions` reads. */
+  readonly #ledger = createInteractionLedger();
+  readonly #ledgerListeners = new Set<(change: LedgerChange) => void>();
   /** Which agy this is, read at attach and after every reconnect (version-watch.ts). */
   readonly #version: VersionWatch;
   /** agy's status row read for background tasks while the wire says idle (background-tasks.ts); undefined when turned off. */
@@ -148,7 +153,11 @@ class Session implements AgySessionApi {
       publish: (events) => this.#events.publish(events),
       signal: this.#closed.signal,
     });
-    this.#attribution = new ResolutionAttribution((events) => this.#events.publish(this.#pass(events)));
+    // What consumers are given is what the ledger folds: after attribution named who decided.
+    this.#attribution = new ResolutionAttribution((events) => {
+      for (const event of events) this.#fold(event);
+      this.#events.publish(this.#pass(events));
+    });
     this.#tasks = options.backgroundTasks === false ? undefined : this.#backgroundTasks(options.backgroundTasks);
     if (options.signal !== undefined) {
       // Removed on close: a caller (serve) may hand one signal to many sessions.
@@ -319,13 +328,13 @@ class Session implements AgySessionApi {
     this.#reader = reader;
     this.#readerStart = reader.start().then((history) => {
       // Only what is still open at the end of the history is the policy's to decide.
-      const open = new Map<string, EventOf<"interaction_requested">>();
+      const open = createInteractionLedger();
+      for (const event of history) open.apply(event);
+      for (const event of open.openAll()) this.#decide(event);
       for (const event of history) {
-        if (event.type === "interaction_requested") open.set(event.interactionId, event);
-        else if (event.type === "interaction_resolved") open.delete(event.interactionId);
+        this.#remember(event);
+        this.#fold(event);
       }
-      for (const event of open.values()) this.#decide(event);
-      for (const event of history) this.#remember(event);
       this.#history = history;
       // The wire's state at attach: no status edge has to come for an idle conversation's row to be read.
       this.#tasks?.seed(!reader.tracker.turnActive && reader.tracker.pendingInteractions().length === 0);
@@ -383,6 +392,29 @@ class Session implements AgySessionApi {
       decision: verdict.decision,
       rule: verdict.rule,
       reason: `the policy (${rule}) decided this request (${verdict.decision}) and delivers its answer itself; nobody else may answer it`,
+    };
+  }
+
+  /** Folds a published event into the ledger and tells `interactions` subscribers what changed. */
+  #fold(event: MapperEvent): void {
+    const change = this.#ledger.apply(event);
+    if (change === undefined) return;
+    for (const listener of [...this.#ledgerListeners]) {
+      try {
+        listener(change);
+      } catch {
+        // A subscriber that throws loses nothing of the session's own state.
+      }
+    }
+  }
+
+  get interactions(): SessionInteractions {
+    return {
+      snapshot: () => this.#ledger.snapshot(),
+      subscribe: (listener) => {
+        this.#ledgerListeners.add(listener);
+        return () => this.#ledgerListeners.delete(listener);
+      },
     };
   }
 

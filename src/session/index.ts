@@ -21,6 +21,7 @@ export type {
   PendingSummary,
   ProbeKind,
   ReadMode,
+  SessionInteractions,
   TurnDriver,
 } from "./types.js";
 export type { ScreenModel } from "../tmux/screen-types.js";
@@ -33,3 +34,9 @@ export { createSummariesBoard, type SummariesBoard, type SummariesReading } from
 export type { PolicyOutcome, PolicyRun, PolicyRunOptions } from "./policy-runner.js";
 export { VerdictSchema, parseVerdict, instructionAllowed, MAX_VERDICT_TEXT } from "./verdict.js";
 export type { Verdict as AnswerVerdict, VerdictAction, ParsedVerdict } from "./verdict.js";
+export { createLocalSessionSource } from "./local-session-source.js";
+export type { DiscoveryFeed, LocalSessionSourceOptions, SessionOffer, SessionSource } from "./local-session-source.js";
+export { createInteractionLedger, personMayAnswer } from "./interaction-ledger.js";
+export type { InteractionLedger, InteractionLedgerOptions, LedgerChange, LedgerEntry, LedgerSnapshot, OpenRequest } from "./interaction-ledger.js";
+export { respond } from "./respond.js";
+export type { Answerable, AnsweredRecord, RespondOptions } from "./respond.js";

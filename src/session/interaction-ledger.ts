@@ -29,7 +29,7 @@ export interface LedgerEntry {
 /** What one applied event changed; undefined when it changed nothing. */
 export type LedgerChange = { kind: "opened"; entry: LedgerEntry } | { kind: "resolved"; entry: LedgerEntry };
 
-/** A copy of the ledger's state at one moment. */
+/** A copy of the ledger's state at one moment (its entries are copies; the events are the ones published). */
 export interface LedgerSnapshot {
   /** Open requests a person may answer (no policy, or the policy said `ask`), in request order. */
   open: OpenRequest[];
@@ -125,7 +125,8 @@ export function createInteractionLedger(options: InteractionLedgerOptions = {}):
     get size() {
       return byId.size;
     },
-    snapshot: () => ({ open: ledger.open(), openAll: ledger.openAll(), entries: ledger.entries() }),
+    // Entries change as their interaction does: the snapshot holds copies of them.
+    snapshot: () => ({ open: ledger.open(), openAll: ledger.openAll(), entries: ledger.entries().map((entry) => ({ ...entry })) }),
   };
   return ledger;
 }

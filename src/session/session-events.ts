@@ -7,6 +7,7 @@
  * fanout keeps each consumer's queue bounded.
  */
 import type { MapperEvent, PendingInteraction } from "../mapper/index.js";
+import { createInteractionLedger } from "./interaction-ledger.js";
 import { createEventFanout, type EventFanout } from "./event-fanout.js";
 import type { EventsOptions } from "./types.js";
 
@@ -133,12 +134,9 @@ function* opening(
   yield* early;
 }
 
-/** The interactions still open at the end of `history`. */
+/** The interactions still open at the end of `history` (the ledger's fold, each once). */
 function openAt(history: MapperEvent[]): MapperEvent[] {
-  const open = new Map<string, MapperEvent>();
-  for (const event of history) {
-    if (event.type === "interaction_requested") open.set(event.interactionId, event);
-    else if (event.type === "interaction_resolved") open.delete(event.interactionId);
-  }
-  return [...open.values()];
+  const ledger = createInteractionLedger();
+  for (const event of history) ledger.apply(event);
+  return ledger.openAll();
 }

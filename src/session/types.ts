@@ -18,6 +18,7 @@ import type { AgyRpcClient, AgyRpcClientOptions } from "../rpc/client.js";
 import type { MapperEvent } from "../mapper/index.js";
 import type { Policy } from "../policy/index.js";
 import type { PolicyRunOptions } from "./policy-runner.js";
+import type { LedgerChange, LedgerSnapshot } from "./interaction-ledger.js";
 
 /** Finds the language server for a query (discovery's `findServer`). */
 export type Locate = (query: ServerQuery) => Promise<ServerBinding>;
@@ -246,9 +247,27 @@ export interface EventsOptions {
 }
 
 /** An attached agy conversation: follow it, type into it, answer it, interrupt it. */
+/**
+ * The interactions a session has published, as the interaction ledger folds
+ * them (docs/session.md, "Interactions"): what is open now, each request by id
+ * (the last 1,000 resolved kept), its resolution, who decided it and the
+ * policy's verdict.
+ */
+export interface SessionInteractions {
+  /** A copy of the state now; changing it changes nothing in the session. */
+  snapshot(): LedgerSnapshot;
+  /** Hears each request opened and each resolution, as the session publishes them; returns the unsubscribe. */
+  subscribe(listener: (change: LedgerChange) => void): () => void;
+}
+
 export interface AgySession {
   /** The conversation followed now (changes after a `/clear` rotation). */
   readonly conversationId: string;
+  /**
+   * The interactions this session has published (the ledger's fold). Present
+   * on every session `AgySession.attach` returns; a stand-in may leave it out.
+   */
+  readonly interactions?: SessionInteractions;
   /** The server's URL now (changes when it is re-located). */
   readonly url: string;
   /** How discovery bound it, in a few words. */

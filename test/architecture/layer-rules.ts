@@ -16,12 +16,14 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   rpc: ["protocol"],
   mapper: ["protocol"],
   policy: ["mapper", "protocol"],
-  audit: ["mapper", "policy", "protocol"],
+  // The auditor folds what it observes with the session layer's interaction ledger.
+  audit: ["mapper", "policy", "protocol", "session"],
   sim: ["protocol"],
   discovery: ["rpc", "tmux", "protocol"],
   tmux: ["protocol"],
   session: ["rpc", "mapper", "discovery", "tmux", "protocol", "policy"],
-  notify: ["mapper", "protocol"],
+  // Notifications fold what they hear with the session layer's interaction ledger (session/interaction-ledger.ts).
+  notify: ["mapper", "protocol", "session"],
   server: ["session", "mapper", "protocol", "policy", "audit", "notify"],
   mcp: ["session", "mapper", "protocol", "policy", "audit"],
   acp: ["session", "mapper", "protocol", "policy", "audit"],

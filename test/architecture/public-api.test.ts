@@ -26,6 +26,7 @@ const ROOT_RUNTIME_EXPORTS = [
   "callIdFor",
   "createAgyRpcClient",
   "createSummariesBoard",
+  "createInteractionLedger",
   "createTmuxDriver",
   "createTrajectoryTracker",
   "discoverServers",

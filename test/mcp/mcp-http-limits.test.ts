@@ -228,6 +228,7 @@ describe("mcp --http limits", { timeout: 120_000 }, () => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "TMUX") env[k] = v;
     Object.assign(env, { XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, AGY_BRIDGE_TOKEN: TOKEN });
+    // -L names a tmux server that does not exist: no agy is in scope, so none is attached while the sockets pile up.
     const argv = [process.execPath, "--import", "tsx", BIN, "mcp", "--http", "--listen", "127.0.0.1:0", "--json", "-L", `agyb-flood-${process.pid}`];
     const started = spawn("prlimit", ["--nofile=1024:1024", "--", ...argv], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     child = started;

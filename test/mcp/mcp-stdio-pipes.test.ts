@@ -40,7 +40,7 @@ async function startMcp(): Promise<Child> {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "TMUX" && k !== "AGY_BRIDGE_TOKEN") env[k] = v;
   env["XDG_CONFIG_HOME"] = dir;
   env["XDG_STATE_HOME"] = dir;
-  // A tmux server of its own that does not exist: discovery has no pane to look at.
+  // -L names a tmux server of its own that does not exist: no agy is in its scope, so no other test's agy is offered here.
   const child = spawn(
     process.execPath,
     ["--import", "tsx", BIN, "mcp", "-L", `agyb-pipes-${randomBytes(4).toString("hex")}`, "--audit-file", join(dir, "audit.jsonl")],
@@ -93,7 +93,7 @@ describe("agy-bridge mcp over raw stdio pipes", { timeout: 120_000 }, () => {
       line(INITIALIZE) + line(INITIALIZED) + line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sessions", arguments: {} } }),
     );
     const code = await exited(c);
-    // Notifications (a session list that changed: discovery may find other agy processes) may come between.
+    // Notifications (a session list that changed) may come between.
     const replies = c.lines.filter((l) => "id" in l);
     expect(
       replies.map((l) => l["id"]),

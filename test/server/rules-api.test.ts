@@ -157,3 +157,34 @@ describe("learned rules over HTTP", () => {
     }
   });
 });
+
+describe("learned rules' paths on a server that keeps none", () => {
+  it("answers 404 saying how to keep rules, whatever the method, while a server with rules answers 405 to a wrong method", async () => {
+    const bare = await startApiHarness({});
+    const dir = mkdtempSync(join(tmpdir(), "agy-rules-none-"));
+    const kept = await startApiHarness({
+      rules: createLearnedStore({ file: join(dir, "learned.yaml"), audit: createAuditLog({ path: join(dir, "audit.jsonl") }) }),
+    });
+    try {
+      for (const [method, path] of [
+        ["GET", "/v1/rules"],
+        ["POST", "/v1/rules"],
+        ["DELETE", "/v1/rules"],
+        ["GET", "/v1/rules/r1"],
+        ["DELETE", "/v1/rules/r1"],
+      ] as const) {
+        const res = await bare.fetch(path, { method });
+        const problem = (await res.json()) as { detail: string };
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+        expect(problem.detail).toContain("start serve with --policy FILE");
+      }
+      const wrong = await kept.fetch("/v1/rules", { method: "POST" });
+      expect(wrong.status).toBe(405);
+      await wrong.body?.cancel();
+    } finally {
+      await bare.close();
+      await kept.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,7 +2,6 @@
  * `agy-bridge serve` end to end, with the simulator as agy: resuming across a
  * restart of serve, and the refusals a bot acts on.
  */
-import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSse } from "./support/sse-client.js";
 import { startServeWorld, type ServeWorld } from "./support/serve-world.js";
@@ -99,13 +98,14 @@ describe("agy-bridge serve across a restart", { timeout: 180_000 }, () => {
     expect((await pendingOf(w)).map((p) => p.interactionId)).toEqual([waiting!.interactionId]);
   });
 
-  it("refuses a turn with 409 naming the missing pane when agy runs in no tmux server serve was told about", async () => {
-    world = await startServeWorld({ serveArgs: () => ["-L", `agyb-none-${randomUUID().slice(0, 8)}`, "--refresh-ms", "300"] });
+  it("refuses a turn with 409 naming the missing pane when agy runs in no pane of the tmux server serve looks at", async () => {
+    // Without -L serve offers every agy and looks for panes on tmux's default server; ours runs on a private one.
+    world = await startServeWorld({ serveArgs: () => ["--refresh-ms", "300"] });
     const w = world;
     const turn = await post(w, "/turns", { text: "Run pwd" });
     expect(turn.status, w.stderr()).toBe(409);
     const body = (await turn.json()) as { result: string; detail: string };
     expect(body.result).toBe("no_pane");
-    expect(body.detail).toMatch(/runs in no pane of the tmux server -L agyb-none-/);
+    expect(body.detail).toMatch(/runs in no pane of tmux's default server, so serve cannot type a turn into its TUI; .*restart serve with -L NAME/);
   });
 });
