@@ -6,6 +6,7 @@
  */
 import { recordCliAnswer } from "./cli-audit.js";
 import type { AgySessionApi, AnswerResult, AnswerVia, PendingSummary } from "../session/index.js";
+import { describeAnswer } from "../session/answer-text.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
@@ -127,21 +128,9 @@ interface AnswerRun {
 }
 
 function describeResult(result: AnswerResult, interactionId: string): string {
-  switch (result.result) {
-    case "delivered": {
-      const how = result.via === "tui" ? " in the TUI" : "";
-      const closed = result.prompt === undefined || result.prompt.result === "closed" || result.prompt.result === "none" ? "" : `; ${result.prompt.reason}`;
-      return `delivered${how} to step ${result.stepIndex} (${interactionId})${closed}`;
-    }
-    case "already_resolved":
-      return `interaction ${interactionId} was already resolved (step ${result.stepIndex}); nothing was sent`;
-    case "timed_out":
-      return `interaction ${interactionId} timed out in agy (step ${result.stepIndex}) and no retry is waiting; nothing was sent`;
-    case "not_found":
-      return `no interaction ${interactionId} in this conversation; run \`agy-bridge watch\` to see the open ones`;
-    case "decided_by_policy":
-      return `interaction ${interactionId} is the policy's to answer: ${result.reason}; nothing was sent`;
-  }
+  // The sentence every door gives (session/answer-text.ts), and the command-line's next step.
+  const text = describeAnswer(result, { interactionId });
+  return result.result === "not_found" ? `${text}; run \`agy-bridge watch\` to see the open ones` : text;
 }
 
 /** The `--json` result when no single interaction could be chosen: none of the kind, or several. */

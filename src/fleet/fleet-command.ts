@@ -1,7 +1,9 @@
 /**
  * A command entry of `agy:commands:<host>` read into a typed command, or one
- * sentence saying what is wrong with it. Pure: no Redis, no session.
+ * sentence saying what is wrong with it. Pure: no Redis, no session. An
+ * answer's body is the one `Verdict` of every door, with its limits.
  */
+import { parseVerdict, type Verdict } from "../session/verdict.js";
 
 export type CommandType = "approve" | "deny" | "answer" | "send_turn" | "interrupt";
 
@@ -72,21 +74,44 @@ export function parseCommand(fields: ReadonlyMap<string, string>): ParsedCommand
   const interactionId = fields.get("interactionId") ?? "";
   if (interactionId === "" || interactionId.length > MAX_ID)
     return fail(`a ${t} command needs the interactionId of the interaction_requested event it answers`);
+  const answer = answerOf(t, body);
+  if (typeof answer === "string") return fail(answer);
+  // The one Verdict and its limits, as every other door checks them (session/verdict.ts).
+  const checked = parseVerdict(answer);
+  if (!checked.ok) return fail(`the ${t} command's body does not fit: ${checked.reason}`);
+  return { ok: true, command: { ...base, interactionId, ...commandOf(checked.verdict) } };
+}
+
+/** An answer command's body as a `Verdict` (unchecked for limits), or what is wrong with it. */
+function answerOf(t: "approve" | "deny" | "answer", body: Record<string, unknown>): Verdict | string {
   if (t === "approve") {
-    if (body["scope"] !== undefined && typeof body["scope"] !== "string")
-      return fail("an approve body's scope must be a string like PERMISSION_SCOPE_CONVERSATION");
-    return { ok: true, command: { ...base, type: t, interactionId, ...(typeof body["scope"] === "string" ? { scope: body["scope"] } : {}) } };
+    if (body["scope"] !== undefined && typeof body["scope"] !== "string") return "an approve body's scope must be a string like PERMISSION_SCOPE_CONVERSATION";
+    return { action: "approve", ...(typeof body["scope"] === "string" ? { scope: body["scope"] } : {}) };
   }
   if (t === "deny") {
-    if (body["instruction"] !== undefined && typeof body["instruction"] !== "string") return fail("a deny body's instruction must be a string");
-    return { ok: true, command: { ...base, type: t, interactionId, ...(typeof body["instruction"] === "string" ? { instruction: body["instruction"] } : {}) } };
+    if (body["instruction"] !== undefined && typeof body["instruction"] !== "string") return "a deny body's instruction must be a string";
+    return { action: "deny", ...(typeof body["instruction"] === "string" ? { instruction: body["instruction"] } : {}) };
   }
   const options = body["options"];
   const writeIn = body["writeIn"];
   if (!Array.isArray(options) || !options.every((o) => typeof o === "string" && o !== ""))
-    return fail('an answer command needs a body {"options":["1",…]} with the chosen option ids (from the question\'s options)');
-  if (writeIn !== undefined && typeof writeIn !== "string") return fail("an answer body's writeIn must be a string");
+    return 'an answer command needs a body {"options":["1",…]} with the chosen option ids (from the question\'s options)';
+  if (writeIn !== undefined && typeof writeIn !== "string") return "an answer body's writeIn must be a string";
   if (options.length === 0 && (writeIn === undefined || writeIn === ""))
-    return fail("an answer command chooses no option and writes nothing in: give options, writeIn or both");
-  return { ok: true, command: { ...base, type: t, interactionId, optionIds: options as string[], ...(typeof writeIn === "string" ? { writeIn } : {}) } };
+    return "an answer command chooses no option and writes nothing in: give options, writeIn or both";
+  return { action: "answer", optionIds: options as string[], ...(typeof writeIn === "string" ? { writeIn } : {}) };
+}
+
+/** A checked `Verdict` as the command's own fields. */
+function commandOf(
+  verdict: Verdict,
+): { type: "approve"; scope?: string } | { type: "deny"; instruction?: string } | { type: "answer"; optionIds: string[]; writeIn?: string } {
+  switch (verdict.action) {
+    case "approve":
+      return { type: "approve", ...(verdict.scope === undefined ? {} : { scope: verdict.scope }) };
+    case "deny":
+      return { type: "deny", ...(verdict.instruction === undefined ? {} : { instruction: verdict.instruction }) };
+    case "answer":
+      return { type: "answer", optionIds: verdict.optionIds, ...(verdict.writeIn === undefined ? {} : { writeIn: verdict.writeIn }) };
+  }
 }

@@ -9,6 +9,7 @@ import type { SessionAuditor } from "../audit/index.js";
 import type { Policy, PolicyContext } from "../policy/index.js";
 import type { AnswerResult } from "../session/index.js";
 import { resolveRealPath } from "../session/policy-runner.js";
+import { describeAnswerSentence } from "../session/answer-text.js";
 import { respond } from "../session/respond.js";
 import { instructionAllowed, type Verdict } from "../session/verdict.js";
 import type { InteractionRequested } from "./conversation-log.js";
@@ -127,15 +128,16 @@ function verdictOf(verdict: AgentVerdict): Verdict {
 }
 
 function refusal(result: Exclude<AnswerResult, { result: "delivered" }>, interactionId: string, conversationId: string): string {
+  // The sentence every door gives (session/answer-text.ts), and the agent's next step.
+  const text = describeAnswerSentence(result, { interactionId, conversationId });
   switch (result.result) {
     case "already_resolved":
-      return `Interaction ${interactionId} (step ${result.stepIndex}) was already answered, here, in agy's TUI or by another client; nothing was sent. Call wait_for or read_events to see what happens now.`;
-    case "timed_out":
-      return `agy timed interaction ${interactionId} (step ${result.stepIndex}) out and no retry of it is waiting; nothing was sent. Call wait_for with until "pending_interaction" for the next one.`;
-    case "not_found":
-      return `No interaction ${interactionId} exists in conversation ${conversationId}; take the id from wait_for, read_events or the pending resource.`;
     case "decided_by_policy":
-      return `The team's policy decided interaction ${interactionId} (${result.decision}) and answers it itself; nothing was sent. Call wait_for or read_events to see what happens now.`;
+      return `${text}. Call wait_for or read_events to see what happens now.`;
+    case "timed_out":
+      return `${text}. Call wait_for with until "pending_interaction" for the next one.`;
+    case "not_found":
+      return `${text}; take the id from wait_for, read_events or the pending resource.`;
   }
 }
 

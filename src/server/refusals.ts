@@ -9,18 +9,13 @@ import type { AnswerResult, InteractionAction } from "./contract.js";
 import { HttpProblem, sendJson, sendProblem } from "./http-problem.js";
 import type { HubSession, InteractionRequested, TurnOutcome } from "./session-hub.js";
 import { instructionAllowed } from "../session/index.js";
+import { type AnswerPlace, describeAnswer } from "../session/answer-text.js";
 
-export function sendAnswer(res: ServerResponse, result: AnswerResult): void {
+/** The answer's result: 200 when delivered, else a problem whose `detail` is the sentence every door gives (session/answer-text.ts). */
+export function sendAnswer(res: ServerResponse, result: AnswerResult, place: AnswerPlace): void {
   if (result.result === "delivered") return sendJson(res, 200, result);
   const status = result.result === "not_found" ? 404 : 409;
-  const detail =
-    result.reason ??
-    (result.result === "already_resolved"
-      ? "the interaction was already answered (here, in the TUI or elsewhere)"
-      : result.result === "timed_out"
-        ? "the prompt timed out and no retry of it is waiting"
-        : "no such interaction in this conversation");
-  sendProblem(res, new HttpProblem(status, status === 404 ? "Not Found" : "Conflict", detail, result.result));
+  sendProblem(res, new HttpProblem(status, status === 404 ? "Not Found" : "Conflict", describeAnswer(result, place), result.result));
 }
 
 /** A refused turn is a 409 that says what to do: answer the waiting interaction, or give serve a pane. */

@@ -154,7 +154,7 @@ export async function answerRemembering(
   const choice = { decision, scope: answer.remember.scope, ...(answer.remember.rule === undefined ? {} : { rule: answer.remember.rule }) };
   const { proposal, request } = await proposalFor(waiting, answer.interactionId, answer.place, choice);
   const result = await session.respond(answer.interactionId, answer.action, answer.decidedBy);
-  if (result.result !== "delivered") return sendAnswer(res, result);
+  if (result.result !== "delivered") return sendAnswer(res, result, { interactionId: answer.interactionId, conversationId: session.conversationId });
   const saved = await rules.save({
     decision,
     proposal,

@@ -75,7 +75,7 @@ export async function answerInteraction(call: RouteCall<AnswerBody>): Promise<vo
     const place = placeOf(call.context.options, call.params.conversationId!);
     return answerRemembering(call.res, session, waiting, { interactionId, action, remember, decidedBy, place }, call.context.options.rules);
   }
-  sendAnswer(call.res, await session.respond(interactionId, action, decidedBy));
+  sendAnswer(call.res, await session.respond(interactionId, action, decidedBy), { interactionId, conversationId: session.conversationId });
 }
 
 /** `POST …/turns`. */
@@ -94,7 +94,10 @@ export async function answerByActionToken(call: RouteCall<undefined>): Promise<v
   const scope = redeemActionToken(call.context, call.req, call.res);
   const session = call.context.options.hub.get(scope.conversationId);
   if (session === undefined) throw new HttpProblem(404, "Not Found", `no supervised session has conversation ${scope.conversationId} any more`, "not_found");
-  sendAnswer(call.res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"));
+  sendAnswer(call.res, await session.respond(scope.interactionId, { action: scope.action }, "ntfy"), {
+    interactionId: scope.interactionId,
+    conversationId: scope.conversationId,
+  });
 }
 
 /** Where a conversation's requests come from, for the scope of a learned rule. */

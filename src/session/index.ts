@@ -40,3 +40,5 @@ export { createInteractionLedger, personMayAnswer } from "./interaction-ledger.j
 export type { InteractionLedger, InteractionLedgerOptions, LedgerChange, LedgerEntry, LedgerSnapshot, OpenRequest } from "./interaction-ledger.js";
 export { respond } from "./respond.js";
 export type { Answerable, AnsweredRecord, RespondOptions } from "./respond.js";
+export { describeAnswer, describeAnswerSentence } from "./answer-text.js";
+export type { AnswerPlace, DescribedAnswer } from "./answer-text.js";

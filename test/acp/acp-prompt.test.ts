@@ -29,7 +29,10 @@ describe("agy-bridge acp", { timeout: 120_000 }, () => {
     expect(w.updates.every((n) => n.sessionId === sessionId)).toBe(true);
     await w.tmux.waitForScreen("agy", (s) => s.includes("> Say hello in one short sentence."), "the prompt in agy's transcript");
     // Nothing went wrong: the only lines are -L's note of other agy on this machine (other tests' simulators), once each.
-    const lines = w.stderr().split("\n").filter((line) => line !== "");
+    const lines = w
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "");
     expect(lines.filter((line) => !/^agy-bridge acp: left out agy \(pid \d+\): it runs in no pane of the tmux server -L /.test(line))).toEqual([]);
     expect(new Set(lines).size).toBe(lines.length);
   });

@@ -80,4 +80,25 @@ describe("reading a command entry", () => {
       reason: expect.stringMatching(/names no principal/),
     });
   });
+
+  it("holds an answer to the limits every door holds it to (the one Verdict), and takes what fits", () => {
+    const entry = (type: string, body: unknown) => new Map(Object.entries({ ...base, type, interactionId: "int_a", body: JSON.stringify(body) }));
+    const tooLong = "x".repeat(65_537);
+    for (const [type, body, field] of [
+      ["deny", { instruction: tooLong }, '"instruction"'],
+      ["answer", { options: ["1"], writeIn: tooLong }, '"writeIn"'],
+      ["answer", { options: Array.from({ length: 65 }, (_, i) => String(i)) }, '"optionIds"'],
+      ["answer", { options: ["o".repeat(65)] }, '"optionIds.0"'],
+      ["approve", { scope: "s".repeat(201) }, '"scope"'],
+    ] as const) {
+      const parsed = parseCommand(entry(type, body));
+      expect(parsed.ok, `${type} ${field}`).toBe(false);
+      expect((parsed as { reason: string }).reason).toContain(`the ${type} command's body does not fit: Fix ${field}`);
+    }
+    expect(parseCommand(entry("deny", { instruction: "x".repeat(65_536) }))).toMatchObject({ ok: true, command: { type: "deny" } });
+    expect(parseCommand(entry("approve", { scope: "PERMISSION_SCOPE_CONVERSATION" }))).toEqual({
+      ok: true,
+      command: { ...base, type: "approve", interactionId: "int_a", scope: "PERMISSION_SCOPE_CONVERSATION" },
+    });
+  });
 });

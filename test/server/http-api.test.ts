@@ -381,6 +381,25 @@ describe("answering", () => {
     expect(await late.json()).toMatchObject({ result: "timed_out" });
   });
 
+  it("says each result in the sentence the CLI and MCP say it in, naming the interaction and the step", async () => {
+    const h = await start();
+    const results: Record<string, object> = {
+      int_done: { result: "already_resolved", stepIndex: 6 },
+      int_late: { result: "timed_out", stepIndex: 4 },
+      int_gone: { result: "not_found" },
+    };
+    h.addSession("conv-a", createScriptedSession("conv-a", { respond: async (id) => results[id] as never }));
+    await h.hub.refresh();
+    const detail = async (id: string) =>
+      ((await (await h.fetch(`/v1/sessions/conv-a/interactions/${id}`, { method: "POST", body: '{"action":"approve"}' })).json()) as { detail: string }).detail;
+    expect(await detail("int_done")).toBe("interaction int_done (step 6) was already answered, here, in agy's TUI or by another client; nothing was sent");
+    expect(await detail("int_late")).toBe("agy timed interaction int_late (step 4) out and no retry of it is waiting; nothing was sent");
+    expect(await detail("int_gone")).toBe("no interaction int_gone exists in conversation conv-a");
+    // The same words, from the one table every door reads.
+    const { describeAnswer } = await import("../../src/session/answer-text.js");
+    expect(describeAnswer({ result: "already_resolved", stepIndex: 6 }, { interactionId: "int_done" })).toBe(await detail("int_done"));
+  });
+
   it("refuses a body over the size limit with 413 before handing anything to the session", async () => {
     const h = await start();
     const session = h.addSession("conv-a");
