@@ -7,8 +7,9 @@
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { AcpCandidate, AcpSessionSource } from "../acp/index.js";
-import type { DiscoveredServer, PaneRef, TmuxScope } from "../discovery/index.js";
+import type { PaneRef, TmuxScope } from "../discovery/index.js";
 import type { AgySessionApi, AttachOptions } from "../session/index.js";
+import { createLocalSessionSource } from "../session/local-session-source.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionArgs, UsageError, type ConnectionArgs } from "./args.js";
 import { defineCommand } from "./command.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
@@ -126,12 +127,26 @@ interface SourceDeps {
  */
 function sessionSource(deps: SourceDeps): AcpSessionSource {
   const { connection, pane, scope, extra } = deps;
-  const tmux = scope.server;
   const given = {
     ...(connection.url === undefined ? {} : { url: connection.url }),
     ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
   };
-  const servers = new Map<string, DiscoveredServer>();
+  // Every agy in the -L/-S scope, one offer per top-level conversation (session/local-session-source.ts).
+  const local = createLocalSessionSource({
+    scope,
+    discovery: {
+      refresh: async (signal?: AbortSignal) =>
+        (
+          await deps.discover({
+            ...(signal === undefined ? {} : { signal }),
+            tmuxServers: scope.discoveryServers,
+            ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
+          })
+        ).servers,
+      close: async () => undefined,
+    },
+    attach: deps.attach,
+  });
   const workspaceOf = async (options: AttachOptions): Promise<{ id: string; workspace: string | undefined }> => {
     const session = await deps.attach({ ...options, follow: false, locatePane: false });
     try {
@@ -153,45 +168,33 @@ function sessionSource(deps: SourceDeps): AcpSessionSource {
         });
         return [{ conversationId: found.id, ...(found.workspace === undefined ? {} : { workspace: found.workspace }) }];
       }
-      const result = await deps.discover({
-        signal,
-        tmuxServers: scope.discoveryServers,
-        ...(connection.csrfToken === undefined ? {} : { csrfToken: connection.csrfToken }),
-      });
       const out: Array<Promise<AcpCandidate>> = [];
-      for (const server of scope.admit(result.servers)) {
-        if (server.url === undefined) continue;
-        for (const c of server.conversations) {
-          if (c.parentConversationId !== undefined) continue;
-          servers.set(c.conversationId, server);
-          const candidate: AcpCandidate = {
-            conversationId: c.conversationId,
-            ...(c.title === undefined ? {} : { title: c.title }),
-            ...(c.lastUserInputTime === undefined ? {} : { updatedAt: c.lastUserInputTime }),
-          };
-          out.push(
-            workspaceOf({
-              url: server.url,
-              ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }),
-              conversationId: c.conversationId,
-              signal,
-            })
-              .then(({ workspace }) => (workspace === undefined ? candidate : { ...candidate, workspace }))
-              .catch(() => candidate),
-          );
-        }
+      for (const offer of await local.list(signal)) {
+        const server = local.serverOf(offer.conversationId);
+        const candidate: AcpCandidate = {
+          conversationId: offer.conversationId,
+          ...(offer.title === undefined ? {} : { title: offer.title }),
+          ...(offer.updatedAt === undefined ? {} : { updatedAt: offer.updatedAt }),
+        };
+        if (server?.url === undefined) continue;
+        out.push(
+          workspaceOf({
+            url: server.url,
+            ...(server.csrfToken === undefined ? {} : { csrfToken: server.csrfToken }),
+            conversationId: offer.conversationId,
+            signal,
+          })
+            .then(({ workspace }) => (workspace === undefined ? candidate : { ...candidate, workspace }))
+            .catch(() => candidate),
+        );
       }
       return Promise.all(out);
     },
     async attach(conversationId, signal) {
-      const server = single ? undefined : servers.get(conversationId);
+      // Discovered: on the server the source last saw it on, with its pane (as serve, mcp and relay attach).
+      if (!single) return local.attach(conversationId, { ...extra, signal });
       const options: AttachOptions = { ...given, ...extra, conversationId, signal };
       if (pane !== undefined) options.pane = pane;
-      if (server?.url !== undefined) {
-        options.url = server.url;
-        if (server.csrfToken !== undefined) options.csrfToken = server.csrfToken;
-        if (server.tmuxPane !== undefined && tmux !== undefined) options.pane = { target: server.tmuxPane, ...tmux };
-      }
       return deps.attach(options);
     },
   };
