@@ -70,13 +70,12 @@ export async function answerAsAgent(
     );
   }
   if (verdict.kind !== "deny" && rules.policy !== undefined && request !== undefined) {
-    // The policy layer (the shell parser, globs) loads only when a policy is given.
-    const { decide, policyRequestOf } = await import("../policy/index.js");
-    const decision = decide(rules.policy, policyRequestOf(request.request, request.stepType), await contextFor(entry, request, rules));
-    if (decision.decision === "deny") {
+    // Decided once: the verdict the session's policy wrote on the request (the ledger's), else decided here.
+    const denied = await policyDenial(request, entry, rules);
+    if (denied !== undefined) {
       await record("refused_by_policy");
       throw new McpToolError(
-        `The team's policy denies this request (${decision.reason.replace(/\.$/, "")}), so an agent may not ${verdict.kind} it; deny it, or ask a person, who can approve it from the CLI or the approval page.`,
+        `The team's policy denies this request (${denied}), so an agent may not ${verdict.kind} it; deny it, or ask a person, who can approve it from the CLI or the approval page.`,
       );
     }
   }
@@ -139,6 +138,18 @@ function refusal(result: Exclude<AnswerResult, { result: "delivered" }>, interac
     case "not_found":
       return `${text}; take the id from wait_for, read_events or the pending resource.`;
   }
+}
+
+/** Why the policy denies `request` (its rule), or undefined when it does not. */
+async function policyDenial(request: InteractionRequested, entry: PooledSession, rules: AgentRules): Promise<string | undefined> {
+  if (request.policy !== undefined) {
+    if (request.policy.decision !== "deny") return undefined;
+    return request.policy.rule === null ? "its default" : `rule ${request.policy.rule}`;
+  }
+  // A session attached without the policy: the policy layer (the shell parser, globs) loads only now.
+  const { decide, policyRequestOf } = await import("../policy/index.js");
+  const decision = decide(rules.policy!, policyRequestOf(request.request, request.stepType), await contextFor(entry, request, rules));
+  return decision.decision === "deny" ? decision.reason.replace(/\.$/, "") : undefined;
 }
 
 async function contextFor(entry: PooledSession, request: InteractionRequested, rules: AgentRules): Promise<PolicyContext> {

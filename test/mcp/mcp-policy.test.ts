@@ -64,7 +64,7 @@ describe("agy-bridge mcp --policy", { timeout: 120_000 }, () => {
 
     const approve = await w.call("approve", { interactionId });
     expect(approve.isError).toBe(true);
-    expect(textOf(approve)).toMatch(/^The team's policy denies this request \(Rule no-pwd .*\), so an agent may not approve it; deny it, or ask a person/);
+    expect(textOf(approve)).toMatch(/^The team's policy denies this request \(rule no-pwd\), so an agent may not approve it; deny it, or ask a person/);
 
     // The policy itself denies it, whoever is faster: never the agent's approve.
     const resolved = structured<{ event: { outcome: string; decidedBy?: string } }>(
