@@ -42,6 +42,6 @@ export const answerCommand = defineAnswerCommand({
       throw new UsageError("give at least one --option or a --write-in; run `agy-bridge answer --help`");
     }
     const via = answerVia("answer", values.via);
-    return (session, id) => session.answer(id, { optionIds, ...(writeIn === undefined ? {} : { writeIn }), ...via });
+    return { verdict: { action: "answer", optionIds, ...(writeIn === undefined ? {} : { writeIn }) }, ...via };
   },
 });

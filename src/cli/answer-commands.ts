@@ -7,6 +7,8 @@
 import { recordCliAnswer } from "./cli-audit.js";
 import type { AgySessionApi, AnswerResult, AnswerVia, PendingSummary } from "../session/index.js";
 import { describeAnswer } from "../session/answer-text.js";
+import { respond, type AnsweredRecord } from "../session/respond.js";
+import type { Verdict } from "../session/verdict.js";
 import { CONNECTION_HELP, CONNECTION_OPTIONS, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
@@ -70,8 +72,11 @@ none_pending, several_pending (exit 1, nothing sent). Exit 1 with one
 sentence on any other failure, 2 on a usage error.
 `;
 
-/** Delivers the answer to one interaction. */
-export type Deliver = (session: AgySessionApi, interactionId: string) => Promise<AnswerResult>;
+/** The answer a command gives, as the one `Verdict` of every door, and how it travels. */
+export interface Deliver {
+  verdict: Verdict;
+  via?: AnswerVia;
+}
 
 /** One answering command: what it answers, its own options, and how it delivers. */
 export interface AnswerCommandSpec<O extends ParseArgsOptionsConfig> {
@@ -182,17 +187,18 @@ async function runAnswer(io: CliIo, run: AnswerRun): Promise<number> {
       else io.stdout.write(terminalText(await proposalText(remembered, run.remember.decision), { keepNewlines: true }));
       return 0;
     }
-    const result = await run.deliver(session, interactionId);
-    const decision = run.command === "approve" ? "approve" : run.command === "deny" ? "deny" : "answer";
-    await recordCliAnswer(io, {
-      command: run.command,
-      conversationId: session.conversationId,
-      interactionId,
-      decision,
-      pending,
-      result,
-      instruction: (run.values as { instruction?: string | undefined }).instruction,
-    });
+    // The one answer path: delivered as `cli`, and its record written where it is delivered (also when it throws).
+    let answered: AnsweredRecord | undefined;
+    let result: AnswerResult;
+    try {
+      result = await respond(session, interactionId, run.deliver.verdict, {
+        decidedBy: "cli",
+        ...(run.deliver.via === undefined ? {} : { via: run.deliver.via }),
+        onAnswered: (record) => (answered = record),
+      });
+    } finally {
+      if (answered !== undefined) await recordCliAnswer(io, { ...answered, command: run.command, pending });
+    }
     // The rule is saved only for an answer that reached agy.
     const saved =
       remembered !== undefined && run.remember !== undefined && result.result === "delivered"

@@ -60,6 +60,6 @@ export const approveCommand = defineAnswerCommand({
     // Checked before anything is sent: an unknown scope used to reach agy as it was typed.
     const scope = values.scope === undefined || values.scope === "" ? undefined : permissionScope(values.scope);
     const via = answerVia("approve", values.via);
-    return (session, id) => session.approve(id, { ...(scope === undefined ? {} : { scope }), ...via });
+    return { verdict: { action: "approve", ...(scope === undefined ? {} : { scope }) }, ...via };
   },
 });

@@ -4,19 +4,16 @@
  * it. A log that cannot be written is said once on stderr; the answer stands.
  */
 import type { AuditEntry } from "../audit/index.js";
-import type { AnswerResult, PendingSummary } from "../session/index.js";
+import type { PendingSummary } from "../session/index.js";
+import type { AnsweredRecord } from "../session/respond.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 
-export interface CliAnswer {
+/** The record `respond()` made of a command-line answer, with what was pending for it. */
+export interface CliAnswer extends AnsweredRecord {
   command: string;
-  conversationId: string;
-  interactionId: string;
-  decision: "approve" | "deny" | "answer";
   /** What was pending for it before the answer, when it was. */
   pending: PendingSummary | undefined;
-  result: AnswerResult;
-  instruction?: string | undefined;
 }
 
 export async function recordCliAnswer(io: CliIo, answer: CliAnswer): Promise<void> {
@@ -27,8 +24,8 @@ export async function recordCliAnswer(io: CliIo, answer: CliAnswer): Promise<voi
     kind: p?.kind ?? "permission",
     request: p === undefined ? {} : requestOf(p),
     decision: answer.decision,
-    decidedBy: "cli",
-    delivery: answer.result.result,
+    decidedBy: answer.decidedBy,
+    delivery: answer.delivery,
     ...(p === undefined ? {} : { trajectoryId: p.trajectoryId, stepIndex: p.stepIndex }),
     ...(answer.instruction === undefined ? {} : { instruction: answer.instruction }),
   };

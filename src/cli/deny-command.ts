@@ -35,6 +35,6 @@ export const denyCommand = defineAnswerCommand({
   what: "interaction",
   prepare(values) {
     const via = answerVia("deny", values.via);
-    return (session, id) => session.deny(id, { ...(values.instruction === undefined ? {} : { instruction: values.instruction }), ...via });
+    return { verdict: { action: "deny", ...(values.instruction === undefined ? {} : { instruction: values.instruction }) }, ...via };
   },
 });

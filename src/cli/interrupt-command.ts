@@ -46,8 +46,9 @@ export const interruptCommand = defineCommand({
             conversationId: session.conversationId,
             interactionId: p.interactionId,
             decision: "deny",
+            decidedBy: "cli",
+            delivery: "delivered",
             pending: p,
-            result: { result: "delivered", stepIndex: p.stepIndex },
           });
         }
       }
