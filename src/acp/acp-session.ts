@@ -128,9 +128,11 @@ async function gate(state: SessionState, event: Requested): Promise<void> {
   const abort = new AbortController();
   open.set(event.interactionId, abort);
   try {
-    // The session's policy decided it before publishing it: the editor is never asked.
+    // The session's policy decided it before publishing it (the verdict is on the request, as the
+    // ledger keeps it): an approve or deny is never the editor's, an ask is at once.
     if (event.policy !== undefined && event.policy.decision !== "ask") return;
-    if (options.policyGate !== undefined) {
+    // Only a session that writes no verdict on its requests needs the policy's report to come first.
+    if (event.policy === undefined && options.policyGate !== undefined) {
       const wait = AbortSignal.any([abort.signal, stop.signal, AbortSignal.timeout(options.policyWaitMs ?? 10_000)]);
       if ((await options.policyGate.verdict(event.interactionId, wait)) === "decided") return;
     }

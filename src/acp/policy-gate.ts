@@ -2,7 +2,10 @@
  * The policy answers first: the session's policy runner reports each
  * decision here, and the ACP session asks the editor only about a request
  * the policy left to a person (`ask`, a question it cannot approve, or a
- * delivery that failed).
+ * delivery that failed). A session from `AgySession.attach` writes its
+ * policy's verdict on each request before publishing it (the interaction
+ * ledger keeps it), so the ACP session reads that and waits here only for a
+ * session that writes none.
  */
 import type { PolicyOutcome } from "../session/index.js";
 
