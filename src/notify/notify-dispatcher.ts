@@ -5,8 +5,9 @@
  * pending, and history that is already over is never announced.
  *
  * With a policy, the policy answers first: an interaction is noticed only
- * when the policy said `ask` (or could not deliver its answer), which the
- * caller reports through {@link NotifyDispatcher.policyAsked}. Without one,
+ * when the policy said `ask` (or could not deliver its answer): read off the
+ * verdict the session writes on the request, or reported by the caller
+ * through {@link NotifyDispatcher.policyAsked}. Without one,
  * every open interaction is noticed as it appears (after `history_end` for
  * what was open at attach).
  *
@@ -169,6 +170,10 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
     for (const notifier of options.notifiers) notifier.resolved(event.decidedBy === undefined ? out : { ...out, decidedBy: event.decidedBy });
   }
 
+  // A person is told of a request no policy runs for, or one whose verdict (written on it before it was
+  // published) is ask; a policy's ask reported through policyAsked says the same (noticed once either way).
+  const asked = (event: InteractionRequested) => !options.policy || event.policy?.decision === "ask";
+
   return {
     session() {
       let live = false;
@@ -180,7 +185,7 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
             // The session's policy approved or denied it: nobody is told it waits.
             if (event.policy !== undefined && event.policy.decision !== "ask") return;
             if (live) {
-              if (!options.policy) notice(event);
+              if (asked(event)) notice(event);
             } else history.apply(event);
           } else if (event.type === "interaction_resolved") {
             if (!live) history.apply(event);
@@ -188,7 +193,7 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
             resolved(event);
           } else if (event.type === "history_end" && !live) {
             live = true;
-            if (!options.policy) for (const waiting of history.open()) notice(waiting);
+            for (const waiting of history.open()) if (asked(waiting)) notice(waiting);
           }
         },
       };
