@@ -71,7 +71,8 @@ export async function attachFromArgs(
 ): Promise<AgySessionApi> {
   const conn = target.connection;
   // The session layer (and the RPC stack under it) loads only to attach: `--help` and usage errors never pay for it.
-  const attach = deps.attach ?? (await import("../session/index.js")).AgySession.attach;
+  // Its own file, not the barrel, which would load the verdict schemas (zod) and the fleet's session sources too.
+  const attach = deps.attach ?? (await import("../session/agy-session.js")).AgySession.attach;
   return attach({
     ...(conn.url === undefined ? {} : { url: conn.url }),
     ...(conn.csrfToken === undefined ? {} : { csrfToken: conn.csrfToken }),

@@ -205,9 +205,7 @@ export function createSessionsCommand(options: SessionsCommandOptions = {}): Com
       const tmux = tmuxServerOf("sessions", args.values);
       const discover = options.discover ?? cachedDiscover(io.env);
       const { servers } = await discover(discoveryScope(tmux));
-      const lookUp =
-        options.waitingFor ??
-        (async (server: DiscoveredServer, signal: AbortSignal) => (await import("../session/waiting-lookup.js")).lookUpWaitingFor(server, { signal }));
+      const lookUp = options.waitingFor ?? askWaitingFor;
       const waiting = await Promise.all(servers.map((server) => lookUp(server, io.signal)));
       const entries = servers.map((server, i) => sessionEntryOf(server, waiting[i] ?? new Map()));
       if (args.values.json === true) {
@@ -222,6 +220,16 @@ export function createSessionsCommand(options: SessionsCommandOptions = {}): Com
       return 0;
     },
   });
+}
+
+/**
+ * `lookUpWaitingFor`, loaded only for a server with a waiting conversation:
+ * it asks nothing otherwise, and loading it (the mapper, and its event
+ * schemas' zod) would cost a listing of idle sessions more than discovery.
+ */
+async function askWaitingFor(server: DiscoveredServer, signal: AbortSignal): Promise<ReadonlyMap<string, WaitingFor>> {
+  if (server.url === undefined || !server.conversations.some((c) => c.waitingSteps.length > 0)) return new Map();
+  return (await import("../session/waiting-lookup.js")).lookUpWaitingFor(server, { signal });
 }
 
 export const sessionsCommand = createSessionsCommand();

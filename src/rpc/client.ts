@@ -2,41 +2,36 @@
  * The Connect client for agy's language server. With `connections.ts` (which
  * opens the sockets), the only code in the library that talks to agy.
  *
- * Shape: connect-es protocol-level pieces (connect-node's universal HTTP
- * client for HTTP/1.1 and HTTP/2) carrying raw JSON, decoded with JSON.parse
- * and loose zod schemas. The high-level client with `google.protobuf.Struct`
+ * Shape: the Connect protocol spoken by hand over `node:http`/`node:http2`
+ * (`http-transport.ts`), carrying raw JSON decoded with JSON.parse and loose
+ * checks. The high-level Connect client with `google.protobuf.Struct`
  * descriptors was measured slower on a 10,000-step snapshot (see
- * `bench/rpc-snapshot.bench.ts`), and typed messages would drop agy's unknown
- * fields. This file owns the request envelope, the end-stream trailer and the
- * error mapping; callers never see bytes. Opening connections (TLS, the pin,
- * HTTP/2 sessions) is in `connections.ts`.
+ * `bench/rpc-snapshot.bench.ts`), typed messages would drop agy's unknown
+ * fields, and importing the Connect libraries cost a CLI command more than
+ * its own work. This file owns the request envelope, the end-stream trailer
+ * and the error mapping; callers never see bytes. Opening connections (TLS,
+ * the pin, HTTP/2 sessions) is in `connections.ts`.
  */
 import { randomUUID } from "node:crypto";
-import * as http from "node:http";
-import { createNodeHttpClient, type NodeHttpClientOptions } from "@connectrpc/connect-node";
-import type { UniversalClientFn, UniversalClientResponse } from "@connectrpc/connect/protocol";
 import { RpcError } from "../errors.js";
-import { createCertificatePin, type CertificatePin } from "./certificate-pin.js";
+import { createCertificatePin } from "./certificate-pin.js";
 import { httpStatusError, toRpcError, type Deadline } from "./call-failure.js";
-import { connectTls, DEFAULT_CONNECT_TIMEOUT_MS, Http2Sessions, PinnedHttpsAgent } from "./connections.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS } from "./connections.js";
+import { createHttpTransport, type HttpAnswer, type HttpTransport } from "./http-transport.js";
 import { DEFAULT_MAX_FRAME_BYTES, encodeJsonEnvelope, FLAG_DATA } from "../protocol/envelope.js";
 import { assertLoopbackUrl } from "./loopback.js";
 import { DEFAULT_TIMEOUTS_MS, METHODS, methodPath, type MethodName, type TimeoutClass } from "../protocol/methods.js";
 import * as build from "./requests.js";
-import { decodeStepsResponse, decodeStreamBody, joinChunks, parseJsonBody, validateBody } from "./response-decoding.js";
-import {
-  AllTrajectoriesResponseSchema,
-  AvailableModelsResponseSchema,
-  ConversationMetadataResponseSchema,
-  JsonObjectSchema,
-  TrajectoryResponseSchema,
-  type AllTrajectoriesResponse,
-  type ConversationMetadataResponse,
-  type JsonObject,
-  type ModelCatalog,
-  type Step,
-  type StreamUpdate,
-  type TrajectoryResponse,
+import { checkAllTrajectories, checkConversationMetadata, checkJsonObject, checkModelCatalog, checkTrajectory } from "./answer-shapes.js";
+import { decodeStepsResponse, decodeStreamBody, joinChunks, parseJsonBody } from "./response-decoding.js";
+import type {
+  AllTrajectoriesResponse,
+  ConversationMetadataResponse,
+  JsonObject,
+  ModelCatalog,
+  Step,
+  StreamUpdate,
+  TrajectoryResponse,
 } from "../protocol/wire-schemas.js";
 
 export interface AgyRpcClientOptions {
@@ -125,8 +120,7 @@ class ConnectJsonClient implements AgyRpcClient {
   readonly #timeouts: Readonly<Record<TimeoutClass, number>>;
   readonly #maxFrameBytes: number;
   readonly #connectTimeoutMs: number;
-  readonly #http: UniversalClientFn;
-  readonly #closers: Array<() => void> = [];
+  readonly #http: HttpTransport;
   readonly #inFlight = new Set<AbortController>();
   #closed = false;
 
@@ -138,22 +132,8 @@ class ConnectJsonClient implements AgyRpcClient {
     this.#timeouts = { ...DEFAULT_TIMEOUTS_MS, ...options.timeouts };
     this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const secure = url.protocol === "https:";
-    const pin = secure && options.tls !== "insecure" ? createCertificatePin(url.origin) : undefined;
-    this.#http = createNodeHttpClient(this.#transportOptions(url, secure, pin, options.httpVersion ?? "1.1"));
-  }
-
-  #transportOptions(url: URL, secure: boolean, pin: CertificatePin | undefined, version: "1.1" | "2"): NodeHttpClientOptions {
-    if (version === "2") {
-      const timeoutMs = this.#connectTimeoutMs;
-      const connect = secure ? () => connectTls(url, ["h2"], pin, timeoutMs) : undefined;
-      const sessions = new Http2Sessions(url.origin, connect, timeoutMs);
-      this.#closers.push(() => sessions.close());
-      return { httpVersion: "2", sessionProvider: () => sessions };
-    }
-    const agent = secure ? new PinnedHttpsAgent(url, pin, this.#connectTimeoutMs) : new http.Agent({ keepAlive: true });
-    this.#closers.push(() => agent.destroy());
-    return { httpVersion: "1.1", nodeOptions: { agent } };
+    const pin = url.protocol === "https:" && options.tls !== "insecure" ? createCertificatePin(url.origin) : undefined;
+    this.#http = createHttpTransport({ url, httpVersion: options.httpVersion ?? "1.1", pin, connectTimeoutMs: this.#connectTimeoutMs });
   }
 
   async heartbeat(input: Record<string, never> = {}, options?: CallOptions): Promise<void> {
@@ -162,7 +142,7 @@ class ConnectJsonClient implements AgyRpcClient {
 
   getConversationMetadata(input: build.ConversationInput, options?: CallOptions) {
     return this.#unary("GetConversationMetadata", build.conversationMetadataRequest(input), options, (bytes, m) =>
-      validateBody(parseJsonBody(bytes, m), ConversationMetadataResponseSchema, m),
+      checkConversationMetadata(parseJsonBody(bytes, m), m),
     );
   }
 
@@ -171,9 +151,7 @@ class ConnectJsonClient implements AgyRpcClient {
   }
 
   getCascadeTrajectory(input: build.ConversationInput, options?: CallOptions) {
-    return this.#unary("GetCascadeTrajectory", build.trajectoryRequest(input), options, (bytes, m) =>
-      validateBody(parseJsonBody(bytes, m), TrajectoryResponseSchema, m),
-    );
+    return this.#unary("GetCascadeTrajectory", build.trajectoryRequest(input), options, (bytes, m) => checkTrajectory(parseJsonBody(bytes, m), m));
   }
 
   handleCascadeUserInteraction(input: build.HandleInteractionInput, options?: CallOptions) {
@@ -194,9 +172,7 @@ class ConnectJsonClient implements AgyRpcClient {
 
   getAllCascadeTrajectories(input: Record<string, never> = {}, options?: CallOptions) {
     // A body that is not an object counts as "no conversations" (agy 1.0.x reference client).
-    return this.#unary("GetAllCascadeTrajectories", { ...input }, options, (bytes, m) =>
-      validateBody(objectOrEmpty(parseJsonBody(bytes, m)), AllTrajectoriesResponseSchema, m),
-    );
+    return this.#unary("GetAllCascadeTrajectories", { ...input }, options, (bytes, m) => checkAllTrajectories(objectOrEmpty(parseJsonBody(bytes, m)), m));
   }
 
   getAvailableModels(input: Record<string, never> = {}, options?: CallOptions) {
@@ -205,7 +181,7 @@ class ConnectJsonClient implements AgyRpcClient {
       const inner = body["response"];
       // agy wraps the catalog in `response`; without it the body is the catalog.
       const catalog = typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner : body;
-      return validateBody({ response: catalog }, AvailableModelsResponseSchema, m).response ?? {};
+      return checkModelCatalog(catalog, m);
     });
   }
 
@@ -225,11 +201,11 @@ class ConnectJsonClient implements AgyRpcClient {
   async close(): Promise<void> {
     this.#closed = true;
     for (const controller of this.#inFlight) controller.abort();
-    for (const close of this.#closers) close();
+    this.#http.close();
   }
 
   #object(method: MethodName, body: build.JsonBody, options: CallOptions | undefined): Promise<JsonObject> {
-    return this.#unary(method, body, options, (bytes, m) => (bytes.byteLength === 0 ? {} : validateBody(parseJsonBody(bytes, m), JsonObjectSchema, m)));
+    return this.#unary(method, body, options, (bytes, m) => (bytes.byteLength === 0 ? {} : checkJsonObject(parseJsonBody(bytes, m), m)));
   }
 
   async #unary<T>(method: MethodName, body: build.JsonBody, options: CallOptions | undefined, decode: (bytes: Uint8Array, method: string) => T): Promise<T> {
@@ -286,22 +262,14 @@ class ConnectJsonClient implements AgyRpcClient {
     }
   }
 
-  #send(method: MethodName, payload: Uint8Array, contentType: string, call: Call): Promise<UniversalClientResponse> {
-    const header = new Headers({
-      "content-type": contentType,
-      "content-length": String(payload.byteLength),
+  #send(method: MethodName, payload: Uint8Array, contentType: string, call: Call): Promise<HttpAnswer> {
+    const headers: Record<string, string> = {
       "connect-protocol-version": "1",
-    });
-    if (this.#token !== undefined) header.set("x-codeium-csrf-token", this.#token);
-    return this.#http({
-      url: `${this.#origin}${methodPath(method)}`,
-      method: "POST",
-      header,
-      body: (async function* () {
-        yield payload;
-      })(),
-      signal: call.signal,
-    });
+      "content-length": String(payload.byteLength),
+      "content-type": contentType,
+    };
+    if (this.#token !== undefined) headers["x-codeium-csrf-token"] = this.#token;
+    return this.#http.post(methodPath(method), headers, payload, call.signal);
   }
 
   #startCall(method: MethodName, options: CallOptions | undefined): Call {

@@ -10,7 +10,6 @@ import * as http2 from "node:http2";
 import * as https from "node:https";
 import type { Duplex } from "node:stream";
 import * as tls from "node:tls";
-import type { NodeHttpClientOptions } from "@connectrpc/connect-node";
 import type { CertificatePin } from "./certificate-pin.js";
 
 /** Connect/handshake deadline, as agy's reference client uses for streams (spike-notes §1.4). */
@@ -72,8 +71,6 @@ export class PinnedHttpsAgent extends https.Agent {
   }
 }
 
-type SessionManager = ReturnType<NonNullable<Extract<NodeHttpClientOptions, { httpVersion: "2" }>["sessionProvider"]>>;
-
 /**
  * One HTTP/2 session per client, reopened when it closes. A session is handed
  * out only after the server's first SETTINGS frame: Node reports `connect` as
@@ -81,7 +78,7 @@ type SessionManager = ReturnType<NonNullable<Extract<NodeHttpClientOptions, { ht
  * otherwise be reused by every later call. An attempt that fails or runs out
  * of time is destroyed and forgotten, so the next call opens a new one.
  */
-export class Http2Sessions implements SessionManager {
+export class Http2Sessions {
   readonly authority: string;
   readonly #connectSocket: (() => Promise<Duplex>) | undefined;
   readonly #timeoutMs: number;
@@ -96,18 +93,10 @@ export class Http2Sessions implements SessionManager {
     this.#timeoutMs = timeoutMs;
   }
 
-  async request(
-    method: string,
-    path: string,
-    headers: http2.OutgoingHttpHeaders,
-    options: Omit<http2.ClientSessionRequestOptions, "signal">,
-  ): Promise<http2.ClientHttp2Stream> {
+  /** A request stream on the session, opened (or reopened) first. No keepalive pings: agy has none, and an idle stream is normal. */
+  async request(method: string, path: string, headers: http2.OutgoingHttpHeaders): Promise<http2.ClientHttp2Stream> {
     const session = await this.#get();
-    return session.request({ ...headers, ":method": method, ":path": path }, options);
-  }
-
-  notifyResponseByteRead(): void {
-    // No keepalive pings: agy has none, and an idle stream is normal.
+    return session.request({ ...headers, ":method": method, ":path": path });
   }
 
   close(): void {

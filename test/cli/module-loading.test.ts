@@ -200,8 +200,9 @@ describe("what each CLI command loads", { timeout: 60_000 }, () => {
     async (command) => {
       const run = await runCli([command, ...UNREACHABLE, "--json"]);
       expect(run.code, run.stderr).toBe(1);
-      expect(run.packages.has("@connectrpc/connect-node")).toBe(true);
-      expect(loadedOf(run, EXTRAS)).toEqual({ loaded: [] });
+      expect(run.ours).toContain("rpc/client.ts");
+      // The client speaks Connect over node:http itself: no Connect library either.
+      expect(loadedOf(run, [...EXTRAS, ...RPC_STACK])).toEqual({ loaded: [] });
       // Nothing was answered, so nothing is written: the audit writer is not loaded either (watch keeps it for --policy).
       if (command !== "watch") expect(run.ours.filter((f) => f.startsWith("audit/"))).toEqual([]);
     },
@@ -210,8 +211,8 @@ describe("what each CLI command loads", { timeout: 60_000 }, () => {
   it("answer --url loads no shell parser, YAML, globs or front door", async () => {
     const run = await runCli(["answer", ...UNREACHABLE, "--option", "1", "--json"]);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.packages.has("@connectrpc/connect-node")).toBe(true);
-    expect(loadedOf(run, EXTRAS)).toEqual({ loaded: [] });
+    expect(run.ours).toContain("rpc/client.ts");
+    expect(loadedOf(run, [...EXTRAS, ...RPC_STACK])).toEqual({ loaded: [] });
     expect(run.ours.filter((f) => f.startsWith("audit/"))).toEqual([]);
   });
 
