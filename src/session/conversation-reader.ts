@@ -22,7 +22,10 @@ import { RUN_STATUS } from "../protocol/wire-names.js";
 import type { ModelCatalog, StreamUpdate } from "../protocol/wire-schemas.js";
 import type { AgyRpcClient } from "../rpc/client.js";
 import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
-import { createTrajectoryTracker, type MapperEvent, type TrajectoryTracker } from "../mapper/index.js";
+// Their own files, not the mapper barrel, which builds every event schema with zod at import (docs/scale.md, "Start-up").
+import type { MapperEvent } from "../mapper/events.js";
+import type { TrajectoryTracker } from "../mapper/tracker-api.js";
+import { createTrajectoryTracker } from "../mapper/trajectory-tracker.js";
 import { displayNameFor } from "./model-names.js";
 import { completeFrame } from "./request-completion.js";
 import { RotationWatch } from "./rotation.js";

@@ -15,7 +15,9 @@ import { STEP_STATUS, STEP_TYPE_PREFIX } from "../protocol/wire-names.js";
 import type { Step } from "../protocol/wire-schemas.js";
 import type { AgyRpcClient } from "../rpc/client.js";
 import type { FilePermissionAnswer, HandleInteractionInput, PermissionAnswer, QuestionAnswer, RunCommandAnswer } from "../rpc/requests.js";
-import { interactionAnswer, interactionIdFor, type InteractionDecision } from "../mapper/index.js";
+// Their own files, not the mapper barrel, which builds every event schema with zod at import (docs/scale.md, "Start-up").
+import { interactionIdFor } from "../mapper/ids.js";
+import { interactionAnswer, type InteractionDecision } from "../mapper/interaction-answer.js";
 import { interactionRequest } from "../mapper/interaction-spec.js";
 import type { InteractionRequest } from "../mapper/index.js";
 import type { SettledAnswer } from "../tmux/key-plans.js";
