@@ -441,6 +441,10 @@ class Reader implements ConversationReader {
       const seen = this.#eventTicket;
       const answer = await this.#call((c) => c.getAllCascadeTrajectories({}, { signal: this.#stop.signal }));
       if (id !== this.#conversationId || seen !== this.#eventTicket || !isIdle(asObject(answer.trajectorySummaries?.[id]))) return;
+      // The run was idle by that reading, so the steps read now are its last ones: a turn that ended
+      // with its own steps (read before the reading, they could still have been running) closes by them.
+      await this.reconcile();
+      if (id !== this.#conversationId || !this.#tracker.turnActive) return;
       this.#emit(this.#tracker.applyRunStatus({ status: RUN_STATUS.IDLE, fullyIdle: true }));
     } catch {
       // The backstop reads again on its own schedule.
