@@ -9,13 +9,9 @@ import { readFile, readlink } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { DiscoveredServer } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
-import type { SessionDescriptor, SessionHub, SupervisedSession, TurnOutcome } from "../server/session-hub.js";
-import type { AgySession as AgySessionApi } from "../session/types.js";
-import type { InteractionAction } from "../server/contract.js";
-import type { SessionAuditor } from "../audit/index.js";
-import type { AuditLog } from "../audit/index.js";
+import type { SessionHub } from "../server/session-hub.js";
+import type { AuditLog, SessionAuditor } from "../audit/index.js";
 import type { LearnedStore } from "./learned-store.js";
-import { respond } from "../session/respond.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
@@ -273,7 +269,7 @@ async function openState(io: CliIo, values: ServeValues, server: ServerModule): 
 
 /** The session hub over this machine's sessions in the -L/-S scope (or, with --redis, over the fleet). */
 async function startSessions(io: CliIo, values: ServeValues, settings: ServeSettings, state: ServeState, modules: Modules): Promise<ServeSessions> {
-  const [{ createSessionHub }, { createDiscoveryWatch, createTmuxScope }, { AgySession, createLocalSessionSource }] = modules;
+  const [{ createSessionHub, superviseSession, noPaneReason }, { createDiscoveryWatch, createTmuxScope }, { AgySession, createLocalSessionSource }] = modules;
   const { tmux } = settings;
   // -L/-S: only agy in a pane of that tmux server is served; each one left out is said once.
   const scope = createTmuxScope(settings.scoped ? tmux : undefined, { onSkipped: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`) });
@@ -314,7 +310,7 @@ async function startSessions(io: CliIo, values: ServeValues, settings: ServeSett
           (dir) => dir !== undefined && agyWorkspaces.set(descriptor.conversationId, dir),
           () => undefined,
         );
-      return supervised(session, server?.tmuxPane !== undefined, paneHint(server?.pid, tmux), auditor);
+      return superviseSession(session, { hasPane: server?.tmuxPane !== undefined, noPane: noPaneReason(server?.pid, tmux), auditor });
     },
     onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
   });
@@ -454,83 +450,10 @@ export async function connectionLimits(): Promise<{ perAddress: number; total: n
   return { perAddress: Math.max(16, Math.min(256, total)), total };
 }
 
-function paneHint(pid: number | undefined, tmux: { socketName?: string; socketPath?: string }): string {
-  const where =
-    tmux.socketPath !== undefined
-      ? `the tmux server -S ${tmux.socketPath}`
-      : tmux.socketName !== undefined
-        ? `the tmux server -L ${tmux.socketName}`
-        : "tmux's default server";
-  return `agy${pid === undefined ? "" : ` (pid ${pid})`} runs in no pane of ${where}, so serve cannot type a turn into its TUI; start agy inside tmux, or restart serve with -L NAME / -S PATH naming the tmux server it runs in (serve then offers only the agy in that server's panes)`;
-}
-
-/** The session runner as the server sees it. */
-function supervised(session: AgySessionApi, hasPane: boolean, noPane: string, auditor: SessionAuditor): SupervisedSession {
-  // A background reader for the audit log: requests seen open, and answers given elsewhere (agy's TUI, another client).
-  void (async () => {
-    for await (const event of session.events({ history: false, background: true })) auditor.observe(event);
-  })().catch(() => undefined);
-  return {
-    get conversationId() {
-      return session.conversationId;
-    },
-    get agyVersion() {
-      return session.agyVersion ?? null;
-    },
-    get simulator() {
-      return session.simulator === true;
-    },
-    events: ({ signal }) => session.events({ signal }),
-    snapshot: (signal) => session.readConversation({ signal }),
-    // The one answer path: delivered, and recorded once where it is delivered.
-    respond: (interactionId: string, action: InteractionAction, decidedBy = "http:default") =>
-      respond(session, interactionId, action, { decidedBy, onAnswered: (record) => auditor.answered(record) }),
-    async sendTurn(text): Promise<TurnOutcome> {
-      if (!hasPane) return { result: "refused", refusal: "no_pane", reason: noPane };
-      const result = await session.sendTurn(text);
-      if (result.result !== "failed") return result;
-      // The driver refuses while a step waits (Enter could answer its prompt): name the step to answer.
-      const waiting = (await session.pending().catch(() => []))[0];
-      if (waiting === undefined) return result;
-      return {
-        result: "refused",
-        refusal: "interaction_pending",
-        interactionId: waiting.interactionId,
-        reason: `interaction ${waiting.interactionId} (step ${waiting.stepIndex}, a ${waiting.kind}) waits for an answer, and typing now could answer its prompt; answer it first, then send the turn.`,
-      };
-    },
-    interrupt: () => session.interrupt(),
-    close: () => session.close(),
-  };
-}
-
-/**
- * The fleet as serve's session source (`serve --redis`): the sessions every
- * host's relay publishes to the fleet index, each labelled with its host, and
- * answers, turns and interrupts sent to that host's command stream.
- */
-async function fleetSource(
-  connection: RedisConnection,
-): Promise<{ list(): Promise<SessionDescriptor[]>; attach(descriptor: SessionDescriptor): SupervisedSession }> {
-  const { createFleetClient, createRemoteSession } = await import("../fleet/index.js");
-  const client = createFleetClient({ redis: connection.redis });
-  const hosts = new Map<string, string>();
-  return {
-    async list() {
-      const out: SessionDescriptor[] = [];
-      for (const entry of await client.sessions()) {
-        if (entry.state === "gone") continue;
-        hosts.set(entry.conversationId, entry.host);
-        out.push({ conversationId: entry.conversationId, host: entry.host, title: entry.host });
-      }
-      return out;
-    },
-    attach(descriptor) {
-      const host = descriptor.host ?? hosts.get(descriptor.conversationId);
-      if (host === undefined) throw new Error("no relay publishes it any more");
-      return createRemoteSession({ client, host, conversationId: descriptor.conversationId });
-    },
-  };
+/** The fleet as serve's session source (`serve --redis`): every host's relay publishes its sessions to Redis. */
+async function fleetSource(connection: RedisConnection) {
+  const { createFleetClient, createFleetSessionSource } = await import("../fleet/index.js");
+  return createFleetSessionSource(createFleetClient({ redis: connection.redis }));
 }
 
 async function learnedRulesFor(io: CliIo, audit: AuditLog): Promise<LearnedStore> {

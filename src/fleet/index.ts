@@ -16,6 +16,7 @@ export {
   type FleetIndexEntry,
   type PublishedEvent,
 } from "./fleet-client.js";
+export { createFleetSessionSource, type FleetOffer, type FleetSessionSource, type FleetSessionSourceOptions } from "./fleet-session-source.js";
 export {
   createRemoteSession,
   type RemoteAction,

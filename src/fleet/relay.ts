@@ -1,12 +1,14 @@
 /**
  * The relay: one per host. It follows every agy conversation the host has
- * (the CLI finds and attaches them, as `serve` does), publishes each one's
+ * (the CLI finds and attaches them, and the session layer's supervisor keeps
+ * them in step, as for `serve` and `mcp`), publishes each one's
  * events to Redis Streams, keeps the fleet index, and runs the commands bots
  * send for this host through the sessions' own answer path.
  */
 import type { Redis } from "ioredis";
 import type { AgySessionApi } from "../session/index.js";
 import { respond } from "../session/respond.js";
+import { createSupervisor, type DropReason, type Supervisor } from "../session/supervisor.js";
 import type { Verdict } from "../session/verdict.js";
 import { createCommandRunner, type CommandResult, type CommandRunner } from "./command-runner.js";
 import type { FleetCommand } from "./fleet-command.js";
@@ -90,10 +92,12 @@ interface RelayState {
   /** False for a standby (see {@link RelayOptions.publish}). */
   readonly publish: boolean;
   readonly problem: (message: string) => void;
-  readonly followed: Map<string, Followed>;
-  /** Conversations being attached now, so a refresh does not attach one twice. */
-  readonly attaching: Set<string>;
-  readonly lifetime: AbortController;
+  /** The conversations followed, kept in step with `list` (session/supervisor.ts). */
+  readonly followed: Supervisor<{ conversationId: string }, FleetSession, Followed>;
+  /** Detaches under way (each waits, bounded, for its publisher's queue): `close` waits for them. */
+  readonly detaching: Set<Promise<void>>;
+  /** Conversations being followed again after a gap (see {@link followAgain}). */
+  readonly resyncing: Map<string, Promise<void>>;
   runner: CommandRunner | undefined;
   reader: Redis | undefined;
   closed: boolean;
@@ -110,44 +114,80 @@ export function createRelay(options: RelayOptions): Relay {
     maxLen: options.maxLen ?? 10_000,
     publish: options.publish ?? true,
     problem: (message) => options.onProblem?.(message),
-    followed: new Map(),
-    attaching: new Set(),
-    lifetime: new AbortController(),
+    followed: undefined as unknown as RelayState["followed"],
+    detaching: new Set(),
+    resyncing: new Map(),
     runner: undefined,
     reader: undefined,
     closed: false,
   };
-  const { followed, problem } = state;
+  (state as { followed: RelayState["followed"] }).followed = createSupervisor({
+    list: async (signal) => (await options.list(signal)).map((conversationId) => ({ conversationId })),
+    async attach({ conversationId }) {
+      // Being followed again after a gap: its resync marker goes first, and this attach is then the second one (closed).
+      await state.resyncing.get(conversationId);
+      return options.attach(conversationId);
+    },
+    follow: (descriptor, session, signal) => {
+      const entry: Followed = { session, publisher: undefined as unknown as Publisher };
+      entry.publisher = state.publish ? publisherOf(state, descriptor.conversationId, entry) : standbyReader(session, options.observe);
+      signal.addEventListener("abort", () => entry.publisher.stop(), { once: true });
+      return { state: entry, reading: entry.publisher.done };
+    },
+    onDropped: ({ conversationId, state: entry }, why) => detached(state, conversationId, entry, why),
+    onProblem: state.problem,
+  });
   const relay: Relay = {
     async start() {
       await relay.refresh();
       await startRunner(state);
     },
     async refresh() {
-      if (state.closed) return;
-      let ids: string[];
-      try {
-        ids = await options.list(state.lifetime.signal);
-      } catch (error) {
-        problem(`listing the sessions failed (${(error as Error).message}); keeping the ones followed`);
-        return;
-      }
-      const wanted = new Set(ids);
-      for (const id of [...followed.keys()]) if (!wanted.has(id)) await unfollow(state, id);
-      await Promise.all(ids.map((id) => follow(state, id).catch((error: unknown) => problem(`cannot follow ${id}: ${(error as Error).message}`))));
+      if (!state.closed) await state.followed.refresh();
     },
-    following: () => [...followed.keys()],
+    following: () => state.followed.list().map((s) => s.conversationId),
     async close() {
       if (state.closed) return;
       state.closed = true;
-      state.lifetime.abort();
-      await Promise.all([
-        within(state.runner?.stop() ?? Promise.resolve(), options.stopWaitMs ?? 3000),
-        ...[...followed.keys()].map((id) => unfollow(state, id)),
-      ]);
+      await Promise.all([within(state.runner?.stop() ?? Promise.resolve(), options.stopWaitMs ?? 3000), state.followed.close()]);
+      await Promise.all([...state.detaching]);
     },
   };
   return relay;
+}
+
+/**
+ * After a session stopped being followed: a gap follows it again (with a
+ * `resync` marker); otherwise, once its queue is written (bounded: with Redis
+ * away it cannot be), the index says it is detached.
+ */
+function detached(state: RelayState, conversationId: string, entry: Followed, why: DropReason): void {
+  const work = (async () => {
+    if (why === "ended" && entry.gap !== undefined && !state.closed) {
+      const again = followAgain(state, conversationId, entry.gap).catch((error: unknown) =>
+        state.problem(`${conversationId} could not be followed again after the gap (${(error as Error).message}); the next refresh tries again`),
+      );
+      state.resyncing.set(conversationId, again);
+      await again.finally(() => state.resyncing.delete(conversationId));
+      return;
+    }
+    // With Redis away the queue cannot be written: stopping does not wait for it forever.
+    if (why !== "ended") await within(entry.publisher.done, state.options.stopWaitMs ?? 3000);
+    if (state.publish) index(state, "session.detached", conversationId, "gone");
+  })();
+  state.detaching.add(work);
+  void work.finally(() => state.detaching.delete(work));
+}
+
+/** Marks the gap in the conversation's stream, attaches it again and publishes it from there. */
+async function followAgain(state: RelayState, conversationId: string, resync: string): Promise<void> {
+  await markResync(state, conversationId, resync);
+  const session = await state.options.attach(conversationId);
+  if (state.closed) {
+    await session.close();
+    return;
+  }
+  await state.followed.adopt({ conversationId }, session);
 }
 
 /** Starts taking this host's commands, on a connection of its own for the blocking reads. */
@@ -197,37 +237,6 @@ function index(state: RelayState, type: IndexEntry, conversationId: string, flee
     .catch((error: unknown) => state.problem(`the fleet index entry for ${conversationId} could not be written (${(error as Error).message})`));
 }
 
-/** Attaches a conversation and publishes it (or, as a standby, reads it); after a gap (`resync`) it is followed again. */
-async function follow(state: RelayState, conversationId: string, resync?: string): Promise<void> {
-  const { followed, attaching } = state;
-  if (state.closed || followed.has(conversationId) || attaching.has(conversationId)) return;
-  attaching.add(conversationId);
-  try {
-    if (resync !== undefined) await markResync(state, conversationId, resync);
-    const session = await state.options.attach(conversationId);
-    if (state.closed) {
-      await session.close();
-      return;
-    }
-    const entry: Followed = { session, publisher: undefined as unknown as Publisher };
-    entry.publisher = state.publish ? publisherOf(state, conversationId, entry) : standbyReader(session, state.options.observe);
-    followed.set(conversationId, entry);
-    void entry.publisher.done.then(async () => {
-      if (followed.get(conversationId) !== entry) return;
-      followed.delete(conversationId);
-      await session.close().catch(() => undefined);
-      if (state.closed) return;
-      if (entry.gap !== undefined)
-        await follow(state, conversationId, entry.gap).catch((error: unknown) =>
-          state.problem(`${conversationId} could not be followed again after the gap (${(error as Error).message}); the next refresh tries again`),
-        );
-      else if (state.publish) index(state, "session.detached", conversationId, "gone");
-    });
-  } finally {
-    attaching.delete(conversationId);
-  }
-}
-
 /** Marks where events were lost; what the conversation still holds is filled in by the replay that follows. */
 async function markResync(state: RelayState, conversationId: string, reason: string): Promise<void> {
   const event = JSON.stringify({ type: "resync", reason });
@@ -268,22 +277,11 @@ function publisherOf(state: RelayState, conversationId: string, entry: Followed)
   });
 }
 
-async function unfollow(state: RelayState, conversationId: string): Promise<void> {
-  const entry = state.followed.get(conversationId);
-  if (entry === undefined) return;
-  state.followed.delete(conversationId);
-  entry.publisher.stop();
-  await entry.session.close().catch(() => undefined);
-  // With Redis away the queue cannot be written: stopping does not wait for it forever.
-  await within(entry.publisher.done, state.options.stopWaitMs ?? 3000);
-  if (state.publish) index(state, "session.detached", conversationId, "gone");
-}
-
 function sessionFor(state: RelayState, conversationId: string): FleetSession | undefined {
   const direct = state.followed.get(conversationId);
   if (direct !== undefined) return direct.session;
   // After a `/clear` rotation the session follows a new id.
-  for (const entry of state.followed.values()) if (entry.session.conversationId === conversationId) return entry.session;
+  for (const { session } of state.followed.list()) if (session.conversationId === conversationId) return session;
   return undefined;
 }
 

@@ -18,3 +18,4 @@ export { loadApprovalPage } from "./approval-page.js";
 export { cleanDeviceName, createDeviceStore, deviceFileFor, type Device, type DeviceStore } from "./device-store.js";
 export { createPairingCodes, PAIRING_CODE_TTL_MS, type PairingCode, type PairingCodes } from "./pairing-codes.js";
 export type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
+export { noPaneReason, superviseSession, type SupervisedSessionOptions } from "./supervised-session.js";

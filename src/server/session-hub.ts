@@ -1,7 +1,8 @@
 /**
  * Every supervised conversation the server offers, kept in step with what is
- * running: a refresh lists the sessions (discovery, in the CLI), attaches the
- * new ones and drops the ones that went away. Each attached session's events
+ * running by the session layer's supervisor (session/supervisor.ts): a
+ * refresh lists the sessions (discovery, or the fleet), attaches the new ones
+ * and drops the ones that went away. Each attached session's events
  * are pumped into its own {@link EventLog}; pending interactions and status
  * are read off that same stream, so `/pending` and `/events` always agree.
  *
@@ -11,6 +12,7 @@
 import { currentWaitingFor, type EventOf, type MapperEvent, type WaitingFor } from "../mapper/index.js";
 import type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
 import { createInteractionLedger } from "../session/interaction-ledger.js";
+import { createSupervisor } from "../session/supervisor.js";
 import { newEpoch } from "./event-id.js";
 import { createEventLog, type EventLog } from "./event-log.js";
 
@@ -136,133 +138,38 @@ export interface SessionHub {
   close(): Promise<void>;
 }
 
-interface Entry extends HubSession {
-  session: SupervisedSession;
-  abort: AbortController;
-  descriptor: SessionDescriptor;
+interface HubState extends HubSession {
+  readonly session: SupervisedSession;
 }
-
-const ATTACH_CONCURRENCY = 8;
 
 export function createSessionHub(options: SessionHubOptions): SessionHub {
-  const entries = new Map<string, Entry>();
   // Ids stay unique per conversation for the hub's life, even across a re-attach.
   const lastIds = new Map<string, number>();
-  const listeners = new Set<() => void>();
-  const lifetime = new AbortController();
   const epoch = options.epoch ?? newEpoch();
-  let running: Promise<void> | undefined;
-  let first: Promise<void> | undefined;
-  const changed = () => {
-    for (const listener of listeners) listener();
-  };
-
-  function remove(id: string): void {
-    const entry = entries.get(id);
-    if (entry === undefined) return;
-    entries.delete(id);
-    lastIds.set(id, entry.log.lastId);
-    entry.abort.abort();
-    entry.session.close().catch(() => undefined);
-    changed();
-  }
-
-  function add(descriptor: SessionDescriptor, session: SupervisedSession): void {
-    const entry = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0, options.replayWindow);
-    entries.set(descriptor.conversationId, entry);
-    changed();
-    void pump(entry)
-      .then(
-        () => undefined,
-        (error: unknown) => options.onProblem?.(`conversation ${descriptor.conversationId}: ${(error as Error).message}`),
-      )
-      .finally(() => {
-        if (entries.get(descriptor.conversationId) === entry) remove(descriptor.conversationId);
-      });
-  }
-
-  /**
-   * One signal per refresh, tied to the hub's lifetime by one listener that
-   * is removed when the refresh ends: whatever `list` and `attach` hang on it
-   * goes with it, instead of piling up on a signal that lives as long as serve.
-   */
-  async function run(): Promise<void> {
-    const round = new AbortController();
-    const stop = () => round.abort();
-    lifetime.signal.addEventListener("abort", stop, { once: true });
-    try {
-      await runRound(round.signal);
-    } finally {
-      lifetime.signal.removeEventListener("abort", stop);
-    }
-  }
-
-  async function runRound(signal: AbortSignal): Promise<void> {
-    let found: SessionDescriptor[];
-    try {
-      found = await options.list(signal);
-    } catch (error) {
-      options.onProblem?.(`listing sessions failed: ${(error as Error).message}`);
-      return;
-    }
-    const seen = new Set(found.map((d) => d.conversationId));
-    for (const [id, entry] of [...entries]) {
-      if (!seen.has(id) && options.retain?.(entry.descriptor) !== true) remove(id);
-    }
-    // A few attaches at a time: each reads its conversation's history, and a hundred at once
-    // would hold a hundred histories in memory together (issue 23, docs/scale.md).
-    const fresh = found.filter((d) => !entries.has(d.conversationId));
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let descriptor = fresh[next++]; descriptor !== undefined; descriptor = fresh[next++]) await attachOne(descriptor);
-    };
-    await Promise.all(Array.from({ length: Math.min(options.attachConcurrency ?? ATTACH_CONCURRENCY, fresh.length) }, worker));
-
-    async function attachOne(descriptor: SessionDescriptor): Promise<void> {
-      try {
-        const session = await options.attach(descriptor, signal);
-        if (lifetime.signal.aborted || entries.has(descriptor.conversationId)) {
-          await session.close();
-          return;
-        }
-        add(descriptor, session);
-      } catch (error) {
-        options.onProblem?.(`attaching to conversation ${descriptor.conversationId} failed: ${(error as Error).message}`);
-      }
-    }
-  }
-
+  const supervisor = createSupervisor<SessionDescriptor, SupervisedSession, HubState>({
+    list: options.list,
+    ...(options.retain === undefined ? {} : { retain: options.retain }),
+    attach: options.attach,
+    follow(descriptor, session, signal) {
+      const state = createEntry(descriptor, session, epoch, lastIds.get(descriptor.conversationId) ?? 0, options.replayWindow);
+      return { state, reading: pump(state, signal) };
+    },
+    onDropped: ({ conversationId, state }) => lastIds.set(conversationId, state.log.lastId),
+    ...(options.attachConcurrency === undefined ? {} : { attachConcurrency: options.attachConcurrency }),
+    ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+  });
   return {
     epoch,
-    refresh() {
-      running ??= run().finally(() => {
-        running = undefined;
-      });
-      first ??= running;
-      return running;
-    },
-    async firstRefresh(timeoutMs) {
-      if (first === undefined) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([first.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
-    },
-    list: () => [...entries.values()],
-    get: (id) => entries.get(id),
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    async close() {
-      lifetime.abort();
-      for (const entry of entries.values()) entry.abort.abort();
-      await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
-      entries.clear();
-    },
+    refresh: () => supervisor.refresh(),
+    firstRefresh: (timeoutMs) => supervisor.firstRefresh(timeoutMs),
+    list: () => supervisor.list().map((s) => s.state),
+    get: (id) => supervisor.get(id)?.state,
+    onChange: (listener) => supervisor.onChange(listener),
+    close: () => supervisor.close(),
   };
 }
 
-function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number, window: number | undefined): Entry {
+function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, epoch: string, afterId: number, window: number | undefined): HubState {
   // A session whose source ids its events has those ids on the wire (`event-log.ts`).
   const log = createEventLog({ epoch, afterId, sourced: session.eventEntries !== undefined, ...(window === undefined ? {} : { window }) });
   // What is open is the ledger's fold of this log (docs/architecture.md): a request the policy approved or denied is never pending.
@@ -271,8 +178,6 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
   let status: SessionSummary["status"] = "unknown";
   // What the last `waiting` edge said; the open interactions say it better while there are any (currentWaitingFor).
   let waitedFor: WaitingFor | undefined;
-  // Aborted by the hub itself (remove, close): no listener on a longer-lived signal.
-  const abort = new AbortController();
   log.subscribe(({ event }) => {
     if (event.type === "interaction_requested" || event.type === "interaction_resolved") ledger.apply(event);
     else if (event.type === "status") {
@@ -287,8 +192,6 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
     title: descriptor.title,
     log,
     session,
-    abort,
-    descriptor,
     status: () => status,
     pending: () => ledger.open(),
     async snapshot(signal) {
@@ -325,17 +228,17 @@ function createEntry(descriptor: SessionDescriptor, session: SupervisedSession, 
   };
 }
 
-async function pump(entry: Entry): Promise<void> {
+async function pump(entry: HubState, signal: AbortSignal): Promise<void> {
   const { session } = entry;
   if (session.eventEntries !== undefined) {
-    for await (const { id, event } of session.eventEntries({ signal: entry.abort.signal })) {
+    for await (const { id, event } of session.eventEntries({ signal })) {
       // A boundary, not an entry of the source: each SSE client is sent it at this position (event-stream.ts).
       if (event.type === "history_end") entry.log.endHistory();
       else entry.log.append(event, id);
     }
     return;
   }
-  for await (const event of session.events({ signal: entry.abort.signal })) {
+  for await (const event of session.events({ signal })) {
     entry.log.append(event);
   }
 }

@@ -39,6 +39,8 @@ export type { DiscoveryFeed, LocalSessionSourceOptions, SessionOffer, SessionSou
 export { createInteractionLedger, personMayAnswer } from "./interaction-ledger.js";
 export type { InteractionLedger, InteractionLedgerOptions, LedgerChange, LedgerEntry, LedgerSnapshot, OpenRequest } from "./interaction-ledger.js";
 export { respond } from "./respond.js";
+export { createSupervisor } from "./supervisor.js";
+export type { Described, DropReason, Following, Supervised, Supervisor, SupervisorOptions } from "./supervisor.js";
 export type { Answerable, AnsweredRecord, RespondOptions } from "./respond.js";
 export { describeAnswer, describeAnswerSentence } from "./answer-text.js";
 export type { AnswerPlace, DescribedAnswer } from "./answer-text.js";

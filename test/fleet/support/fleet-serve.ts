@@ -1,10 +1,11 @@
 /**
  * serve's hub and API over the fleet, wired as `serve --redis` wires them
- * (a remote session per conversation, read through a fleet client), on a
- * free loopback port. For tests of what serve makes of the streams.
+ * (the fleet session source: the index's sessions, a remote session each,
+ * read through a fleet client), on a free loopback port. For tests of what
+ * serve makes of the streams.
  */
 import type { AddressInfo } from "node:net";
-import { createFleetClient, createRemoteSession, type FleetClient } from "../../../src/fleet/index.js";
+import { createFleetClient, createFleetSessionSource, type FleetClient } from "../../../src/fleet/index.js";
 import { createApiServer } from "../../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../../src/server/openapi.js";
 import { createSessionHub, type SessionHub } from "../../../src/server/session-hub.js";
@@ -34,16 +35,25 @@ export async function serveOverFleet(
   options: { client?: FleetClient; replayWindow?: number } = {},
 ): Promise<FleetServe> {
   const client = options.client ?? createFleetClient({ redis: w.redis.client(), blockMs: 100 });
+  const source = createFleetSessionSource(client, { timeoutMs: 10_000 });
   const hub = createSessionHub({
     ...(options.replayWindow === undefined ? {} : { replayWindow: options.replayWindow }),
-    list: async () => [{ conversationId: w.conversationId, host: w.host, title: w.host }],
-    attach: async () => createRemoteSession({ client, host: w.host, conversationId: w.conversationId, timeoutMs: 10_000 }),
+    list: () => source.list(),
+    attach: async (descriptor) => source.attach(descriptor),
   });
   cleanups.push(() => hub.close());
   const api = createApiServer({ hub, token: FLEET_SERVE_TOKEN, page: "<!doctype html><title>page</title>", openapi: buildOpenApiDocument("test") });
   await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => api.close());
-  await hub.refresh();
+  // The relay writes the index entry as it starts following: refreshed until serve lists it.
+  await until(
+    async () => {
+      await hub.refresh();
+      return hub.get(w.conversationId);
+    },
+    "serve to list the world's conversation from the fleet index",
+    { ms: 15_000, seen: () => `it lists ${JSON.stringify(hub.list().map((s) => s.conversationId))}` },
+  );
   const sessionsUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}/v1/sessions`;
   const eventsUrl = `${sessionsUrl}/${w.conversationId}/events`;
   const authorization = `Bearer ${FLEET_SERVE_TOKEN}`;
