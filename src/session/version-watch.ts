@@ -13,9 +13,9 @@ import type { MapperEvent } from "../mapper/index.js";
 import type { PaneRef } from "../discovery/types.js";
 import type { AgyVersionState, LocateVersion } from "./types.js";
 
-/** Discovery's `lookUpAgyVersion`, loaded on first use. */
+/** Discovery's `lookUpAgyVersion`, loaded on first use (its own file: not the barrel's 27 modules, on a command's path). */
 export const defaultLocateVersion: LocateVersion = async (query, signal) => {
-  const { lookUpAgyVersion } = await import("../discovery/index.js");
+  const { lookUpAgyVersion } = await import("../discovery/version-lookup.js");
   const found = await lookUpAgyVersion(query, { signal });
   const state: AgyVersionState = { agyVersion: found.agyVersion, agyVersionSource: found.agyVersionSource, simulator: found.simulator };
   if (found.pid !== undefined) state.pid = found.pid;
