@@ -23,6 +23,7 @@ import type { SessionHub } from "../server/index.js";
 import type { RuleOffers } from "../notify/rule-offer.js";
 import type { RuleOffersOptions } from "../server/rule-offers.js";
 import type { PolicyOutcome } from "../session/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { DESKTOP_OPTIONS, prepareDesktop, type DesktopPlan } from "./desktop-alerts.js";
@@ -224,13 +225,14 @@ export async function prepareNotifications(
   });
   // A policy's ask can come before serve listens (the hub attaches early): kept until start.
   const early: Requested[] = [];
-  const requests = new Map<string, Requested>();
+  // What was asked, by id, for rule offers and the audit lines of late deliveries: the session layer's ledger (bounded).
+  const requests = createInteractionLedger();
 
   return {
     push: { publicKey: keys.publicKey, subscribe: (s, device) => store.add(s, device), unsubscribe: (e, device) => store.remove(e, device) },
     actions,
     policyDecided(outcome) {
-      requests.set(outcome.request.interactionId, outcome.request);
+      requests.apply(outcome.request);
       // A person is needed when the policy said ask, or its answer was never sent (an approve rule
       // matching a question). A delivery that threw does not hand it over: the policy's verdict
       // stands (docs/policy.md); a timed-out one is over already.
@@ -250,14 +252,14 @@ export async function prepareNotifications(
           const workspace = ruleWorkspace !== undefined ? ruleWorkspace(conversationId) : describe?.(conversationId).workspace;
           return { conversationId, ...(workspace === undefined ? {} : { workspace }) };
         },
-        stepTypeOf: (interactionId) => requests.get(interactionId)?.stepType,
+        stepTypeOf: (interactionId) => requests.get(interactionId)?.request?.stepType,
       });
       const notifiers: Notifier[] = webhooks.map((url, index) =>
         notify.createWebhookNotifier({
           url,
           secret: secrets[index]!,
           name: `webhook:${index + 1}`,
-          onReport: (report) => audit(report, requests.get(report.delivery.interactionId)),
+          onReport: (report) => audit(report, requests.get(report.delivery.interactionId)?.request),
         }),
       );
       notifiers.push(
@@ -316,11 +318,7 @@ export async function prepareNotifications(
           describe?.(session.conversationId);
           const observer = dispatcher!.session(session.conversationId);
           const feed = (event: Parameters<typeof observer.observe>[0]) => {
-            if (event.type === "interaction_requested") {
-              requests.set(event.interactionId, event);
-              // Kept for the audit lines of late deliveries; bounded.
-              if (requests.size > 1000) requests.delete(requests.keys().next().value as string);
-            }
+            requests.apply(event);
             observer.observe(event);
           };
           // A fleet session's log records where its history ends instead of holding `history_end` (event-log.ts).
