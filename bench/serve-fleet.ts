@@ -226,8 +226,7 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
         "--listen",
         "127.0.0.1:0",
         "--json",
-        "-L",
-        `agyb-fleet-${process.pid}`,
+        // No -L: with a tmux server named, serve offers only agy in its panes, and this simulator runs in none.
         ...(options.replayWindow === undefined ? [] : ["--replay-window", String(options.replayWindow)]),
       ],
       {
