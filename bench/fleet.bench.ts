@@ -4,14 +4,21 @@
  * emitting an event to a consumer on another connection reading it with
  * `XREAD` (p50, p90, and p99 in the name) — and Redis memory per 1,000
  * published events against the bytes of their JSON.
- * No goal is written for these in the design; the rows are for comparison
- * between runs. Needs `redis-server` on PATH (`.ci/run` installs it).
+ * No goal is written for these two in the design; they are for comparison
+ * between runs. Then the fleet as a team runs it (issue 36): simulators in
+ * private tmux servers, a relay per host, one `serve --redis`, all real
+ * processes of the built CLI (bench/fleet-hosts.ts) — serve's and the relays'
+ * idle RSS and CPU, event → SSE and approve → delivered latencies, Redis
+ * bytes per retained event. Needs `redis-server` and `tmux` on PATH
+ * (`.ci/run` installs them).
  */
 import { performance } from "node:perf_hooks";
 import type { MapperEvent } from "../src/mapper/index.js";
 import { createRelay, eventsStream, type FleetSession } from "../src/fleet/index.js";
 import { startRedis } from "../test/fleet/support/redis-process.js";
-import type { BenchRow, BenchSuite, Sample } from "./harness.js";
+import { ensureBuiltCli } from "./built-cli.js";
+import { runFleetHosts } from "./fleet-hosts.js";
+import { isQuick, summarize, type BenchRow, type BenchSuite, type Sample } from "./harness.js";
 
 const SESSIONS = 100;
 const ROUNDS = 40;
@@ -155,10 +162,88 @@ async function memoryRow(): Promise<BenchRow> {
   }
 }
 
+const figure = (value: number): Sample => ({ medianMs: value, p90Ms: value, runs: 1 });
+
+/**
+ * The fleet as processes (bench/fleet-hosts.ts): hosts × sessions behind one
+ * `serve --redis`. Full: 10 hosts of 100 sessions (each simulator also hosts
+ * its own default conversation: 101 per host), 20 turns, 20 approvals;
+ * `--quick`: 2 hosts of 10. `FLEET_HOSTS`, `FLEET_SESSIONS`, `FLEET_STEPS`,
+ * `FLEET_IDLE_S` change the shape.
+ */
+async function hostRows(): Promise<BenchRow[]> {
+  const quick = isQuick();
+  const hosts = Number(process.env["FLEET_HOSTS"] ?? (quick ? 2 : 10));
+  const sessionsPerHost = Number(process.env["FLEET_SESSIONS"] ?? (quick ? 10 : 100));
+  const steps = Number(process.env["FLEET_STEPS"] ?? 50);
+  const idleSeconds = Number(process.env["FLEET_IDLE_S"] ?? (quick ? 10 : 30));
+  const turns = quick ? 4 : 20;
+  const maxLen = 10_000;
+  const r = await runFleetHosts({ hosts, sessionsPerHost, steps, idleSeconds, turns, approvals: turns, maxLen, bin: ensureBuiltCli() });
+  const what = `serve --redis following ${r.sessions} sessions of ${hosts} relays (listed ${r.listedAfterSeconds.toFixed(0)} s after the relays started)`;
+  const latency = summarize(r.latenciesMs);
+  const approve = summarize(r.approveMs);
+  const relayCpu = Math.max(...r.relays.map((x) => x.cpuPercent));
+  const relayRss = Math.max(...r.relays.map((x) => x.rssMb));
+  const range = (values: number[]) => `${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)}`;
+  const perEntry = r.redis.streamBytes / r.redis.entries;
+  const over = (met: boolean, text: string) => (met ? "" : `; ${text} over`);
+  const rows: BenchRow[] = [
+    {
+      name: `${what}, idle RSS, MB${over(r.serve.rssMb <= 400, `${(r.serve.rssMb - 400).toFixed(0)} MB`)}`,
+      sample: figure(r.serve.rssMb),
+      goal: "<= 400 MB",
+      met: r.serve.rssMb <= 400,
+    },
+    {
+      name: `${what}, idle CPU over ${idleSeconds} s, % of a core${over(r.serve.cpuPercent <= 5, `${(r.serve.cpuPercent - 5).toFixed(1)} points`)}`,
+      sample: figure(r.serve.cpuPercent),
+      goal: "<= 5 %",
+      met: r.serve.cpuPercent <= 5,
+    },
+    {
+      name: `${turns} turns at once over ${hosts} hosts: GENERATING frame → serve's SSE message_delta, ms (p99 ${latency.p99Ms.toFixed(1)}; ${r.latenciesMs.length} deltas)${over(latency.p99Ms <= 100, `${(latency.p99Ms - 100).toFixed(0)} ms`)}`,
+      sample: latency,
+      goal: "p99 <= 100 ms",
+      met: latency.p99Ms <= 100,
+    },
+    {
+      name: `HTTP approve → serve answers delivered (the relay had agy take it over RPC), ms (p99 ${approve.p99Ms.toFixed(1)}; ${r.approveMs.length} gates)${over(approve.p99Ms <= 250, `${(approve.p99Ms - 250).toFixed(0)} ms`)}`,
+      sample: approve,
+      goal: "p99 <= 250 ms",
+      met: approve.p99Ms <= 250,
+    },
+    {
+      name: `each relay idle with ${r.sessions / hosts} sessions: highest CPU over ${idleSeconds} s, % of a core (all: ${range(r.relays.map((x) => x.cpuPercent))})${over(relayCpu <= 2, `${(relayCpu - 2).toFixed(1)} points`)}`,
+      sample: figure(relayCpu),
+      goal: "<= 2 %",
+      met: relayCpu <= 2,
+    },
+    {
+      name: `each relay idle with ${r.sessions / hosts} sessions: highest RSS, MB (all: ${range(r.relays.map((x) => x.rssMb))})${over(relayRss <= 150, `${(relayRss - 150).toFixed(0)} MB`)}`,
+      sample: figure(relayRss),
+      goal: "<= 150 MB",
+      met: relayRss <= 150,
+    },
+    {
+      name: `Redis memory per retained event, bytes (${r.redis.entries} entries in ${r.sessions} streams, MAXLEN ~${maxLen} each; used_memory ${(r.redis.usedMemoryBytes / 1024 / 1024).toFixed(1)} MB)`,
+      sample: figure(perEntry),
+      goal: "reported",
+    },
+  ];
+  return rows;
+}
+
 const suite: BenchSuite = {
   title: "fleet relay (Redis Streams)",
   async run() {
-    return [await latencyRow(), await memoryRow()];
+    // FLEET_ROWS=relay,memory,hosts picks groups of rows (default all).
+    const wanted = new Set((process.env["FLEET_ROWS"] ?? "relay,memory,hosts").split(","));
+    const rows: BenchRow[] = [];
+    if (wanted.has("relay")) rows.push(await latencyRow());
+    if (wanted.has("memory")) rows.push(await memoryRow());
+    if (wanted.has("hosts")) rows.push(...(await hostRows()));
+    return rows;
   },
 };
 export default suite;

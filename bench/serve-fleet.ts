@@ -35,21 +35,21 @@ export interface FleetResult {
   fds: number;
 }
 
-function firstLine(child: ChildProcess, what: string): Promise<string> {
+export function firstLine(child: ChildProcess, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`${what} exited with ${code} before printing its address`)));
   });
 }
 
-async function cpuTicks(pid: number): Promise<number> {
+export async function cpuTicks(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime: fields 14 and 15 of stat, 12 and 13 after the comm.
   return Number(fields[11]) + Number(fields[12]);
 }
 
-async function rssMb(pid: number): Promise<number> {
+export async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
@@ -59,7 +59,7 @@ async function fdCount(pid: number): Promise<number> {
   return (await readdir(`/proc/${pid}/fd`)).length;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe().catch(() => undefined);
@@ -76,7 +76,14 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, ms: n
  * the SSE side computes from `message_delta`, so a length of an older
  * message is never matched to the new one.
  */
-function rawStream(port: number, conversationId: string, firstNewStep: number, seen: Map<string, number>, from: { armed: boolean }): { destroy(): void } {
+export function rawStream(
+  port: number,
+  conversationId: string,
+  firstNewStep: number,
+  seen: Map<string, number>,
+  from: { armed: boolean },
+  csrfToken = CSRF,
+): { destroy(): void } {
   const body = encodeJsonEnvelope(FLAG_DATA, { conversationId, subscriberId: `bench-raw-${conversationId}` });
   const decoder = new EnvelopeDecoder();
   const request = httpRequest({
@@ -84,7 +91,7 @@ function rawStream(port: number, conversationId: string, firstNewStep: number, s
     port,
     method: "POST",
     path: `${SERVICE}StreamAgentStateUpdates`,
-    headers: { "x-codeium-csrf-token": CSRF, "content-type": "application/connect+json", "content-length": body.byteLength },
+    headers: { "x-codeium-csrf-token": csrfToken, "content-type": "application/connect+json", "content-length": body.byteLength },
   });
   request.on("response", (response) => {
     response.on("data", (chunk: Buffer) => {
@@ -115,14 +122,15 @@ function rawStream(port: number, conversationId: string, firstNewStep: number, s
 }
 
 /** An SSE subscriber: when each cumulative text length of the conversation's message deltas arrived. */
-async function sseStream(
+export async function sseStream(
   url: string,
   conversationId: string,
   seen: Map<string, number>,
   from: { armed: boolean },
+  token = TOKEN,
 ): Promise<{ close(): void; readonly caughtUp: boolean }> {
   const controller = new AbortController();
-  const response = await fetch(`${url}/v1/sessions/${conversationId}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+  const response = await fetch(`${url}/v1/sessions/${conversationId}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";

@@ -29,7 +29,7 @@ import { answerInTui } from "./tui-answer.js";
 import { loadPolicyJudge, type PolicyJudge } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
 import { createInteractionLedger, type LedgerChange } from "./interaction-ledger.js";
-import { BackgroundTaskWatch } from "./background-tasks.js";
+import { BackgroundTaskWatch, paneKey, SharedRowReadings } from "./background-tasks.js";
 import { ResolutionAttribution } from "./resolution-attribution.js";
 import { defaultLocateVersion, VersionWatch } from "./version-watch.js";
 import type {
@@ -49,6 +49,9 @@ import type {
   SessionInteractions,
   TurnDriver,
 } from "./types.js";
+
+/** Status-row readings shared by every session of this process on the same pane (background-tasks.ts). */
+const ROW_READINGS = new SharedRowReadings();
 
 const DEFAULTS = {
   probeIntervalMs: 40,
@@ -173,6 +176,7 @@ class Session implements AgySessionApi {
     if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 10) {
       throw new AgyBridgeError("invalid_argument", `backgroundTasks.intervalMs must be a number of milliseconds, at least 10; got ${String(intervalMs)}.`);
     }
+    const ownDriver = this.#turnDriver !== undefined;
     return new BackgroundTaskWatch({
       intervalMs,
       // Only a pane the driver can read: a fake driver without readScreen reads nothing.
@@ -180,7 +184,12 @@ class Session implements AgySessionApi {
         const pane = await this.#paneRef();
         return pane !== undefined && (await this.#driver()).readScreen !== undefined ? pane : undefined;
       },
-      readTasks: async (pane, signal) => (await (await this.#driver()).readScreen!(pane, { signal })).backgroundTasks ?? 0,
+      readTasks: async (pane, signal) => {
+        const read = async (options: { signal?: AbortSignal }) => (await (await this.#driver()).readScreen!(pane, options)).backgroundTasks ?? 0;
+        // On real tmux, one capture per pane about every half cadence, whichever of its sessions asks (no one session's signal ends it);
+        // a driver of the caller's own is its own.
+        return ownDriver ? read({ signal }) : ROW_READINGS.read(paneKey(pane), intervalMs / 2, () => read({}));
+      },
       conversationId: () => this.conversationId,
       publish: (events) => this.#events.publish(events),
       signal: this.#closed.signal,

@@ -10,6 +10,13 @@
  * `idle` again when it goes. Any other wire status stops the reading until
  * the wire is idle again; a pane that vanished stops it for good, with a
  * `pane_gone` diagnostic.
+ *
+ * The cadence backs off: a task is started by a turn, so its row shows soon
+ * after the wire goes idle; while the row keeps showing no task, each pause
+ * doubles, up to `maxIntervalMs` (a hundred idle sessions on a host would
+ * otherwise run fifty `tmux capture-pane` a second). A row with tasks, or a
+ * changed row, goes back to `intervalMs`, and so does every wire status
+ * edge, which also ends a pause at once.
  */
 import { TmuxError } from "../errors.js";
 import type { PaneRef } from "../discovery/types.js";
@@ -104,8 +111,10 @@ function same(shown: Shown, event: StatusEvent): boolean {
 }
 
 export interface BackgroundTaskWatchOptions {
-  /** How often the status row is read while the wire is idle (ms). */
+  /** How often the status row is read while the wire is idle (ms): the first pause, and the pause while tasks show. */
   intervalMs: number;
+  /** The longest pause while the row keeps showing no task (ms); default 15 × `intervalMs`. */
+  maxIntervalMs?: number;
   /** agy's pane, or undefined when none is known (then nothing is ever read). */
   pane(): Promise<PaneRef | undefined>;
   /** The N of the status row's `N task(s)` (0 without it); throws a `TmuxError` when the pane cannot be read. */
@@ -129,9 +138,14 @@ export class BackgroundTaskWatch {
   /** No pane, or the pane is gone: nothing is read any more. */
   #done = false;
   #failures = 0;
+  /** The pause before the next reading. */
+  #pauseMs: number;
+  /** Ends the pause in progress (a wire status edge went by). */
+  #wake = new AbortController();
 
   constructor(options: BackgroundTaskWatchOptions) {
     this.#o = options;
+    this.#pauseMs = options.intervalMs;
   }
 
   /** The reading loop runs (reading, or pausing between readings). */
@@ -142,8 +156,16 @@ export class BackgroundTaskWatch {
   /** Wire events on their way to consumers (see {@link BackgroundTaskFold.pass}); starts reading when the wire went idle. */
   pass(events: MapperEvent[]): MapperEvent[] {
     const out = this.fold.pass(events);
+    if (events.some((e) => e.type === "status")) this.#restartCadence();
     if (this.fold.wireIdle) this.kick();
     return out;
+  }
+
+  /** A wire status edge: the next reading comes at once (or the loop ends, the wire not idle), then at the first cadence. */
+  #restartCadence(): void {
+    this.#pauseMs = this.#o.intervalMs;
+    this.#wake.abort();
+    this.#wake = new AbortController();
   }
 
   /** The tracker's state at attach (see {@link BackgroundTaskFold.seed}). */
@@ -168,14 +190,32 @@ export class BackgroundTaskWatch {
       this.#done = true;
       return;
     }
+    const longest = this.#o.maxIntervalMs ?? this.#o.intervalMs * 15;
+    let last: number | undefined;
+    let wake = this.#wake.signal;
     while (!signal.aborted && !this.#done && this.fold.wireIdle) {
-      await this.#readOnce(pane);
+      const tasks = await this.#readOnce(pane);
       if (signal.aborted || this.#done || !this.fold.wireIdle) return;
-      await (this.#o.sleep ?? sleep)(this.#o.intervalMs, signal);
+      if (wake.aborted) {
+        // A wire status edge during the reading: read again at once, at the first cadence.
+        wake = this.#wake.signal;
+        last = undefined;
+        continue;
+      }
+      // The same empty row again: wait longer; tasks, a change or a failed read: the first cadence.
+      this.#pauseMs = tasks === 0 && last === 0 ? Math.min(this.#pauseMs * 2, longest) : this.#o.intervalMs;
+      last = tasks;
+      await (this.#o.sleep ?? sleep)(this.#pauseMs, AbortSignal.any([signal, wake]));
+      if (wake.aborted) {
+        // An edge ended the pause: the cadence starts over from the next reading.
+        wake = this.#wake.signal;
+        last = undefined;
+      }
     }
   }
 
-  async #readOnce(pane: PaneRef): Promise<void> {
+  /** One reading: the task count, or undefined when the row could not be read. */
+  async #readOnce(pane: PaneRef): Promise<number | undefined> {
     let tasks: number;
     try {
       tasks = await this.#o.readTasks(pane, this.#o.signal);
@@ -186,11 +226,12 @@ export class BackgroundTaskWatch {
       this.#failures += 1;
       const gone = error instanceof TmuxError && (error.failure === "no_target" || error.failure === "no_server" || error.failure === "pane_dead");
       if (gone || this.#failures >= FAILURES_BEFORE_GIVING_UP) this.#giveUp(error, gone);
-      return;
+      return undefined;
     }
-    if (this.#o.signal.aborted) return;
+    if (this.#o.signal.aborted) return undefined;
     const edge = this.fold.read(tasks, this.#o.conversationId());
     if (edge !== undefined) this.#o.publish([edge]);
+    return tasks;
   }
 
   #giveUp(error: unknown, gone: boolean): void {
@@ -218,4 +259,32 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/**
+ * Status-row readings shared by the sessions on one pane (one agy process
+ * can host several conversations, and the simulator hosts a hundred): a
+ * reading taken, or in flight, less than `freshMs` ago is everyone's, so a
+ * pane is captured at most about once per `freshMs` however many sessions
+ * watch it. A failed reading is not kept.
+ */
+export class SharedRowReadings {
+  readonly #recent = new Map<string, { at: number; value: Promise<number> }>();
+
+  read(key: string, freshMs: number, read: () => Promise<number>, now = Date.now()): Promise<number> {
+    const hit = this.#recent.get(key);
+    if (hit !== undefined && now - hit.at < freshMs) return hit.value;
+    for (const [k, v] of this.#recent) if (now - v.at >= freshMs) this.#recent.delete(k);
+    const entry = { at: now, value: read() };
+    this.#recent.set(key, entry);
+    entry.value.catch(() => {
+      if (this.#recent.get(key) === entry) this.#recent.delete(key);
+    });
+    return entry.value;
+  }
+}
+
+/** The key of a pane across tmux servers. */
+export function paneKey(pane: PaneRef): string {
+  return `${pane.socketPath ?? ""}\u0000${pane.socketName ?? ""}\u0000${pane.target}`;
 }

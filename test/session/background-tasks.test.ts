@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { AgyBridgeError, TmuxError } from "../../src/errors.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
-import { BackgroundTaskFold, BackgroundTaskWatch } from "../../src/session/background-tasks.js";
+import { BackgroundTaskFold, BackgroundTaskWatch, paneKey, SharedRowReadings } from "../../src/session/background-tasks.js";
 import { AgySession } from "../../src/session/index.js";
 import { until } from "../support/until.js";
 
@@ -93,6 +93,8 @@ function watchWith(read: () => Promise<number>, pane: () => Promise<{ target: st
   const log: MapperEvent[] = [];
   const life = new AbortController();
   const pauses: Array<() => void> = [];
+  /** Every pause's length, in the order the loop asked for them. */
+  const pauseMs: number[] = [];
   let reads = 0;
   const watch = new BackgroundTaskWatch({
     intervalMs: 2000,
@@ -104,8 +106,9 @@ function watchWith(read: () => Promise<number>, pane: () => Promise<{ target: st
     conversationId: () => CID,
     publish: (events) => log.push(...events),
     signal: life.signal,
-    sleep: (_ms, signal) =>
+    sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
+        pauseMs.push(ms);
         pauses.push(resolve);
         signal.addEventListener("abort", () => resolve(), { once: true });
       }),
@@ -115,6 +118,7 @@ function watchWith(read: () => Promise<number>, pane: () => Promise<{ target: st
     watch,
     log,
     life,
+    pauseMs,
     reads: () => reads,
     /** Waits for the loop's pause, then ends it. */
     async tick() {
@@ -144,6 +148,45 @@ describe("the background-task reading loop", () => {
     await w.tick();
     await w.paused();
     expect(w.log).toHaveLength(2);
+    w.life.abort();
+    await w.stopped();
+  });
+
+  it("backs off while the row keeps showing no task, up to the longest pause (15 × the first)", async () => {
+    const w = watchWith(async () => 0);
+    w.watch.seed(true);
+    for (let i = 0; i < 6; i++) await w.tick();
+    await w.paused();
+    expect(w.pauseMs).toEqual([2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+    expect(w.reads()).toBe(7);
+    w.life.abort();
+    await w.stopped();
+  });
+
+  it("goes back to the first cadence when tasks show, and at once on a wire status edge", async () => {
+    let tasks = 0;
+    const w = watchWith(async () => tasks);
+    w.watch.seed(true);
+    for (let i = 0; i < 3; i++) await w.tick();
+    await w.paused();
+    expect(w.pauseMs).toEqual([2000, 4000, 8000, 16000]);
+    tasks = 1;
+    await w.tick();
+    await w.paused();
+    expect(w.pauseMs.at(-1)).toBe(2000);
+    expect(w.log).toEqual([WAITING_BG]);
+    tasks = 0;
+    for (let i = 0; i < 3; i++) await w.tick();
+    await w.paused();
+    expect(w.pauseMs.slice(-3)).toEqual([2000, 4000, 8000]);
+    // A turn ran and ended during the long pause: the pause ends by itself, the row is read at once, the cadence starts over.
+    const before = w.reads();
+    const pausesBefore = w.pauseMs.length;
+    w.watch.pass([status("running", "turn_started")]);
+    w.watch.pass([status("idle", "turn_completed")]);
+    await until(() => w.reads() > before, "a reading right after the wire went idle again", { seen: () => `${w.reads()} reads` });
+    await until(() => w.pauseMs.length > pausesBefore, "the next pause", { seen: () => JSON.stringify(w.pauseMs) });
+    expect(w.pauseMs.at(-1)).toBe(2000);
     w.life.abort();
     await w.stopped();
   });
@@ -226,5 +269,37 @@ describe("the backgroundTasks option", () => {
         message: expect.stringContaining("backgroundTasks.intervalMs must be a number of milliseconds, at least 10"),
       });
     }
+  });
+});
+
+describe("status-row readings shared by the sessions of one pane", () => {
+  it("gives a reading taken less than freshMs ago to every asker, and reads again after", async () => {
+    const shared = new SharedRowReadings();
+    let reads = 0;
+    const read = async () => ++reads;
+    const key = paneKey({ target: "%1", socketName: "a" });
+    expect(await shared.read(key, 1000, read, 0)).toBe(1);
+    expect(await shared.read(key, 1000, read, 999)).toBe(1);
+    expect(await shared.read(paneKey({ target: "%1", socketName: "b" }), 1000, read, 999)).toBe(2);
+    expect(await shared.read(key, 1000, read, 1000)).toBe(3);
+    expect(reads).toBe(3);
+  });
+
+  it("shares a reading in flight, and keeps no failed one", async () => {
+    const shared = new SharedRowReadings();
+    let release!: (n: number) => void;
+    let reads = 0;
+    const slow = () => {
+      reads += 1;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const first = shared.read("k", 1000, slow, 0);
+    const second = shared.read("k", 1000, slow, 10);
+    release(4);
+    expect(await Promise.all([first, second])).toEqual([4, 4]);
+    expect(reads).toBe(1);
+    const failed = shared.read("f", 1000, async () => Promise.reject(new Error("tmux capture-pane failed")), 0);
+    await expect(failed).rejects.toThrow("capture-pane");
+    expect(await shared.read("f", 1000, async () => 7, 1)).toBe(7);
   });
 });
