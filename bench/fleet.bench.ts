@@ -225,6 +225,7 @@ async function hostRows(): Promise<BenchRow[]> {
       goal: "<= 150 MB",
       met: relayRss <= 150,
     },
+    ...(await aloneRows(sessionsPerHost, steps, idleSeconds)),
     {
       name: `Redis memory per retained event, bytes (${r.redis.entries} entries in ${r.sessions} streams, MAXLEN ~${maxLen} each; used_memory ${(r.redis.usedMemoryBytes / 1024 / 1024).toFixed(1)} MB)`,
       sample: figure(perEntry),
@@ -232,6 +233,32 @@ async function hostRows(): Promise<BenchRow[]> {
     },
   ];
   return rows;
+}
+
+/**
+ * One relay on a machine of its own, as each host of a fleet runs it: the
+ * rows above put ten hosts' simulators and relays on one 2-core machine,
+ * where each relay's figures include the others' load (its discovery sees
+ * every host's agy, and all of them share two cores).
+ */
+async function aloneRows(sessionsPerHost: number, steps: number, idleSeconds: number): Promise<BenchRow[]> {
+  const r = await runFleetHosts({ hosts: 1, sessionsPerHost, steps, idleSeconds, turns: 0, approvals: 0, maxLen: 10_000, bin: ensureBuiltCli() });
+  const relay = r.relays[0]!;
+  const over = (met: boolean, text: string) => (met ? "" : `; ${text} over`);
+  return [
+    {
+      name: `one relay alone with ${r.sessions} sessions (one host, nothing else running): idle CPU over ${idleSeconds} s, % of a core${over(relay.cpuPercent <= 2, `${(relay.cpuPercent - 2).toFixed(1)} points`)}`,
+      sample: figure(relay.cpuPercent),
+      goal: "<= 2 %",
+      met: relay.cpuPercent <= 2,
+    },
+    {
+      name: `one relay alone with ${r.sessions} sessions: idle RSS, MB${over(relay.rssMb <= 150, `${(relay.rssMb - 150).toFixed(0)} MB`)}`,
+      sample: figure(relay.rssMb),
+      goal: "<= 150 MB",
+      met: relay.rssMb <= 150,
+    },
+  ];
 }
 
 const suite: BenchSuite = {

@@ -133,7 +133,7 @@ export const mcpCommand = defineCommand({
     const scope = createTmuxScope(tmux, { onSkipped: onProblem });
     const local = createLocalSessionSource({
       scope,
-      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }),
+      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
       attach: AgySession.attach,
       alive: processAlive,
     });

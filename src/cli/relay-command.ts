@@ -103,7 +103,11 @@ export const relayCommand = defineCommand({
     const { AgySession, createLocalSessionSource } = await import("../session/index.js");
     const scope = createTmuxScope(named, { onSkipped: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`) });
     // Full discovery only when agy processes come or go (and every 30 s), as in serve.
-    const discovery = createLocalSessionSource({ scope, discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }), attach: AgySession.attach });
+    const discovery = createLocalSessionSource({
+      scope,
+      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
+      attach: AgySession.attach,
+    });
 
     let singleId: string | undefined;
     if (single) {

@@ -278,7 +278,7 @@ async function startSessions(io: CliIo, values: ServeValues, settings: ServeSett
   // The source remembers the server each conversation was last seen on: a refresh that misses a busy server keeps what it knew.
   const local = createLocalSessionSource({
     scope,
-    discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers }),
+    discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
     attach: AgySession.attach,
     alive: processAlive,
   });

@@ -29,6 +29,15 @@ export interface DiscoveryWatchOptions extends DiscoverOptions {
   fullEveryMs?: number;
   /** Deadline of a quick conversations read (ms); default 2,000 (the probe's). */
   quickTimeoutMs?: number;
+  /**
+   * The servers the caller offers (e.g. those in its -L/-S scope,
+   * tmux-scope.ts): a quick refresh reads the conversations of these only,
+   * and passes the others on as the last full pass saw them, for the caller
+   * to leave out. Default every server. A relay of one host among several on
+   * a machine would otherwise ask every other host's agy for its
+   * conversations every refresh.
+   */
+  admits?: (server: DiscoveredServer) => boolean;
   now?: () => number;
 }
 
@@ -78,6 +87,7 @@ export function createDiscoveryWatch(options: DiscoveryWatchOptions = {}): Disco
     const timeoutMs = options.quickTimeoutMs ?? 2_000;
     const read = await Promise.all(
       servers.map(async (server) => {
+        if (options.admits !== undefined && !options.admits(server)) return server;
         const key = keyOf(server);
         // No listener answered the last full pass (agy starting, or stuck): only a full pass finds it.
         if (key === undefined || server.url === undefined) return undefined;

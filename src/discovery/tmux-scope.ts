@@ -38,6 +38,8 @@ export interface TmuxScope {
   readonly discoveryServers: readonly TmuxServerRef[];
   /** The tmux server a discovered pane is on, for `PaneRef` (`{}`: the default server). */
   readonly paneServer: TmuxServerRef;
+  /** Whether one server is in scope, reporting nothing (for `DiscoveryWatchOptions.admits`). */
+  covers(server: Pick<DiscoveredServer, "pid" | "tmuxPane">): boolean;
   /**
    * The servers in scope, in order. Each agy left out is reported once
    * through `onSkipped`, and again only after it was in scope or gone in
@@ -58,6 +60,7 @@ export function createTmuxScope(server: TmuxServerRef | undefined, options: Tmux
     server,
     discoveryServers: [server ?? {}],
     paneServer: server ?? {},
+    covers: (candidate) => inTmuxScope(candidate, server),
     admit(servers) {
       const out: (typeof servers)[number][] = [];
       const skipped = new Set<number>();

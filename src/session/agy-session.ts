@@ -133,6 +133,14 @@ class Session implements AgySessionApi {
   readonly #version: VersionWatch;
   /** agy's status row read for background tasks while the wire says idle (background-tasks.ts); undefined when turned off. */
   readonly #tasks: BackgroundTaskWatch | undefined;
+  /**
+   * The first read of agy's version for a given URL (discovery's binding has
+   * it already). A following session waits for it at attach; a one-shot one
+   * (`follow: false`) starts it only when something needs the version — the
+   * TUI's keys, closing a dialog, or following — so an RPC answer does not
+   * wait ~100 ms for a scan of /proc it never uses (issue 36).
+   */
+  #versionRead: Promise<void> | undefined;
 
   constructor(options: AttachOptions) {
     this.#o = options;
@@ -250,7 +258,14 @@ class Session implements AgySessionApi {
     const known = versionOfBinding(this.#binding, o.agyVersion);
     this.#version.seed(known);
     // Discovery's binding has read the process already; else (a URL given) it is read now, bounded by tmux's own deadline.
-    if (known.agyVersion === null) await this.#version.refresh(true);
+    if (known.agyVersion !== null) this.#versionRead = Promise.resolve();
+    else if (o.follow !== false) await this.#versionKnown();
+  }
+
+  /** The version read at attach has been applied (started now, for a one-shot session that had not needed it yet). */
+  #versionKnown(): Promise<void> {
+    this.#versionRead ??= this.#version.refresh(true);
+    return this.#versionRead;
   }
 
   #makeClient(binding: ServerBinding): AgyRpcClient {
@@ -335,19 +350,22 @@ class Session implements AgySessionApi {
       relocateAfterFailures: o.relocateAfterFailures ?? DEFAULTS.relocateAfterFailures,
     });
     this.#reader = reader;
-    this.#readerStart = reader.start().then((history) => {
-      // Only what is still open at the end of the history is the policy's to decide.
-      const open = createInteractionLedger();
-      for (const event of history) open.apply(event);
-      for (const event of open.openAll()) this.#decide(event);
-      for (const event of history) {
-        this.#remember(event);
-        this.#fold(event);
-      }
-      this.#history = history;
-      // The wire's state at attach: no status edge has to come for an idle conversation's row to be read.
-      this.#tasks?.seed(!reader.tracker.turnActive && reader.tracker.pendingInteractions().length === 0);
-    });
+    // history_end says which agy it is: a one-shot session reads the version before it starts reading.
+    this.#readerStart = this.#versionKnown()
+      .then(() => reader.start())
+      .then((history) => {
+        // Only what is still open at the end of the history is the policy's to decide.
+        const open = createInteractionLedger();
+        for (const event of history) open.apply(event);
+        for (const event of open.openAll()) this.#decide(event);
+        for (const event of history) {
+          this.#remember(event);
+          this.#fold(event);
+        }
+        this.#history = history;
+        // The wire's state at attach: no status edge has to come for an idle conversation's row to be read.
+        this.#tasks?.seed(!reader.tracker.turnActive && reader.tracker.pendingInteractions().length === 0);
+      });
     return this.#readerStart;
   }
 
@@ -486,6 +504,8 @@ class Session implements AgySessionApi {
   }
 
   async #closeLeftover(pane: PaneRef, answer: SettledAnswer | undefined): Promise<ClosePromptResult> {
+    // Which keys are safe depends on the version.
+    await this.#versionKnown();
     const result = await (await this.#driver()).closePrompt(pane, {
       signal: this.#closed.signal,
       agyVersion: this.agyVersion,
@@ -592,6 +612,7 @@ class Session implements AgySessionApi {
 
   /** Keys in agy's dialog; the resolution the keys cause waits for them, to carry `decidedBy` only when they answered. */
   async #answerInTui(pane: PaneRef | undefined, captured: CapturedInteraction, verdict: Verdict, decidedBy?: string): Promise<AnswerResult> {
+    await this.#versionKnown();
     if (decidedBy === undefined) return answerInTui(this.#delivery(), await this.#driver(), pane, captured, verdict);
     this.#attribution.sending(captured.interactionId, decidedBy);
     let took = false;
@@ -661,6 +682,7 @@ class Session implements AgySessionApi {
     if (pane === undefined)
       throw new AgyBridgeError("invalid_argument", "This session has no tmux pane and none was found for its agy; attach with a pane to type turns.");
     const driver = await this.#driver();
+    await this.#versionKnown();
     const id = this.conversationId;
     const before = await this.#userInputMark(id);
     this.#reader?.expectTurn(TURN_EXPECT_MS);

@@ -52,7 +52,7 @@ export interface DiscoveryFeed {
 export interface LocalSessionSourceOptions {
   /** Which agy are offered (`createTmuxScope`); discovery must match panes on its `discoveryServers`. */
   scope: TmuxScope;
-  /** Discovery, e.g. `createDiscoveryWatch({ tmuxServers: scope.discoveryServers })`. */
+  /** Discovery, e.g. `createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers })`. */
   discovery: DiscoveryFeed;
   /** `AgySession.attach`, or a stand-in. */
   attach: (options: AttachOptions) => Promise<AgySession>;

@@ -153,3 +153,32 @@ it("identifies a pid again once it execs into agy, and not while its stat identi
     cache.remove();
   }
 });
+
+it("reads anew only the conversations of servers the caller admits, and passes the others on as the full pass saw them", async () => {
+  const cache = tempCache();
+  const a = await startSimAsAgy(cache.dir, "tok-watch-in");
+  const b = await startSimAsAgy(cache.dir, "tok-watch-out");
+  const watch = createDiscoveryWatch({ pids: [a.info.agyPid, b.info.agyPid], ...NO_TMUX, admits: (s) => s.pid === a.info.agyPid });
+  const clientA = createAgyRpcClient({ baseUrl: a.info.plainUrl, csrfToken: "tok-watch-in" });
+  const clientB = createAgyRpcClient({ baseUrl: b.info.plainUrl, csrfToken: "tok-watch-out" });
+  try {
+    await watch.refresh();
+    expect(watch.counts).toEqual({ full: 1, quick: 0 });
+    const newA = String((await clientA.startCascade({}))["cascadeId"]);
+    const newB = String((await clientB.startCascade({}))["cascadeId"]);
+    const servers = await watch.refresh();
+    expect(watch.counts).toEqual({ full: 1, quick: 1 });
+    const ids = (pid: number) => servers.find((s) => s.pid === pid)!.conversations.map((c) => c.conversationId);
+    expect(ids(a.info.agyPid).sort()).toEqual([a.info.conversationId, newA].sort());
+    // Not read: the other server's new conversation is not there until a full pass.
+    expect(ids(b.info.agyPid)).toEqual([b.info.conversationId]);
+    expect(ids(b.info.agyPid)).not.toContain(newB);
+  } finally {
+    await clientA.close();
+    await clientB.close();
+    await watch.close();
+    await a.stop();
+    await b.stop();
+    cache.remove();
+  }
+}, 90_000);
