@@ -50,6 +50,22 @@ import type {
   TurnDriver,
 } from "./types.js";
 
+/** How many gates found by re-reading the conversation a session keeps (`#found`). */
+const FOUND_KEPT = 64;
+
+/** A gate as the answer path needs it, from its request. */
+function capturedOf(event: EventOf<"interaction_requested">): CapturedInteraction {
+  return {
+    interactionId: event.interactionId,
+    conversationId: event.conversationId,
+    trajectoryId: event.trajectoryId,
+    stepIndex: event.stepIndex,
+    kind: event.request.kind,
+    variant: variantOf(event.request),
+    identity: gateIdentity(event.request),
+  };
+}
+
 /** Status-row readings shared by every session of this process on the same pane (background-tasks.ts). */
 const ROW_READINGS = new SharedRowReadings();
 
@@ -117,7 +133,12 @@ class Session implements AgySessionApi {
   #readerStart: Promise<void> | undefined;
   /** The events of the read at attach, until the first consumer takes them (then dropped: a long history costs nothing idle). */
   #history: MapperEvent[] | undefined;
-  readonly #captured = new Map<string, CapturedInteraction>();
+  /**
+   * Gates found by re-reading the conversation, for ids the ledger no longer
+   * holds (the newest few): every other gate is read off the ledger's
+   * request, so a long history costs no second copy of its gates.
+   */
+  readonly #found = new Map<string, CapturedInteraction>();
   readonly #settled = new Map<string, AnswerResult>();
   readonly #inFlight = new Map<string, Promise<AnswerResult>>();
   /** Who decided each interaction this session delivered an answer to (`decidedBy` on its resolution). */
@@ -127,7 +148,7 @@ class Session implements AgySessionApi {
   /** The policy's verdict on each request it decided (`interaction_requested.policy`). */
   readonly #verdicts = new Map<string, NonNullable<EventOf<"interaction_requested">["policy"]>>();
   /** Every interaction this session has published, folded (interaction-ledger.ts); what `interactions` reads. */
-  readonly #ledger = createInteractionLedger();
+  readonly #ledger = createInteractionLedger({ retain: 100 });
   readonly #ledgerListeners = new Set<(change: LedgerChange) => void>();
   /** Which agy this is, read at attach and after every reconnect (version-watch.ts). */
   readonly #version: VersionWatch;
@@ -336,7 +357,6 @@ class Session implements AgySessionApi {
       publish: (events) => {
         for (const event of events) {
           if (event.type === "interaction_requested") this.#decide(event);
-          this.#remember(event);
         }
         this.#attribution.offer(events);
       },
@@ -358,10 +378,7 @@ class Session implements AgySessionApi {
         const open = createInteractionLedger();
         for (const event of history) open.apply(event);
         for (const event of open.openAll()) this.#decide(event);
-        for (const event of history) {
-          this.#remember(event);
-          this.#fold(event);
-        }
+        for (const event of history) this.#fold(event);
         this.#history = history;
         // The wire's state at attach: no status edge has to come for an idle conversation's row to be read.
         this.#tasks?.seed(!reader.tracker.turnActive && reader.tracker.pendingInteractions().length === 0);
@@ -443,19 +460,6 @@ class Session implements AgySessionApi {
         return () => this.#ledgerListeners.delete(listener);
       },
     };
-  }
-
-  #remember(event: MapperEvent): void {
-    if (event.type !== "interaction_requested") return;
-    this.#captured.set(event.interactionId, {
-      interactionId: event.interactionId,
-      conversationId: event.conversationId,
-      trajectoryId: event.trajectoryId,
-      stepIndex: event.stepIndex,
-      kind: event.request.kind,
-      variant: variantOf(event.request),
-      identity: gateIdentity(event.request),
-    });
   }
 
   async readConversation(options: { signal?: AbortSignal } = {}): Promise<MapperEvent[]> {
@@ -580,10 +584,15 @@ class Session implements AgySessionApi {
   }
 
   async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
-    const known = this.#captured.get(interactionId);
+    const request = this.#ledger.get(interactionId)?.request;
+    if (request !== undefined) return capturedOf(request);
+    const known = this.#found.get(interactionId);
     if (known !== undefined) return known;
     const found = await findInteraction(this.#delivery(), this.conversationId, interactionId);
-    if (found !== undefined) this.#captured.set(interactionId, found);
+    if (found !== undefined) {
+      this.#found.set(interactionId, found);
+      if (this.#found.size > FOUND_KEPT) this.#found.delete(this.#found.keys().next().value as string);
+    }
     return found;
   }
 
