@@ -8,7 +8,7 @@ import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { AgyBridgeError } from "../errors.js";
-import { AuditRecordSchema, type AuditRecord } from "./audit-record.js";
+import type { AuditRecord } from "./audit-record.js";
 
 export interface AuditLogOptions {
   /** The log file; see {@link defaultAuditPath}. */
@@ -139,6 +139,8 @@ export async function readAuditLog(path: string, query: AuditQuery = {}): Promis
   const out: AuditReading = { records: [], skipped: [], conversationIds: [] };
   const ids = new Set<string>();
   const since = query.since?.getTime();
+  // The schema (and zod) load for a reading only: writing a record, as an answer command does, needs neither.
+  const { AuditRecordSchema } = await import("./audit-record.js");
   for (const file of files) {
     const text = await readFile(file, "utf8").catch(() => undefined);
     if (text === undefined) continue;

@@ -5,7 +5,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { createAuditLog, createSessionAuditor, defaultAuditPath, type AuditLog, type SessionAuditor } from "../audit/index.js";
+// Not the audit barrel: it builds the record schema with zod, which writing a record does not need.
+import { createAuditLog, defaultAuditPath, type AuditLog } from "../audit/audit-log.js";
+import { createSessionAuditor, type SessionAuditor } from "../audit/session-auditor.js";
 import type { Policy, PolicyWithLearned } from "../policy/index.js";
 import type { LearnedStore } from "./learned-store.js";
 import type { AttachOptions, PolicyOutcome } from "../session/index.js";
