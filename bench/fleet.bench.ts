@@ -176,7 +176,7 @@ async function hostRows(): Promise<BenchRow[]> {
   const hosts = Number(process.env["FLEET_HOSTS"] ?? (quick ? 2 : 10));
   const sessionsPerHost = Number(process.env["FLEET_SESSIONS"] ?? (quick ? 10 : 100));
   const steps = Number(process.env["FLEET_STEPS"] ?? 50);
-  const idleSeconds = Number(process.env["FLEET_IDLE_S"] ?? (quick ? 10 : 30));
+  const idleSeconds = Number(process.env["FLEET_IDLE_S"] ?? (quick ? 5 : 30));
   const turns = quick ? 4 : 20;
   const maxLen = 10_000;
   const r = await runFleetHosts({ hosts, sessionsPerHost, steps, idleSeconds, turns, approvals: turns, maxLen, bin: ensureBuiltCli() });

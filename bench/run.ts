@@ -6,6 +6,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { formatTable, type BenchSuite } from "./harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -19,10 +20,13 @@ const files = readdirSync(here)
   .sort();
 
 let missed = 0;
+const began = performance.now();
 for (const file of files) {
   const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: BenchSuite };
+  const started = performance.now();
   const rows = await mod.default.run();
-  process.stdout.write(`${formatTable(mod.default.title, rows)}\n`);
+  process.stdout.write(`${formatTable(mod.default.title, rows)}\n${file}: ${((performance.now() - started) / 1000).toFixed(1)} s\n\n`);
   missed += rows.filter((r) => r.met === false).length;
 }
-process.stdout.write(`node ${process.version}, ${files.length} suite(s)${quick ? " (--quick)" : ""}; ${missed} goal(s) missed\n`);
+const total = ((performance.now() - began) / 1000).toFixed(0);
+process.stdout.write(`node ${process.version}, ${files.length} suite(s)${quick ? " (--quick)" : ""} in ${total} s; ${missed} goal(s) missed\n`);

@@ -8,22 +8,10 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { AuditLog } from "../audit/index.js";
-import type { EventOf } from "../mapper/index.js";
-import type {
-  ActionTokens,
-  AnswerInteraction,
-  Escalation,
-  Notifier,
-  NotifyDispatcher,
-  PushSubscriptionStore,
-  VapidKeys,
-  WebhookReport,
-} from "../notify/index.js";
-import type { SessionHub } from "../server/index.js";
+import type { ActionTokens, Escalation, PushSubscriptionStore, VapidKeys } from "../notify/index.js";
+import type { HubNotifications } from "../server/hub-notifications.js";
 import type { RuleOffers } from "../notify/rule-offer.js";
 import type { RuleOffersOptions } from "../server/rule-offers.js";
-import type { PolicyOutcome } from "../session/index.js";
-import { createInteractionLedger } from "../session/interaction-ledger.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
 import { DESKTOP_OPTIONS, prepareDesktop, type DesktopPlan } from "./desktop-alerts.js";
@@ -72,8 +60,8 @@ export type NotifyValues = {
       : string | undefined;
 };
 
-/** Checked and loaded before serve listens; {@link Notifications.start} once it does. */
-export interface Notifications {
+/** Checked and loaded before serve listens; {@link HubNotifications.start} once it does. */
+export interface Notifications extends HubNotifications {
   /** For the API server: the page's push routes and ntfy's one-time actions. */
   readonly push: {
     publicKey: string;
@@ -81,27 +69,13 @@ export interface Notifications {
     unsubscribe(endpoint: string, device: string): Promise<boolean>;
   };
   readonly actions: ActionTokens;
-  /** For `policyAttachOption`'s `onDecision`: an `ask` (or a failed delivery) goes to a person. */
-  policyDecided(outcome: PolicyOutcome): void;
-  /** `describe` names a conversation's workspace, for desktop alerts' titles. */
-  start(options: {
-    hub: SessionHub;
-    pageUrl: string;
-    describe?: (conversationId: string) => { workspace?: string };
-    /** The workspace a learned rule is scoped to: the one the policy decides with (else `describe`'s). */
-    ruleWorkspace?: (conversationId: string) => string | undefined;
-  }): void;
-  close(): Promise<void>;
 }
-
-type Requested = EventOf<"interaction_requested">;
 
 /**
  * Reads the flags, secrets and keys (kept in `configDir`, i.e.
  * `$XDG_CONFIG_HOME/agy-bridge`). A usage mistake is a string (exit 2); an
  * unreadable file throws with a sentence (exit 1).
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one of the functions over 100 lines that #35 splits; listed so no new one is added
 export async function prepareNotifications(
   io: CliIo,
   values: NotifyValues,
@@ -194,25 +168,6 @@ export async function prepareNotifications(
   const actions = notify.createActionTokens();
   // Learned rules apply where a policy does (docs/policy.md): only then do Telegram and ntfy offer "Always allow" / "Always deny".
   const learned = options.policy ? await learnedRulesOf(io, options.auditLog) : undefined;
-  const host = hostname();
-  const say = (message: string) => io.stderr.write(`${terminalText(`agy-bridge serve: ${message}`)}\n`);
-
-  const audit = (report: WebhookReport, request: Requested | undefined) => {
-    options.auditLog
-      .append({
-        conversationId: report.delivery.conversationId,
-        interactionId: report.delivery.interactionId,
-        kind: request?.request.kind ?? "permission",
-        request: request === undefined ? {} : auditRequestOf(request),
-        decision: "notify",
-        decidedBy: report.notifier,
-        delivery: report.result,
-        reason: `${report.delivery.type} ${report.delivery.id} to ${report.origin}: ${report.attempts} attempt(s)${report.status === undefined ? "" : `, last HTTP ${report.status}`}${report.error === undefined || report.result === "delivered" ? "" : `, ${report.error}`}`,
-      })
-      .catch(() => undefined);
-  };
-
-  let dispatcher: NotifyDispatcher | undefined;
   // A revocation (here or by `agy-bridge devices` in another process) deletes the device's subscriptions at once,
   // so serve's own next write of the file cannot bring them back; the notifier prunes again before each push.
   const unwatchDevices = deviceStore?.onChange(() => {
@@ -223,127 +178,40 @@ export async function prepareNotifications(
       )
       .catch(() => undefined);
   });
-  // A policy's ask can come before serve listens (the hub attaches early): kept until start.
-  const early: Requested[] = [];
-  // What was asked, by id, for rule offers and the audit lines of late deliveries: the session layer's ledger (bounded).
-  const requests = createInteractionLedger();
+  const { createHubNotifications } = await import("../server/hub-notifications.js");
+  const hub = createHubNotifications({
+    webhooks: webhooks.map((url, index) => ({ url, secret: secrets[index]! })),
+    push: { keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) },
+    ...(values["notify-ntfy"] === undefined ? {} : { ntfyTopicUrl: values["notify-ntfy"] }),
+    ...(telegram === undefined || telegramBotToken === undefined || telegramChat === undefined
+      ? {}
+      : {
+          telegram: {
+            create: telegram.createTelegramNotifier,
+            token: telegramBotToken,
+            chatId: telegramChat,
+            ...(values["telegram-api-root"] === undefined ? {} : { apiRoot: values["telegram-api-root"] }),
+          },
+        }),
+    ...(desktop === undefined ? {} : { desktop: { support: desktop.support } }),
+    ...(escalation === undefined ? {} : { escalation }),
+    policy: options.policy,
+    ...(learned === undefined ? {} : { rules: learned }),
+    actions,
+    host: hostname(),
+    ...(values["notify-base-url"] === undefined ? {} : { baseUrl: values["notify-base-url"] }),
+    auditLog: options.auditLog,
+    onProblem: (message) => io.stderr.write(`${terminalText(`agy-bridge serve: ${message}`)}\n`),
+  });
 
   return {
     push: { publicKey: keys.publicKey, subscribe: (s, device) => store.add(s, device), unsubscribe: (e, device) => store.remove(e, device) },
     actions,
-    policyDecided(outcome) {
-      requests.apply(outcome.request);
-      // A person is needed when the policy said ask, or its answer was never sent (an approve rule
-      // matching a question). A delivery that threw does not hand it over: the policy's verdict
-      // stands (docs/policy.md); a timed-out one is over already.
-      if (outcome.decision.decision !== "ask" && (outcome.result !== undefined || outcome.error !== undefined)) return;
-      if (dispatcher === undefined) early.push(outcome.request);
-      else dispatcher.policyAsked(outcome.request);
-    },
-    start({ hub, pageUrl, describe, ruleWorkspace }) {
-      const base = values["notify-base-url"] ?? pageUrl;
-      const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
-        const session = hub.get(conversationId);
-        if (session === undefined) return { result: "not_found", reason: "its session is gone" };
-        return session.respond(interactionId, action, decidedBy);
-      };
-      const rules = learned?.({
-        place: (conversationId) => {
-          const workspace = ruleWorkspace !== undefined ? ruleWorkspace(conversationId) : describe?.(conversationId).workspace;
-          return { conversationId, ...(workspace === undefined ? {} : { workspace }) };
-        },
-        stepTypeOf: (interactionId) => requests.get(interactionId)?.request?.stepType,
-      });
-      const notifiers: Notifier[] = webhooks.map((url, index) =>
-        notify.createWebhookNotifier({
-          url,
-          secret: secrets[index]!,
-          name: `webhook:${index + 1}`,
-          onReport: (report) => audit(report, requests.get(report.delivery.interactionId)?.request),
-        }),
-      );
-      notifiers.push(
-        notify.createWebPushNotifier({ keys, store, allowLoopback: allowLoopbackPush, ...(pairedDevices === undefined ? {} : { pairedDevices }) }),
-      );
-      if (values["notify-ntfy"] !== undefined) {
-        notifiers.push(
-          notify.createNtfyNotifier({
-            topicUrl: values["notify-ntfy"],
-            apiUrl: base,
-            tokens: actions,
-            onProblem: say,
-            ...(rules === undefined ? {} : { rules }),
-          }),
-        );
-      }
-      if (telegram !== undefined && telegramBotToken !== undefined && telegramChat !== undefined) {
-        notifiers.push(
-          telegram.createTelegramNotifier({
-            token: telegramBotToken,
-            chatId: telegramChat,
-            answer,
-            onProblem: say,
-            ...(rules === undefined ? {} : { rules }),
-            ...(values["telegram-api-root"] === undefined ? {} : { apiRoot: values["telegram-api-root"] }),
-          }),
-        );
-      }
-      if (desktop !== undefined) {
-        const workspaceOf = describe === undefined ? undefined : (conversationId: string) => describe(conversationId).workspace;
-        notifiers.push(
-          notify.createDesktopNotifier({
-            support: desktop.support,
-            answer,
-            answerOn: "page",
-            onProblem: say,
-            ...(workspaceOf === undefined ? {} : { workspaceOf }),
-          }),
-        );
-      }
-      dispatcher = notify.createNotifyDispatcher({
-        notifiers,
-        pageUrl: base,
-        host,
-        policy: options.policy,
-        answer,
-        onProblem: say,
-        ...(escalation === undefined ? {} : { escalation }),
-      });
-      const watched = new Set<unknown>();
-      const watch = () => {
-        for (const session of hub.list()) {
-          if (watched.has(session)) continue;
-          watched.add(session);
-          // Asked now, so the workspace (read once, in the background) is known when a rule is offered.
-          describe?.(session.conversationId);
-          const observer = dispatcher!.session(session.conversationId);
-          const feed = (event: Parameters<typeof observer.observe>[0]) => {
-            requests.apply(event);
-            observer.observe(event);
-          };
-          // A fleet session's log records where its history ends instead of holding `history_end` (event-log.ts).
-          const end = session.log.historyEnd;
-          let ended = false;
-          const historyEnd = () => {
-            ended = true;
-            feed({ type: "history_end", conversationId: session.conversationId });
-          };
-          // What the log holds so far, then every later append (synchronous: nothing falls between).
-          for (const entry of session.log.since(0)) {
-            if (!ended && end !== undefined && entry.id > end) historyEnd();
-            feed(entry.event);
-          }
-          if (!ended && end !== undefined) historyEnd();
-          session.log.subscribe((entry) => feed(entry.event), historyEnd);
-        }
-      };
-      hub.onChange(watch);
-      watch();
-      for (const event of early.splice(0)) dispatcher.policyAsked(event);
-    },
+    policyDecided: (outcome) => hub.policyDecided(outcome),
+    start: (wiring) => hub.start(wiring),
     async close() {
       unwatchDevices?.();
-      await dispatcher?.close();
+      await hub.close();
     },
   };
 }
@@ -356,16 +224,4 @@ async function learnedRulesOf(io: CliIo, audit: AuditLog): Promise<(where: Omit<
   ]);
   const store = createLearnedStore({ file: defaultLearnedFile(io.env), audit });
   return (where) => createRuleOffers({ rules: store, ...where });
-}
-
-function auditRequestOf(event: Requested): { commandLine?: string; path?: string; question?: string; variant?: string } {
-  const request = event.request;
-  switch (request.kind) {
-    case "permission":
-      return request.variant === "filePermission" || request.action === "file" ? { path: request.target } : { commandLine: request.target };
-    case "question":
-      return { question: request.questions[0]?.question ?? "" };
-    case "other":
-      return { variant: request.variant };
-  }
 }

@@ -1,0 +1,251 @@
+/**
+ * serve's notifications over its session hub (docs/notifications.md): the
+ * channels a plan names — webhooks, Web Push, ntfy, Telegram, a desktop
+ * alert — behind one dispatcher that watches every session the hub follows,
+ * plus what the session policy hands to a person. The CLI reads the flags,
+ * secrets and keys into a {@link HubNotificationsPlan}; this file wires it,
+ * so `cli/` holds flags only (issue 35).
+ *
+ * What was asked is kept in the session layer's interaction ledger (for
+ * rule offers and the audit lines of late webhook deliveries), and a policy
+ * `ask` that comes before the channels start (the hub attaches before serve
+ * listens) waits for {@link HubNotifications.start}, bounded.
+ */
+import type { AuditLog } from "../audit/audit-log.js";
+import type { EventOf } from "../mapper/index.js";
+import {
+  createDesktopNotifier,
+  createNotifyDispatcher,
+  createNtfyNotifier,
+  createWebhookNotifier,
+  createWebPushNotifier,
+  type ActionTokens,
+  type AnswerInteraction,
+  type Escalation,
+  type Notifier,
+  type NotifyDispatcher,
+  type PushSubscriptionStore,
+  type VapidKeys,
+  type WebhookReport,
+} from "../notify/index.js";
+import type { DesktopSupport } from "../notify/desktop-notifier.js";
+import type { RuleOffers } from "../notify/rule-offer.js";
+import type { createTelegramNotifier } from "../notify/telegram-notifier.js";
+import type { PolicyOutcome } from "../session/index.js";
+import { createInteractionLedger } from "../session/interaction-ledger.js";
+import type { RuleOffersOptions } from "./rule-offers.js";
+import type { SessionHub } from "./session-hub.js";
+
+type Requested = EventOf<"interaction_requested">;
+
+/** Policy asks kept before the channels start; past this, the oldest is dropped (and said). */
+const EARLY_MAX = 1000;
+
+/** Everything the flags named, read and checked (secrets, keys, stores): what the channels are built from. */
+export interface HubNotificationsPlan {
+  /** Each webhook with its HMAC secret, in the flags' order. */
+  webhooks: readonly { url: string; secret: string }[];
+  /** Web Push, always on: the page subscribes. */
+  push: { keys: VapidKeys; store: PushSubscriptionStore; allowLoopback: boolean; pairedDevices?: () => Promise<Set<string>> };
+  /** `--notify-ntfy`'s topic URL. */
+  ntfyTopicUrl?: string;
+  /** A Telegram bot; `create` is the loaded notifier module's factory (grammY loads only for a configured bot). */
+  telegram?: { create: typeof createTelegramNotifier; token: string; chatId: string; apiRoot?: string };
+  /** A desktop alert on this machine. */
+  desktop?: { support: Exclude<DesktopSupport, { kind: "unsupported" }> };
+  escalation?: Escalation;
+  /** A session policy is set (the dispatcher then notifies only what it hands to a person). */
+  policy: boolean;
+  /** Learned rules' "Always allow / deny" offers, where a policy applies. */
+  rules?: (where: Omit<RuleOffersOptions, "rules">) => RuleOffers;
+  actions: ActionTokens;
+  /** This machine's name, in notices. */
+  host: string;
+  /** `--notify-base-url`: serve's address as phones reach it (default the page's). */
+  baseUrl?: string;
+  /** Where webhook deliveries are recorded (`decision: "notify"`). */
+  auditLog: AuditLog;
+  /** One sentence about a channel's trouble. */
+  onProblem(message: string): void;
+}
+
+export interface HubNotifications {
+  /** For the session policy's `onDecision`: an `ask` (or an answer it never sent) goes to a person. */
+  policyDecided(outcome: PolicyOutcome): void;
+  /** Starts the channels once serve knows its address; `describe` names a conversation's workspace for desktop titles. */
+  start(options: {
+    hub: SessionHub;
+    pageUrl: string;
+    describe?: (conversationId: string) => { workspace?: string };
+    /** The workspace a learned rule is scoped to: the one the policy decides with (else `describe`'s). */
+    ruleWorkspace?: (conversationId: string) => string | undefined;
+  }): void;
+  close(): Promise<void>;
+}
+
+export function createHubNotifications(plan: HubNotificationsPlan): HubNotifications {
+  let dispatcher: NotifyDispatcher | undefined;
+  // A policy's ask can come before serve listens (the hub attaches early): kept until start.
+  const early: Requested[] = [];
+  // What was asked, by id, for rule offers and the audit lines of late deliveries: the session layer's ledger (bounded).
+  const requests = createInteractionLedger();
+
+  const audit = (report: WebhookReport) => {
+    const request = requests.get(report.delivery.interactionId)?.request;
+    plan.auditLog
+      .append({
+        conversationId: report.delivery.conversationId,
+        interactionId: report.delivery.interactionId,
+        kind: request?.request.kind ?? "permission",
+        request: request === undefined ? {} : auditRequestOf(request),
+        decision: "notify",
+        decidedBy: report.notifier,
+        delivery: report.result,
+        reason: `${report.delivery.type} ${report.delivery.id} to ${report.origin}: ${report.attempts} attempt(s)${report.status === undefined ? "" : `, last HTTP ${report.status}`}${report.error === undefined || report.result === "delivered" ? "" : `, ${report.error}`}`,
+      })
+      .catch(() => undefined);
+  };
+
+  return {
+    policyDecided(outcome) {
+      requests.apply(outcome.request);
+      // A person is needed when the policy said ask, or its answer was never sent (an approve rule
+      // matching a question). A delivery that threw does not hand it over: the policy's verdict
+      // stands (docs/policy.md); a timed-out one is over already.
+      if (outcome.decision.decision !== "ask" && (outcome.result !== undefined || outcome.error !== undefined)) return;
+      if (dispatcher !== undefined) {
+        dispatcher.policyAsked(outcome.request);
+        return;
+      }
+      early.push(outcome.request);
+      if (early.length > EARLY_MAX) {
+        const dropped = early.shift()!;
+        plan.onProblem(
+          `more than ${EARLY_MAX} policy asks came before notifications started; interaction ${dropped.interactionId} is not notified (it is on the page and in /pending)`,
+        );
+      }
+    },
+    start({ hub, pageUrl, describe, ruleWorkspace }) {
+      const base = plan.baseUrl ?? pageUrl;
+      const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
+        const session = hub.get(conversationId);
+        if (session === undefined) return { result: "not_found", reason: "its session is gone" };
+        return session.respond(interactionId, action, decidedBy);
+      };
+      const rules = plan.rules?.({
+        place: (conversationId) => {
+          const workspace = ruleWorkspace !== undefined ? ruleWorkspace(conversationId) : describe?.(conversationId).workspace;
+          return { conversationId, ...(workspace === undefined ? {} : { workspace }) };
+        },
+        stepTypeOf: (interactionId) => requests.get(interactionId)?.request?.stepType,
+      });
+      const notifiers = channels(plan, { base, answer, rules, audit, describe });
+      const started = createNotifyDispatcher({
+        notifiers,
+        pageUrl: base,
+        host: plan.host,
+        policy: plan.policy,
+        answer,
+        onProblem: plan.onProblem,
+        ...(plan.escalation === undefined ? {} : { escalation: plan.escalation }),
+      });
+      dispatcher = started;
+      const watched = new Set<unknown>();
+      const watch = () => {
+        for (const session of hub.list()) {
+          if (watched.has(session)) continue;
+          watched.add(session);
+          // Asked now, so the workspace (read once, in the background) is known when a rule is offered.
+          describe?.(session.conversationId);
+          const observer = started.session(session.conversationId);
+          const feed = (event: Parameters<typeof observer.observe>[0]) => {
+            requests.apply(event);
+            observer.observe(event);
+          };
+          // A fleet session's log records where its history ends instead of holding `history_end` (event-log.ts).
+          const end = session.log.historyEnd;
+          let ended = false;
+          const historyEnd = () => {
+            ended = true;
+            feed({ type: "history_end", conversationId: session.conversationId });
+          };
+          // What the log holds so far, then every later append (synchronous: nothing falls between).
+          for (const entry of session.log.since(0)) {
+            if (!ended && end !== undefined && entry.id > end) historyEnd();
+            feed(entry.event);
+          }
+          if (!ended && end !== undefined) historyEnd();
+          session.log.subscribe((entry) => feed(entry.event), historyEnd);
+        }
+      };
+      hub.onChange(watch);
+      watch();
+      for (const event of early.splice(0)) started.policyAsked(event);
+    },
+    async close() {
+      await dispatcher?.close();
+    },
+  };
+}
+
+/** The notifiers the plan names: webhooks first, then Web Push, ntfy, Telegram and the desktop. */
+function channels(
+  plan: HubNotificationsPlan,
+  wiring: {
+    base: string;
+    answer: AnswerInteraction;
+    rules: RuleOffers | undefined;
+    audit: (report: WebhookReport) => void;
+    describe: ((conversationId: string) => { workspace?: string }) | undefined;
+  },
+): Notifier[] {
+  const { base, answer, rules, audit, describe } = wiring;
+  const withRules = rules === undefined ? {} : { rules };
+  const notifiers: Notifier[] = plan.webhooks.map(({ url, secret }, index) =>
+    createWebhookNotifier({ url, secret, name: `webhook:${index + 1}`, onReport: audit }),
+  );
+  const { keys, store, allowLoopback, pairedDevices } = plan.push;
+  notifiers.push(createWebPushNotifier({ keys, store, allowLoopback, ...(pairedDevices === undefined ? {} : { pairedDevices }) }));
+  if (plan.ntfyTopicUrl !== undefined) {
+    notifiers.push(createNtfyNotifier({ topicUrl: plan.ntfyTopicUrl, apiUrl: base, tokens: plan.actions, onProblem: plan.onProblem, ...withRules }));
+  }
+  const telegram = plan.telegram;
+  if (telegram !== undefined) {
+    notifiers.push(
+      telegram.create({
+        token: telegram.token,
+        chatId: telegram.chatId,
+        answer,
+        onProblem: plan.onProblem,
+        ...withRules,
+        ...(telegram.apiRoot === undefined ? {} : { apiRoot: telegram.apiRoot }),
+      }),
+    );
+  }
+  if (plan.desktop !== undefined) {
+    const workspaceOf = describe === undefined ? undefined : (conversationId: string) => describe(conversationId).workspace;
+    notifiers.push(
+      createDesktopNotifier({
+        support: plan.desktop.support,
+        answer,
+        answerOn: "page",
+        onProblem: plan.onProblem,
+        ...(workspaceOf === undefined ? {} : { workspaceOf }),
+      }),
+    );
+  }
+  return notifiers;
+}
+
+/** The audit record's `request` of an interaction: its command line, path, question or variant. */
+function auditRequestOf(event: Requested): { commandLine?: string; path?: string; question?: string; variant?: string } {
+  const request = event.request;
+  switch (request.kind) {
+    case "permission":
+      return request.variant === "filePermission" || request.action === "file" ? { path: request.target } : { commandLine: request.target };
+    case "question":
+      return { question: request.questions[0]?.question ?? "" };
+    case "other":
+      return { variant: request.variant };
+  }
+}
