@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createAgyRpcClient, type AgyRpcClient } from "../src/rpc/index.js";
 import { startRedis } from "../test/fleet/support/redis-process.js";
-import { cpuTicks, firstLine, rawStream, rssMb, sseStream, until } from "./serve-fleet.js";
+import { cpuTicks, firstLine, pairLatencies, rawStream, rssMb, sseStream, until } from "./serve-fleet.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const TOKEN = "bench-fleet-hosts-token-0123456789";
@@ -263,13 +263,7 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
       300_000,
     );
     await new Promise((r) => setTimeout(r, 2000));
-    const latenciesMs: number[] = [];
-    targets.forEach((_, i) => {
-      for (const [key, at] of viaSse[i]!) {
-        const sent = raw[i]!.get(key);
-        if (sent !== undefined) latenciesMs.push(at - sent);
-      }
-    });
+    const latenciesMs = pairLatencies(raw, viaSse);
     for (const s of sockets) s.destroy();
     for (const s of subscribers) s.close();
 

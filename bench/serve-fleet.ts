@@ -121,6 +121,18 @@ export function rawStream(
   return { destroy: () => request.destroy() };
 }
 
+/** For each conversation, each key seen at the SSE subscriber minus the time the raw reader saw it leave agy (ms). */
+export function pairLatencies(raw: readonly Map<string, number>[], viaSse: readonly Map<string, number>[]): number[] {
+  const out: number[] = [];
+  viaSse.forEach((seen, i) => {
+    for (const [key, at] of seen) {
+      const sent = raw[i]!.get(key);
+      if (sent !== undefined) out.push(at - sent);
+    }
+  });
+  return out;
+}
+
 /** An SSE subscriber: when each cumulative text length of the conversation's message deltas arrived. */
 export async function sseStream(
   url: string,
@@ -293,13 +305,7 @@ export async function runServeFleet(options: FleetOptions): Promise<FleetResult>
     );
     await new Promise((r) => setTimeout(r, 1000));
     const fds = await fdCount(pid);
-    const latenciesMs: number[] = [];
-    targets.forEach((_, i) => {
-      for (const [key, at] of viaSse[i]!) {
-        const sent = raw[i]!.get(key);
-        if (sent !== undefined) latenciesMs.push(at - sent);
-      }
-    });
+    const latenciesMs = pairLatencies(raw, viaSse);
     for (const s of sockets) s.destroy();
     for (const s of subscribers) s.close();
     await client.close();

@@ -92,7 +92,7 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
     ...(request === undefined ? {} : { trajectoryId: request.trajectoryId, stepIndex: request.stepIndex }),
     interactionId,
     kind: request?.request.kind ?? "permission",
-    request: request === undefined ? {} : requestOf(request),
+    request: request === undefined ? {} : auditRequestOf(request),
   });
 
   return {
@@ -146,7 +146,8 @@ export function createSessionAuditor(log: AuditLog, options: SessionAuditorOptio
   };
 }
 
-function requestOf(event: Requested): AuditEntry["request"] {
+/** The audit record's `request` of an interaction: its command line, path, question or variant. */
+export function auditRequestOf(event: Requested): AuditEntry["request"] {
   const request = event.request;
   switch (request.kind) {
     case "permission":

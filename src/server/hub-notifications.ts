@@ -12,6 +12,7 @@
  * listens) waits for {@link HubNotifications.start}, bounded.
  */
 import type { AuditLog } from "../audit/audit-log.js";
+import { auditRequestOf } from "../audit/session-auditor.js";
 import type { EventOf } from "../mapper/index.js";
 import {
   createDesktopNotifier,
@@ -235,17 +236,4 @@ function channels(
     );
   }
   return notifiers;
-}
-
-/** The audit record's `request` of an interaction: its command line, path, question or variant. */
-function auditRequestOf(event: Requested): { commandLine?: string; path?: string; question?: string; variant?: string } {
-  const request = event.request;
-  switch (request.kind) {
-    case "permission":
-      return request.variant === "filePermission" || request.action === "file" ? { path: request.target } : { commandLine: request.target };
-    case "question":
-      return { question: request.questions[0]?.question ?? "" };
-    case "other":
-      return { variant: request.variant };
-  }
 }
