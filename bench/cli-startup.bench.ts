@@ -115,6 +115,7 @@ async function pairedRow(cli: string, env: NodeJS.ProcessEnv, c: Case): Promise<
     goal: `<= ${c.goal}x --help wall`,
     pairedRatio,
     met: pairedRatio.median <= c.goal,
+    limit: c.goal,
   };
 }
 

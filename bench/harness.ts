@@ -96,6 +96,8 @@ export interface BenchRow {
   goal?: string;
   /** Whether the goal is met; undefined when the row has no goal. */
   met?: boolean;
+  /** A ratio goal's limit (1.3 for "<= 1.3x"): a row that misses it says by how much in the "met" column. */
+  limit?: number;
   /**
    * For rows measured in pairs (row, baseline, row, baseline, …): the ratio of
    * each pair, summarised. The table's ratio is then the median pair's ratio,
@@ -133,7 +135,7 @@ export function formatTable(title: string, rows: readonly BenchRow[]): string {
       r.baseline ? fmt(r.baseline.sample.medianMs) : "-",
       q === undefined ? "-" : `${q.toFixed(2)}x${range}`,
       r.goal ?? "-",
-      r.met === undefined ? "-" : r.met ? "yes" : "NO",
+      r.met === undefined ? "-" : r.met ? "yes" : q !== undefined && r.limit !== undefined ? `NO (+${(q - r.limit).toFixed(2)}x)` : "NO",
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
