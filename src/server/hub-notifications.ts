@@ -7,9 +7,11 @@
  * so `cli/` holds flags only (issue 35).
  *
  * What was asked is kept in the session layer's interaction ledger (for
- * rule offers and the audit lines of late webhook deliveries), and a policy
- * `ask` that comes before the channels start (the hub attaches before serve
- * listens) waits for {@link HubNotifications.start}, bounded.
+ * rule offers and the audit lines of late webhook deliveries). A policy's
+ * `ask` reaches the dispatcher as the verdict written on the request, in each
+ * session's log; only a verdict whose answer was never sent is handed over
+ * here, and one that comes before the channels start (the hub attaches before
+ * serve listens) waits for {@link HubNotifications.start}, bounded.
  */
 import type { AuditLog } from "../audit/audit-log.js";
 import { auditRequestOf } from "../audit/session-auditor.js";
@@ -39,7 +41,7 @@ import type { SessionHub } from "./session-hub.js";
 
 type Requested = EventOf<"interaction_requested">;
 
-/** Policy asks kept before the channels start; past this, the oldest is dropped (and said). */
+/** Undelivered verdicts kept before the channels start; past this, the oldest is dropped (and said). */
 const EARLY_MAX = 1000;
 
 /** Everything the flags named, read and checked (secrets, keys, stores): what the channels are built from. */
@@ -71,7 +73,7 @@ export interface HubNotificationsPlan {
 }
 
 export interface HubNotifications {
-  /** For the session policy's `onDecision`: an `ask` (or an answer it never sent) goes to a person. */
+  /** For the session policy's `onDecision`: a verdict whose answer was never sent goes to a person (an `ask` comes through the session's log). */
   policyDecided(outcome: PolicyOutcome): void;
   /** Starts the channels once serve knows its address; `describe` names a conversation's workspace for desktop titles. */
   start(options: {
@@ -110,10 +112,12 @@ export function createHubNotifications(plan: HubNotificationsPlan): HubNotificat
   return {
     policyDecided(outcome) {
       requests.apply(outcome.request);
-      // A person is needed when the policy said ask, or its answer was never sent (an approve rule
-      // matching a question). A delivery that threw does not hand it over: the policy's verdict
-      // stands (docs/policy.md); a timed-out one is over already.
-      if (outcome.decision.decision !== "ask" && (outcome.result !== undefined || outcome.error !== undefined)) return;
+      // An ask is written on the request itself (`interaction_requested.policy`), which the dispatcher reads
+      // in each session's log, from the start: nothing to hand over. What the events cannot say is a verdict
+      // whose answer was never sent (an approve rule matching a question): that one goes to a person from here.
+      // A delivery that threw does not hand it over: the policy's verdict stands (docs/policy.md); a timed-out
+      // one is over already.
+      if (outcome.decision.decision === "ask" || outcome.result !== undefined || outcome.error !== undefined) return;
       if (dispatcher !== undefined) {
         dispatcher.policyAsked(outcome.request);
         return;
@@ -122,7 +126,7 @@ export function createHubNotifications(plan: HubNotificationsPlan): HubNotificat
       if (early.length > EARLY_MAX) {
         const dropped = early.shift()!;
         plan.onProblem(
-          `more than ${EARLY_MAX} policy asks came before notifications started; interaction ${dropped.interactionId} is not notified (it is on the page and in /pending)`,
+          `more than ${EARLY_MAX} policy verdicts that could not be delivered came before notifications started; interaction ${dropped.interactionId} is not notified (it is on the page and in /pending)`,
         );
       }
     },

@@ -1,9 +1,11 @@
 /**
  * serve's notifications over its hub (server/hub-notifications.ts), built
- * from a plan as the CLI builds it: a policy's `ask` that comes before the
- * channels start waits for them (bounded, with a sentence for what is
- * dropped), then goes to the webhook — a loopback receiver here — with the
- * audit line of its delivery naming the request.
+ * from a plan as the CLI builds it: a policy verdict whose answer was never
+ * sent (an approve rule matching a question) that comes before the channels
+ * start waits for them (bounded, with a sentence for what is dropped), then
+ * goes to the webhook — a loopback receiver here — with the audit line of its
+ * delivery naming the request. A policy's `ask` is not handed over here: the
+ * dispatcher reads it off the request in the session's log.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +27,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function asked(n: number): PolicyOutcome {
+/** The policy approved interaction `n`, and its answer was never sent (no result, no error). */
+function undelivered(n: number, decision: "approve" | "ask" = "approve"): PolicyOutcome {
   const request = {
     type: "interaction_requested",
     conversationId: "conv-1",
@@ -35,9 +38,9 @@ function asked(n: number): PolicyOutcome {
     stepType: "RUN_COMMAND",
     callId: `call_${n}`,
     request: { kind: "permission", action: "command", target: `make test-${n}`, description: "" },
-    policy: { decision: "ask", rule: null },
+    policy: { decision, rule: "r1" },
   } as Requested;
-  return { request, decision: { decision: "ask", rule: null } as PolicyOutcome["decision"], decidedBy: "policy:default" };
+  return { request, decision: { decision, rule: "r1" } as unknown as PolicyOutcome["decision"], decidedBy: "policy:r1" };
 }
 
 /** A hub with no sessions: what the channels need of it before any session is followed. */
@@ -61,20 +64,21 @@ async function plan(webhook: RecordingServer | undefined, problems: string[]): P
   };
 }
 
-it("keeps a policy's asks until the channels start, then sends them, with the delivery in the audit log", async () => {
+it("keeps undelivered verdicts until the channels start, then sends them, with the delivery in the audit log", async () => {
   const webhook = await startRecordingServer();
   cleanups.push(() => webhook.close());
   const problems: string[] = [];
   const { plan: p, auditFile } = await plan(webhook, problems);
   const notifications = createHubNotifications(p);
   cleanups.push(() => notifications.close());
-  notifications.policyDecided(asked(3));
-  notifications.policyDecided(asked(5));
+  notifications.policyDecided(undelivered(3));
+  notifications.policyDecided(undelivered(4, "ask"));
+  notifications.policyDecided(undelivered(5));
   expect(webhook.requests).toHaveLength(0);
   notifications.start({ hub: emptyHub, pageUrl: "http://127.0.0.1:9" });
-  const got = await webhook.until((r) => r.length >= 2, "both asks at the webhook");
+  const got = await webhook.until((r) => r.length >= 2, "both undelivered verdicts at the webhook");
   const ids = got.map((r) => (JSON.parse(r.body.toString("utf8")) as { interactionId?: string }).interactionId);
-  // Two deliveries run at once: their order at the receiver is not the point.
+  // Two deliveries run at once: their order at the receiver is not the point. The ask (4) is the log's to tell.
   expect(ids.sort()).toEqual(["int_3", "int_5"]);
   const lines = await until(async () => {
     const { records } = await readAuditLog(auditFile);
@@ -84,15 +88,17 @@ it("keeps a policy's asks until the channels start, then sends them, with the de
     ["int_3", "notify", "webhook:1", "delivered", { commandLine: "make test-3" }],
     ["int_5", "notify", "webhook:1", "delivered", { commandLine: "make test-5" }],
   ]);
+  // All three were started at once at start(): by the time two deliveries are audited, a third would be there too.
+  expect(webhook.requests).toHaveLength(2);
   expect(problems).toEqual([]);
 });
 
-it("keeps at most 1,000 asks before the channels start and says which one it dropped", async () => {
+it("keeps at most 1,000 undelivered verdicts before the channels start and says which one it dropped", async () => {
   const problems: string[] = [];
   const { plan: p } = await plan(undefined, problems);
   const notifications = createHubNotifications(p);
   cleanups.push(() => notifications.close());
-  for (let n = 1; n <= 1001; n++) notifications.policyDecided(asked(n));
+  for (let n = 1; n <= 1001; n++) notifications.policyDecided(undelivered(n));
   expect(problems).toHaveLength(1);
   expect(problems[0]).toContain("interaction int_1 is not notified");
 });
