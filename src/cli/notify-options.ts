@@ -207,7 +207,6 @@ export async function prepareNotifications(
   return {
     push: { publicKey: keys.publicKey, subscribe: (s, device) => store.add(s, device), unsubscribe: (e, device) => store.remove(e, device) },
     actions,
-    policyDecided: (outcome) => hub.policyDecided(outcome),
     start: (wiring) => hub.start(wiring),
     async close() {
       unwatchDevices?.();

@@ -273,7 +273,7 @@ async function startSessions(io: CliIo, values: ServeValues, settings: ServeSett
   const { tmux } = settings;
   // -L/-S: only agy in a pane of that tmux server is served; each one left out is said once.
   const scope = createTmuxScope(settings.scoped ? tmux : undefined, { onSkipped: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`) });
-  const { policy, auditor, notifications } = state;
+  const { policy, auditor } = state;
   // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
   // The source remembers the server each conversation was last seen on: a refresh that misses a busy server keeps what it knew.
   const local = createLocalSessionSource({
@@ -302,7 +302,8 @@ async function startSessions(io: CliIo, values: ServeValues, settings: ServeSett
       const server = local.serverOf(descriptor.conversationId);
       // No shared signal: the hub closes each session itself, and one signal
       // held by dozens of sessions would only collect listeners.
-      const extra = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor, (outcome) => notifications.policyDecided(outcome));
+      // Notifications read the policy's verdict off each request in the hub's logs: nothing to hand them here.
+      const extra = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor);
       const session = await local.attach(descriptor.conversationId, extra);
       // The policy's {workspace}: --workspace, else agy's own (as the policy reads it), so a learned rule scoped to it fires.
       if (policy !== undefined && values.workspace === undefined)

@@ -7,15 +7,16 @@
  * so `cli/` holds flags only (issue 35).
  *
  * What was asked is kept in the session layer's interaction ledger (for
- * rule offers and the audit lines of late webhook deliveries). A policy's
- * `ask` reaches the dispatcher as the verdict written on the request, in each
- * session's log; only a verdict whose answer was never sent is handed over
- * here, and one that comes before the channels start (the hub attaches before
- * serve listens) waits for {@link HubNotifications.start}, bounded.
+ * rule offers and the audit lines of late webhook deliveries). With a
+ * session policy, what a person is told of is read off the verdict the
+ * session wrote on each request (`interaction_requested.policy`: `ask`, and
+ * an approve rule that matched a question, which the session writes as
+ * `ask`), in each session's log from its history on — so nothing is handed
+ * over from the policy runner, and nothing that came before the channels
+ * started is lost: the log still holds it when they start.
  */
 import type { AuditLog } from "../audit/audit-log.js";
 import { auditRequestOf } from "../audit/session-auditor.js";
-import type { EventOf } from "../mapper/index.js";
 import {
   createDesktopNotifier,
   createNotifyDispatcher,
@@ -34,15 +35,9 @@ import {
 import type { DesktopSupport } from "../notify/desktop-notifier.js";
 import type { RuleOffers } from "../notify/rule-offer.js";
 import type { createTelegramNotifier } from "../notify/telegram-notifier.js";
-import type { PolicyOutcome } from "../session/index.js";
 import { createInteractionLedger } from "../session/interaction-ledger.js";
 import type { RuleOffersOptions } from "./rule-offers.js";
 import type { SessionHub } from "./session-hub.js";
-
-type Requested = EventOf<"interaction_requested">;
-
-/** Undelivered verdicts kept before the channels start; past this, the oldest is dropped (and said). */
-const EARLY_MAX = 1000;
 
 /** Everything the flags named, read and checked (secrets, keys, stores): what the channels are built from. */
 export interface HubNotificationsPlan {
@@ -73,8 +68,6 @@ export interface HubNotificationsPlan {
 }
 
 export interface HubNotifications {
-  /** For the session policy's `onDecision`: a verdict whose answer was never sent goes to a person (an `ask` comes through the session's log). */
-  policyDecided(outcome: PolicyOutcome): void;
   /** Starts the channels once serve knows its address; `describe` names a conversation's workspace for desktop titles. */
   start(options: {
     hub: SessionHub;
@@ -88,8 +81,6 @@ export interface HubNotifications {
 
 export function createHubNotifications(plan: HubNotificationsPlan): HubNotifications {
   let dispatcher: NotifyDispatcher | undefined;
-  // A policy's ask can come before serve listens (the hub attaches early): kept until start.
-  const early: Requested[] = [];
   // What was asked, by id, for rule offers and the audit lines of late deliveries: the session layer's ledger (bounded).
   const requests = createInteractionLedger();
 
@@ -110,26 +101,6 @@ export function createHubNotifications(plan: HubNotificationsPlan): HubNotificat
   };
 
   return {
-    policyDecided(outcome) {
-      requests.apply(outcome.request);
-      // An ask is written on the request itself (`interaction_requested.policy`), which the dispatcher reads
-      // in each session's log, from the start: nothing to hand over. What the events cannot say is a verdict
-      // whose answer was never sent (an approve rule matching a question): that one goes to a person from here.
-      // A delivery that threw does not hand it over: the policy's verdict stands (docs/policy.md); a timed-out
-      // one is over already.
-      if (outcome.decision.decision === "ask" || outcome.result !== undefined || outcome.error !== undefined) return;
-      if (dispatcher !== undefined) {
-        dispatcher.policyAsked(outcome.request);
-        return;
-      }
-      early.push(outcome.request);
-      if (early.length > EARLY_MAX) {
-        const dropped = early.shift()!;
-        plan.onProblem(
-          `more than ${EARLY_MAX} policy verdicts that could not be delivered came before notifications started; interaction ${dropped.interactionId} is not notified (it is on the page and in /pending)`,
-        );
-      }
-    },
     start({ hub, pageUrl, describe, ruleWorkspace }) {
       const base = plan.baseUrl ?? pageUrl;
       const answer: AnswerInteraction = async (conversationId, interactionId, action, decidedBy) => {
@@ -185,7 +156,6 @@ export function createHubNotifications(plan: HubNotificationsPlan): HubNotificat
       };
       hub.onChange(watch);
       watch();
-      for (const event of early.splice(0)) started.policyAsked(event);
     },
     async close() {
       await dispatcher?.close();
