@@ -1,8 +1,8 @@
 /**
  * serve's notifications over its session hub (docs/notifications.md): the
  * channels a plan names — webhooks, Web Push, ntfy, Telegram, a desktop
- * alert — behind one dispatcher that watches every session the hub follows,
- * plus what the session policy hands to a person. The CLI reads the flags,
+ * alert — behind one dispatcher that watches every session the hub follows.
+ * The CLI reads the flags,
  * secrets and keys into a {@link HubNotificationsPlan}; this file wires it,
  * so `cli/` holds flags only (issue 35).
  *
