@@ -5,11 +5,15 @@
  * anything is written, so input that is none of them leaves stdout empty.
  * What is inside a step is the tracker's to judge: it checks each step as it
  * maps it and reports a bad one as a `diagnostic` event, so one bad step
- * never costs the others. The events are written in batches as they are
- * mapped, encoded into buffers of whole lines, waiting for stdout to drain.
+ * never costs the others. The events are encoded into buffers of whole
+ * lines and written waiting for stdout to drain. A snapshot or an array of
+ * steps is parsed a step at a time as it is mapped, and its lines are written
+ * once every step has parsed; other input is parsed whole and its lines are
+ * written as they are mapped.
  */
 import { readFileSync, statSync } from "node:fs";
 import type { readCaptureDir } from "../capture/capture-reader.js";
+import { jsonElements, type JsonElements } from "../util/json-elements.js";
 import { asciiJsonText } from "../util/json-text.js";
 import type { MapperEvent } from "../mapper/events.js";
 import type { TrajectoryTracker } from "../mapper/tracker-api.js";
@@ -67,14 +71,24 @@ export const mapCommand = defineCommand({
   positionals: { max: 1, name: "FILE" },
   async run(io, { values, positionals }) {
     if (values.conversation === "") throw new UsageError("--conversation needs a non-empty value; run `agy-bridge map --help`");
-    const input = await readInput(io, positionals[0]);
-    if (input === undefined) return 1;
-    const conversationId = values.conversation ?? defaultConversation(input);
-    if (conversationId === undefined) {
-      io.stderr.write("agy-bridge map: the input names no conversation; pass --conversation ID\n");
-      return 1;
+    const read = await readInput(io, positionals[0]);
+    if (read === undefined) return 1;
+    let chunks: Iterable<Buffer | string> | undefined;
+    let input: Input | undefined;
+    if (read.kind === "elements") {
+      const mapped = mapElements(read, values.conversation);
+      if (mapped === NO_CONVERSATION) return noConversation(io);
+      if (mapped !== undefined) chunks = mapped;
+      // An element that does not parse: the whole text is read again, so the reason is the one the whole input gives.
+      else input = parseBytes(io, read.bytes);
+    } else input = read;
+    if (chunks === undefined) {
+      if (input === undefined) return 1;
+      const conversationId = values.conversation ?? defaultConversation(input);
+      if (conversationId === undefined) return noConversation(io);
+      chunks = encodeLines(mapInBatches(input, createTrajectoryTracker({ conversationId })));
     }
-    const failure: NodeJS.ErrnoException | undefined = await writeEvents(io.stdout, mapInBatches(input, createTrajectoryTracker({ conversationId })));
+    const failure: NodeJS.ErrnoException | undefined = await writeChunks(io.stdout, chunks);
     // The reader went away (`map … | head`): nothing is wrong with the input, and nobody is left to tell.
     if (failure === undefined || failure.code === "EPIPE") return 0;
     io.stderr.write(`agy-bridge map: cannot write the events: ${failure.message}\n`);
@@ -82,12 +96,66 @@ export const mapCommand = defineCommand({
   },
 });
 
+function noConversation(io: CliIo): number {
+  io.stderr.write("agy-bridge map: the input names no conversation; pass --conversation ID\n");
+  return 1;
+}
+
+/** A snapshot or array of step objects, not yet parsed: each step is parsed as it is mapped. */
+interface Elements extends JsonElements {
+  kind: "elements";
+  bytes: Buffer;
+}
+
+const NO_CONVERSATION = Symbol("no conversation");
+
+/** An element of the input that is not valid JSON. */
+class ElementError extends Error {}
+
 /**
- * Reads and parses FILE (stdin for `-` or none); on failure writes the reason
- * to stderr and resolves undefined. The text is dropped on return: only the
- * parsed document stays alive while the steps are mapped.
+ * Maps a snapshot or array step by step, each parsed from its own bytes just
+ * before its page is mapped, so no more than a page of steps is alive at once.
+ * The lines are kept, not written, until every step has parsed: input that is
+ * not JSON must leave stdout empty. Undefined when a step does not parse (the
+ * caller then reads the whole text, to name the reason as before).
  */
-async function readInput(io: CliIo, file: string | undefined): Promise<Input | undefined> {
+function mapElements(input: Elements, conversation: string | undefined): Array<Buffer | string> | typeof NO_CONVERSATION | undefined {
+  const { bytes, bounds, wrapped } = input;
+  const count = bounds.length / 2;
+  const element = (index: number): unknown => {
+    try {
+      return JSON.parse(bytes.toString("utf8", bounds[2 * index], bounds[2 * index + 1]));
+    } catch {
+      throw new ElementError();
+    }
+  };
+  try {
+    let conversationId = conversation;
+    for (let index = 0; index < count && conversationId === undefined; index++) conversationId = cascadeIdOf(element(index));
+    if (conversationId === undefined) return NO_CONVERSATION;
+    const tracker = createTrajectoryTracker({ conversationId });
+    function* pages(): Generator<MapperEvent[]> {
+      for (let at = 0; at < count; at += BATCH_STEPS) {
+        const page: unknown[] = [];
+        for (let index = at; index < Math.min(count, at + BATCH_STEPS); index++) page.push(element(index));
+        yield wrapped ? tracker.applySnapshot({ steps: page, stepOffset: at }) : tracker.applySteps(page);
+      }
+    }
+    return [...encodeLines(pages())];
+  } catch (error) {
+    if (error instanceof ElementError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads FILE (stdin for `-` or none); on failure writes the reason to stderr
+ * and resolves undefined. A snapshot or array of step objects is left as
+ * bytes, its steps' places found ({@link jsonElements}); anything else is
+ * parsed, and its text dropped on return: only the parsed document stays
+ * alive while the steps are mapped.
+ */
+async function readInput(io: CliIo, file: string | undefined): Promise<Input | Elements | undefined> {
   const fromStdin = file === undefined || file === "-";
   if (!fromStdin && isDirectory(file)) return await readCapture(io, file);
   let bytes: Buffer;
@@ -98,6 +166,13 @@ async function readInput(io: CliIo, file: string | undefined): Promise<Input | u
     io.stderr.write(`agy-bridge map: cannot read ${fromStdin ? "stdin" : file}: ${(error as Error).message}\n`);
     return undefined;
   }
+  const elements = jsonElements(bytes);
+  if (elements !== undefined) return { kind: "elements", bytes, ...elements };
+  return parseBytes(io, bytes);
+}
+
+/** The whole input parsed; on failure the reason goes to stderr and the answer is undefined. */
+function parseBytes(io: CliIo, bytes: Buffer): Input | undefined {
   // Nearly-ASCII input parses faster as escaped ASCII text; any failure is
   // read again from the UTF-8 text, so messages name the input as written.
   const fast = asciiJsonText(bytes);
@@ -265,48 +340,53 @@ function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<Mapp
 }
 
 /**
- * Writes one JSON line per event, encoded straight into buffers of
+ * One JSON line per event, encoded straight into buffers of
  * {@link WRITE_BYTES} (each line is UTF-8-encoded once, where joining the
- * lines into one string first would copy and re-encode them), waiting whenever
- * `out` asks to. A buffer always ends at a line's end, so no character is
- * split between writes. Resolves with the error when `out` failed (the rest is
- * then not written), else undefined.
+ * lines into one string first would copy and re-encode them). A buffer always
+ * ends at a line's end, so no character is split between writes; a line
+ * longer than a buffer comes on its own, as a string.
  */
-async function writeEvents(out: NodeJS.WritableStream, batches: Iterable<MapperEvent[]>): Promise<Error | undefined> {
+function* encodeLines(batches: Iterable<MapperEvent[]>): Generator<Buffer | string> {
+  // A fresh buffer after each one handed out: the stream may still hold the last one.
+  let buffer = Buffer.allocUnsafe(WRITE_BYTES);
+  let used = 0;
+  for (const events of batches) {
+    for (const event of events) {
+      const line = JSON.stringify(event);
+      // At most 3 UTF-8 bytes per UTF-16 unit, and the newline.
+      if (used + line.length * 3 + 1 > WRITE_BYTES) {
+        if (used > 0) {
+          yield buffer.subarray(0, used);
+          buffer = Buffer.allocUnsafe(WRITE_BYTES);
+          used = 0;
+        }
+        if (line.length * 3 + 1 > WRITE_BYTES) {
+          yield `${line}\n`;
+          continue;
+        }
+      }
+      used += buffer.write(line, used);
+      buffer[used++] = 0x0a;
+    }
+  }
+  if (used > 0) yield buffer.subarray(0, used);
+}
+
+/**
+ * Writes the chunks in order, waiting whenever `out` asks to. Resolves with
+ * the error when `out` failed (the rest is then not written), else undefined.
+ */
+async function writeChunks(out: NodeJS.WritableStream, chunks: Iterable<Buffer | string>): Promise<Error | undefined> {
   let failure: Error | undefined;
   const fail = (error: Error): void => {
     failure ??= error;
   };
   out.on("error", fail);
   try {
-    // A fresh buffer after each write: the stream may still hold the last one.
-    let buffer = Buffer.allocUnsafe(WRITE_BYTES);
-    let used = 0;
-    for (const events of batches) {
-      for (const event of events) {
-        const line = JSON.stringify(event);
-        // At most 3 UTF-8 bytes per UTF-16 unit, and the newline.
-        if (used + line.length * 3 + 1 > WRITE_BYTES) {
-          if (used > 0) {
-            const full = buffer.subarray(0, used);
-            buffer = Buffer.allocUnsafe(WRITE_BYTES);
-            used = 0;
-            if (!out.write(full)) await drained(out);
-            if (failure !== undefined) break;
-          }
-          if (line.length * 3 + 1 > WRITE_BYTES) {
-            // A line longer than a buffer goes out on its own.
-            if (!out.write(`${line}\n`)) await drained(out);
-            if (failure !== undefined) break;
-            continue;
-          }
-        }
-        used += buffer.write(line, used);
-        buffer[used++] = 0x0a;
-      }
+    for (const chunk of chunks) {
+      if (!out.write(chunk)) await drained(out);
       if (failure !== undefined) break;
     }
-    if (failure === undefined && used > 0 && !out.write(buffer.subarray(0, used))) await drained(out);
   } catch (error) {
     fail(error as Error);
   }

@@ -6,6 +6,7 @@ import { PassThrough, Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { MapperEventSchema } from "../../src/mapper/index.js";
+import { createTrajectoryTracker } from "../../src/mapper/trajectory-tracker.js";
 import { runMain, textSink } from "../support/cli-io.js";
 import { CAPTURES, CID, FIXTURES } from "./load.js";
 
@@ -100,6 +101,46 @@ describe("agy-bridge map", () => {
     const { code, stdout, stderr } = await cli(["map", "-"], '{"type": "CORTEX_STEP_TYPE_USER_INPUT",, }');
     expect([code, stdout]).toEqual([1, ""]);
     expect(stderr).toMatch(/^agy-bridge map: invalid JSON \(.*position \d+.*\)\n$/);
+  });
+
+  it("reads a snapshot a step at a time, yet a step that is not JSON in a later page still leaves stdout empty, with the whole text's reason", async () => {
+    const good = JSON.stringify(JSON.parse(readSource(join(FIXTURES, "user_input.json"), "utf8")));
+    const steps = [...Array.from({ length: 300 }, () => good), '{"type": tru}', ...Array.from({ length: 299 }, () => good)];
+    const text = `{"steps": [${steps.join(", ")}]}`;
+    let reason = "";
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    expect(reason).not.toBe("");
+    const { code, stdout, stderr } = await cli(["map", "-"], text);
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toBe(`agy-bridge map: invalid JSON (${reason})\n`);
+    // The same text with the step repaired maps all 600 steps.
+    const repaired = await cli(["map", "-"], text.replace('{"type": tru}', good));
+    expect([repaired.code, repaired.stderr]).toEqual([0, ""]);
+    const fixed = JSON.parse(text.replace('{"type": tru}', good)) as { steps: unknown[] };
+    const expected = createTrajectoryTracker({ conversationId: CID }).applySnapshot({ steps: fixed.steps });
+    expect(lines(repaired.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
+  });
+
+  it("takes the conversation from the first step that names one, however late, and refuses a snapshot where none does", async () => {
+    const checkpoint = '{"type":"CORTEX_STEP_TYPE_CHECKPOINT","status":"CORTEX_STEP_STATUS_DONE"}';
+    const input = JSON.parse(readSource(join(FIXTURES, "user_input.json"), "utf8")) as { metadata: { sourceTrajectoryStepInfo: { cascadeId: string } } };
+    const named = (id: string) => {
+      input.metadata.sourceTrajectoryStepInfo.cascadeId = id;
+      return JSON.stringify(input);
+    };
+    const late = `{"steps":[${[...Array.from({ length: 400 }, () => checkpoint), named("late-id"), named("later-id")].join(",")}]}`;
+    const found = await cli(["map", "-"], late);
+    expect([found.code, found.stderr]).toEqual([0, ""]);
+    const events = lines(found.stdout);
+    expect(events.some((e) => e["type"] === "user_message")).toBe(true);
+    expect(new Set(events.map((e) => e["conversationId"]))).toEqual(new Set(["late-id"]));
+    const none = await cli(["map", "-"], `[${Array.from({ length: 400 }, () => checkpoint).join(",")}]`);
+    expect([none.code, none.stdout]).toEqual([1, ""]);
+    expect(none.stderr).toBe("agy-bridge map: the input names no conversation; pass --conversation ID\n");
   });
 
   it("rejects a bad NDJSON line by number even after good lines, writing nothing", async () => {
