@@ -1,5 +1,5 @@
 /**
- * The built CLI (`dist/cli/bin.js`), as users run it: benches that time or
+ * The built CLI (`dist/bin/agy-bridge.js`, the bundle package.json names as its bin), as users run it: benches that time or
  * measure whole processes use it, rebuilt first (`npm run build`, which also
  * copies the page and the launcher source) when any file under src/ is newer
  * than it, so a stale build is never what gets measured.
@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const cliBin = join(root, "dist", "cli", "bin.js");
+export const cliBin = join(root, "dist", "bin", "agy-bridge.js");
 
 function newestMtime(dir: string): number {
   let newest = 0;

@@ -1,6 +1,6 @@
 /**
  * What a person waits for at the command line (issue #36): whole CLI
- * processes from the built CLI (`dist/cli/bin.js`, rebuilt first when src/ is
+ * processes from the built CLI (`dist/bin/agy-bridge.js`, rebuilt first when src/ is
  * newer), each run paired with `agy-bridge --help` — row, baseline, row,
  * baseline, the order alternating — so load from other processes falls on
  * both alike. The ratio is the median of the pairs' ratios, with the min and

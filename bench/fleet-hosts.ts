@@ -42,7 +42,7 @@ export interface FleetHostsOptions {
   approvals: number;
   /** Each relay's `--max-len`. */
   maxLen: number;
-  /** The built CLI (`dist/cli/bin.js`). */
+  /** The built CLI (`dist/bin/agy-bridge.js`, the bundle package.json names as its bin). */
   bin: string;
 }
 

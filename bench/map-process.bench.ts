@@ -1,5 +1,5 @@
 /**
- * `agy-bridge map` as a whole process: the built CLI (`dist/cli/bin.js`)
+ * `agy-bridge map` as a whole process: the built CLI (`dist/bin/agy-bridge.js`)
  * mapping a 10,000-step `GetCascadeTrajectorySteps` answer built from the
  * agy 1.0.10 captures (the same way as rpc-snapshot.bench.ts), against a bare
  * Node process that `JSON.parse`s the same file and writes one line per step.
@@ -76,7 +76,7 @@ const suite: BenchSuite = {
       const megabytes = (Buffer.byteLength(text) / 1024 / 1024).toFixed(1);
       const cases: Array<{ name: string; args: string[]; times: number[] }> = [
         { name: `node: JSON.parse ${megabytes} MB + one line per step`, args: [baselineScript, snapshot], times: [] },
-        { name: "node dist/cli/bin.js map FILE", args: [cliBin, "map", snapshot], times: [] },
+        { name: "node dist/bin/agy-bridge.js map FILE", args: [cliBin, "map", snapshot], times: [] },
       ];
       // One unmeasured run each, read back to check both really did the work.
       for (const c of cases) {

@@ -184,7 +184,7 @@ export interface FleetOptions {
   steps: number;
   idleSeconds: number;
   turns: number;
-  /** A built `dist/cli/bin.js` to run serve from; default the sources through tsx (whose loader costs memory of its own). */
+  /** A built CLI (`dist/bin/agy-bridge.js`) to run serve from; default the sources through tsx (whose loader costs memory of its own). */
   builtBin?: string;
   /** serve's `--replay-window`; default serve's own. */
   replayWindow?: number;

@@ -2,13 +2,27 @@
  * Loading and matching simulator scenarios (`fixtures/scenarios/*.json`).
  */
 import { readdir, readFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgyBridgeError } from "../../errors.js";
 import { ScenarioSchema, type Scenario } from "./scenario-schema.js";
 
-/** The scenarios shipped with the package. */
-export const DEFAULT_SCENARIO_DIR = fileURLToPath(new URL("../../../fixtures/scenarios/", import.meta.url));
+/**
+ * The scenarios shipped with the package: `fixtures/scenarios/` in the
+ * nearest directory above this module that has one (src/sim/engine/ and
+ * dist/sim/engine/ are three levels down, the bundled CLI in dist/bin/ two).
+ */
+export const DEFAULT_SCENARIO_DIR = shippedScenarioDir();
+
+function shippedScenarioDir(): string {
+  const start = dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, "fixtures", "scenarios");
+    if (existsSync(candidate)) return `${candidate}/`;
+    if (dirname(dir) === dir) return fileURLToPath(new URL("../../../fixtures/scenarios/", import.meta.url));
+  }
+}
 
 /**
  * Validates one scenario document. Throws an `invalid_argument` error that
