@@ -58,6 +58,8 @@ export interface FleetHostsResult {
   serve: ProcessFigures;
   relays: ProcessFigures[];
   redis: { entries: number; streamBytes: number; usedMemoryBytes: number; maxLen: number };
+  /** redis-server's CPU, % of a core: over the idle window, and from the turns being sent to their end. */
+  redisCpu: { idlePercent: number; turnsPercent: number };
   latenciesMs: number[];
   approveMs: number[];
 }
@@ -161,6 +163,18 @@ async function redisFigures(redis: { client(): import("ioredis").Redis }): Promi
   return { entries, streamBytes, usedMemoryBytes };
 }
 
+/** redis-server's own pid, as it reports it (`INFO server`), for its CPU from /proc. */
+async function serverPid(redis: { client(): import("ioredis").Redis }): Promise<number> {
+  const admin = redis.client();
+  try {
+    const pid = Number(/^process_id:(\d+)/m.exec(await admin.info("server"))?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error("bench: redis-server reported no process_id");
+    return pid;
+  } finally {
+    admin.disconnect();
+  }
+}
+
 async function totalLength(redis: { client(): import("ioredis").Redis }): Promise<number> {
   return (await redisFigures(redis)).entries;
 }
@@ -220,7 +234,11 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
       600_000,
     );
     await new Promise((r) => setTimeout(r, 5000));
-    const [serveFigures, ...relayFigures] = await figures([serve.pid!, ...relays.map((r) => r.pid!)], options.idleSeconds);
+    const redisPid = await serverPid(redis);
+    const measured = await figures([serve.pid!, ...relays.map((r) => r.pid!), redisPid], options.idleSeconds);
+    const serveFigures = measured[0];
+    const relayFigures = measured.slice(1, -1);
+    const redisIdle = measured.at(-1)!;
     const redisNow = await redisFigures(redis);
 
     // Turns at once across the hosts: raw readers say when each text length left agy, SSE when serve delivered it.
@@ -235,6 +253,7 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
     const subscribers = await Promise.all(targets.map((t, i) => sseStream(url, t.conversationId, viaSse[i]!, armed, TOKEN)));
     await until(async () => (subscribers.every((s) => s.caughtUp) ? true : undefined), "the SSE subscribers to catch up", 120_000);
     armed.armed = true;
+    const turnsFrom = { ticks: await cpuTicks(redisPid), at: performance.now() };
     await Promise.all(
       targets.map((t) =>
         t.host.client.sendUserCascadeMessage({
@@ -262,6 +281,8 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
       `the ${options.turns} turns to end`,
       300_000,
     );
+    const turnsSeconds = (performance.now() - turnsFrom.at) / 1000;
+    const turnsPercent = turnsSeconds > 0 ? (((await cpuTicks(redisPid)) - turnsFrom.ticks) / TICKS_PER_SECOND / turnsSeconds) * 100 : 0;
     await new Promise((r) => setTimeout(r, 2000));
     const latenciesMs = pairLatencies(raw, viaSse);
     for (const s of sockets) s.destroy();
@@ -298,6 +319,7 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
       serve: serveFigures!,
       relays: relayFigures,
       redis: { ...redisNow, maxLen: options.maxLen },
+      redisCpu: { idlePercent: redisIdle.cpuPercent, turnsPercent },
       latenciesMs,
       approveMs,
     };

@@ -227,6 +227,20 @@ async function hostRows(): Promise<BenchRow[]> {
     },
     ...(await aloneRows(sessionsPerHost, steps, idleSeconds)),
     {
+      name: `redis-server idle CPU over ${idleSeconds} s with ${r.sessions} sessions published, % of a core`,
+      sample: figure(r.redisCpu.idlePercent),
+      goal: "reported",
+    },
+    ...(turns > 0
+      ? [
+          {
+            name: `redis-server CPU while ${turns} turns run (from their sending to their end), % of a core`,
+            sample: figure(r.redisCpu.turnsPercent),
+            goal: "reported",
+          },
+        ]
+      : []),
+    {
       name: `Redis memory per retained event, bytes (${r.redis.entries} entries in ${r.sessions} streams, MAXLEN ~${maxLen} each; used_memory ${(r.redis.usedMemoryBytes / 1024 / 1024).toFixed(1)} MB)`,
       sample: figure(perEntry),
       goal: "reported",
