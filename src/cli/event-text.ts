@@ -104,6 +104,14 @@ function plain(event: MapperEvent): [keyof typeof STYLE, string] | undefined {
     }
     case "interaction_resolved":
       return ["resolved", `  [resolved] step ${event.stepIndex}: ${outcomeText(event.outcome, event.kind)}`];
+    case "policy_delivered":
+      // A delivered verdict was already told by the decision's own line; one that did not get through needs a person.
+      return event.result === "delivered"
+        ? undefined
+        : [
+            event.result === "failed" ? "failure" : "status",
+            `  [policy] step ${event.stepIndex}: the ${event.decision} of ${clip(event.decidedBy, 80)} was not delivered (${event.result.replaceAll("_", " ")})${event.reason === undefined ? "" : `: ${clip(event.reason, 300)}`}`,
+          ];
     case "status":
       return [event.status === "failed" ? "failure" : "status", `  [status] ${event.status} (${event.reason.replaceAll("_", " ")})`];
     case "usage":
@@ -121,7 +129,13 @@ function plain(event: MapperEvent): [keyof typeof STYLE, string] | undefined {
       ];
     case "message_delta":
     case "reasoning_delta":
+    case "history_end":
       return undefined;
+    default: {
+      // A new event type fails to compile here until watch knows how to show it.
+      const unshown: never = event;
+      return unshown;
+    }
   }
 }
 

@@ -36,6 +36,7 @@ export function eventKey(event: MapperEvent, at = "start"): string | undefined {
       return `${event.type}:${event.callId}`;
     case "interaction_requested":
     case "interaction_resolved":
+    case "policy_delivered":
       return `${event.type}:${event.interactionId}`;
     case "status":
       return `status:${event.status}:${event.reason}:${stepRef(event, at)}`;
@@ -50,6 +51,11 @@ export function eventKey(event: MapperEvent, at = "start"): string | undefined {
       return `agy_version_changed:${event.pid ?? "-"}:${event.from ?? "-"}:${event.to ?? "-"}`;
     case "history_end":
       return undefined;
+    default: {
+      // A new event type fails to compile here until it has a key.
+      const unkeyed: never = event;
+      return unkeyed;
+    }
   }
 }
 

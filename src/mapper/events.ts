@@ -207,6 +207,35 @@ export const InteractionResolvedEventSchema = z.object({
   decidedBy: z.string().optional(),
 });
 
+/**
+ * Session layer, with a policy: what delivering the policy's approve or deny
+ * came to — the second of the two policy stages an interaction goes through
+ * (the first is `interaction_requested.policy`, decided before the request
+ * was published). Once per request the policy approved or denied, after agy
+ * answered the delivery (docs/events.md).
+ */
+export const PolicyDeliveredEventSchema = z.object({
+  type: z.literal("policy_delivered"),
+  ...fromStep,
+  stepIndex: z.number().int().nonnegative(),
+  interactionId: z.string(),
+  decision: z.enum(["approve", "deny"]),
+  /** The rule that decided; null for the policy's default. */
+  rule: z.string().nullable(),
+  /** `policy:<rule id>` or `policy:default`, as on the resolution it causes. */
+  decidedBy: z.string(),
+  /**
+   * `delivered`: agy took the answer. `already_resolved`, `timed_out`,
+   * `not_found`: nothing was sent (answered elsewhere first, timed out,
+   * gone). `failed`: the delivery itself failed (agy's server refused it or
+   * could not be reached), so the request may still be waiting: only agy's
+   * own TUI can answer it now, as nobody else may answer what the policy decided.
+   */
+  result: z.enum(["delivered", "already_resolved", "timed_out", "not_found", "failed"]),
+  /** One sentence for any result but `delivered`. */
+  reason: z.string().optional(),
+});
+
 export const StatusSchema = z.enum(["running", "waiting", "idle", "failed"]);
 export type Status = z.infer<typeof StatusSchema>;
 
@@ -360,6 +389,7 @@ export const MapperEventSchema = z.discriminatedUnion("type", [
   FunctionCallOutputEventSchema,
   InteractionRequestedEventSchema,
   InteractionResolvedEventSchema,
+  PolicyDeliveredEventSchema,
   StatusEventSchema,
   UsageEventSchema,
   ModelChangedEventSchema,

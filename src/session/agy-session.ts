@@ -26,7 +26,7 @@ import { gateIdentity } from "./gate-identity.js";
 import { activityOf, isChildConversation } from "./rotation.js";
 import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
 import { answerInTui } from "./tui-answer.js";
-import { loadPolicyJudge, type PolicyJudge } from "./policy-runner.js";
+import { loadPolicyJudge, policyDeliveredEvent, type PolicyJudge } from "./policy-runner.js";
 import { SessionEvents } from "./session-events.js";
 import { createInteractionLedger, type LedgerChange } from "./interaction-ledger.js";
 import { BackgroundTaskWatch, paneKey, SharedRowReadings } from "./background-tasks.js";
@@ -421,8 +421,21 @@ class Session implements AgySessionApi {
       approve: (id: string, options: ApproveOptions) => this.#approve(id, options),
       deny: (id: string, options: DenyOptions) => this.#deny(id, options),
     };
-    // After the event is published: the delivery reads agy afresh, and the outcome goes to the audit log.
-    queueMicrotask(() => void judge.deliver(event, verdict, own).catch(() => undefined));
+    // After the event is published: the delivery reads agy afresh, and the outcome goes to the audit log,
+    // then to every consumer as `policy_delivered` (the ledger's second policy stage).
+    queueMicrotask(
+      () =>
+        void judge.deliver(event, verdict, own).then(
+          (outcome) => this.#delivered(policyDeliveredEvent(event, mark, outcome)),
+          () => undefined,
+        ),
+    );
+  }
+
+  #delivered(event: EventOf<"policy_delivered"> | undefined): void {
+    if (event === undefined || this.#closed.signal.aborted) return;
+    this.#fold(event);
+    this.#events.publish(this.#pass([event]));
   }
 
   /** The refusal for an answer to a request the policy decided; undefined when it may be answered. */

@@ -19,15 +19,22 @@ export interface LedgerEntry {
    */
   request: OpenRequest | undefined;
   state: "open" | "resolved";
-  /** The session policy's verdict, when one decided (copied from the request). */
-  policy?: { decision: "approve" | "deny" | "ask"; rule: string | null };
+  /**
+   * The session policy's verdict, when one decided (copied from the request),
+   * and, for an approve or deny, what delivering it came to (`policy_delivered`).
+   */
+  policy?: {
+    decision: "approve" | "deny" | "ask";
+    rule: string | null;
+    delivery?: { result: EventOf<"policy_delivered">["result"]; reason?: string };
+  };
   resolution?: EventOf<"interaction_resolved">;
   /** Who answered, from the resolution's `decidedBy` when it names one. */
   decidedBy?: string;
 }
 
 /** What one applied event changed; undefined when it changed nothing. */
-export type LedgerChange = { kind: "opened"; entry: LedgerEntry } | { kind: "resolved"; entry: LedgerEntry };
+export type LedgerChange = { kind: "opened"; entry: LedgerEntry } | { kind: "resolved"; entry: LedgerEntry } | { kind: "delivered"; entry: LedgerEntry };
 
 /** A copy of the ledger's state at one moment (its entries are copies; the events are the ones published). */
 export interface LedgerSnapshot {
@@ -105,6 +112,14 @@ export function createInteractionLedger(options: InteractionLedgerOptions = {}):
     return { kind: "resolved", entry };
   };
 
+  // The policy's delivery: after its request, and before or after the resolution it causes. Once per interaction.
+  const delivered = (event: EventOf<"policy_delivered">): LedgerChange | undefined => {
+    const entry = byId.get(event.interactionId);
+    if (entry?.policy === undefined || entry.policy.delivery !== undefined) return undefined;
+    entry.policy = { ...entry.policy, delivery: { result: event.result, ...(event.reason === undefined ? {} : { reason: event.reason }) } };
+    return { kind: "delivered", entry };
+  };
+
   const openWhere = (test: (r: OpenRequest) => boolean) => {
     const out: OpenRequest[] = [];
     for (const entry of byId.values()) if (entry.state === "open" && entry.request !== undefined && test(entry.request)) out.push(entry.request);
@@ -116,6 +131,7 @@ export function createInteractionLedger(options: InteractionLedgerOptions = {}):
       if (typeof event !== "object" || event === null || typeof (event as { interactionId?: unknown }).interactionId !== "string") return undefined;
       if (event.type === "interaction_requested") return request(event);
       if (event.type === "interaction_resolved") return resolve(event);
+      if (event.type === "policy_delivered") return delivered(event);
       return undefined;
     },
     open: () => openWhere(personMayAnswer),

@@ -16,6 +16,7 @@ import type { EventOf } from "../mapper/index.js";
 
 type InteractionRequestedEvent = EventOf<"interaction_requested">;
 import type { Policy, PolicyContext, PolicyDecision } from "../policy/index.js";
+import { describeAnswer } from "./answer-text.js";
 import type { AgySession, AnswerResult, ApproveOptions, DenyOptions } from "./types.js";
 
 /** A permission scope for an approve rule's `scope: conversation` (spike-notes §10.6, newer builds). */
@@ -121,8 +122,8 @@ function lstatExists(path: string): boolean {
 export interface PolicyJudge {
   /** Decides `event`'s request (synchronous: the session publishes the verdict with the request). */
   decide(event: InteractionRequestedEvent): { decision: PolicyDecision; decidedBy: string };
-  /** Delivers an approve or deny through `answer` (the session's own path), then reports the outcome. */
-  deliver(event: InteractionRequestedEvent, verdict: { decision: PolicyDecision; decidedBy: string }, answer: PolicyAnswerer): Promise<void>;
+  /** Delivers an approve or deny through `answer` (the session's own path), reports the outcome, and resolves with it. */
+  deliver(event: InteractionRequestedEvent, verdict: { decision: PolicyDecision; decidedBy: string }, answer: PolicyAnswerer): Promise<PolicyOutcome>;
 }
 
 export interface PolicyAnswerer {
@@ -164,8 +165,39 @@ export async function loadPolicyJudge(options: PolicyRunOptions): Promise<Policy
         outcome.error = error instanceof Error ? error.message : String(error);
       }
       options.onDecision?.(outcome);
+      return outcome;
     },
   };
+}
+
+/**
+ * The `policy_delivered` event for what delivering an approve or deny came
+ * to (the ledger's second policy stage); undefined for an `ask`, which has
+ * no delivery. A delivery that threw is `failed`, with its sentence.
+ */
+export function policyDeliveredEvent(
+  request: InteractionRequestedEvent,
+  verdict: { decision: "approve" | "deny" | "ask"; rule: string | null },
+  outcome: PolicyOutcome,
+): EventOf<"policy_delivered"> | undefined {
+  if (verdict.decision === "ask") return undefined;
+  const answer = outcome.result;
+  if (outcome.error === undefined && (answer === undefined || answer.result === "decided_by_policy")) return undefined;
+  const base = {
+    type: "policy_delivered" as const,
+    conversationId: request.conversationId,
+    trajectoryId: request.trajectoryId,
+    stepIndex: request.stepIndex,
+    interactionId: request.interactionId,
+    decision: verdict.decision,
+    rule: verdict.rule,
+    decidedBy: outcome.decidedBy,
+  };
+  if (outcome.error !== undefined || answer === undefined || answer.result === "decided_by_policy") {
+    return { ...base, result: "failed", reason: `delivering it failed: ${outcome.error ?? "no answer came back"}` };
+  }
+  if (answer.result === "delivered") return { ...base, result: "delivered" };
+  return { ...base, result: answer.result, reason: describeAnswer(answer, { interactionId: request.interactionId }) };
 }
 
 /**

@@ -105,7 +105,11 @@ describe("public API", () => {
       bin: Record<string, string>;
     };
     expect(Object.keys(pkg.exports).sort()).toEqual([".", "./fleet", "./policy", "./protocol", "./sim"]);
-    const sources = [...Object.values(pkg.exports).map((entry) => entry.import), ...Object.values(pkg.bin)].map((path) =>
+    // The bin is the CLI's bundle (scripts/bundle-cli.mjs), built from src/cli/bin.ts.
+    expect(pkg.bin).toEqual({ "agy-bridge": "dist/bin/agy-bridge.js" });
+    const bundleEntry = readFileSync(join(REPO, "scripts", "bundle-cli.mjs"), "utf8");
+    expect(bundleEntry).toContain('entryPoints: { "agy-bridge": "src/cli/bin.ts" }');
+    const sources = [...Object.values(pkg.exports).map((entry) => entry.import), "dist/cli/bin.js"].map((path) =>
       join(REPO, path.replace(/^\.?\/?dist\//, "src/").replace(/\.js$/, ".ts")),
     );
     expect(sources.filter((source) => !existsSync(source))).toEqual([]);

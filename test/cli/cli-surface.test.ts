@@ -147,6 +147,27 @@ describe("watch's lines", () => {
     expect(call).toBe("  tool call run_command CommandLine=pwd WaitMsBeforeAsync=1500");
   });
 
+  it("shows a policy's answer that did not get through, and nothing more for one that did (its decision had its own line)", () => {
+    const delivered = (result: "delivered" | "failed" | "already_resolved", reason?: string) =>
+      formatEvent({
+        type: "policy_delivered",
+        ...step,
+        interactionId: "int_1",
+        decision: "deny",
+        rule: "no-delete",
+        decidedBy: "policy:no-delete",
+        result,
+        ...(reason === undefined ? {} : { reason }),
+      });
+    expect(delivered("delivered")).toBeUndefined();
+    expect(delivered("failed", "delivering it failed: unavailable")).toBe(
+      "  [policy] step 7: the deny of policy:no-delete was not delivered (failed): delivering it failed: unavailable",
+    );
+    expect(delivered("already_resolved", "int_1 was already answered (step 7)")).toBe(
+      "  [policy] step 7: the deny of policy:no-delete was not delivered (already resolved): int_1 was already answered (step 7)",
+    );
+  });
+
   it("says approved, denied, declined, timed out or cancelled for a resolved prompt, and declined for a refused call", () => {
     const resolved = (outcome: string, kind: "permission" | "question") =>
       formatEvent({ type: "interaction_resolved", ...step, interactionId: "int_1", kind, outcome, stepStatus: "DONE" } as MapperEvent);

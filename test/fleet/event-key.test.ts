@@ -34,6 +34,20 @@ describe("event keys", () => {
     ).toBe("message_delta:m5:3");
     expect(eventKey({ type: "user_message", conversationId: c, trajectoryId: "t", stepIndex: 0, text: "hi" })).toBe("user_message:t:0");
     expect(eventKey({ type: "history_end", conversationId: c })).toBeUndefined();
+    expect(
+      eventKey({
+        type: "policy_delivered",
+        conversationId: c,
+        trajectoryId: "t",
+        stepIndex: 6,
+        interactionId: "int_6",
+        decision: "approve",
+        rule: null,
+        decidedBy: "policy:default",
+        result: "failed",
+        reason: "x",
+      }),
+    ).toBe("policy_delivered:int_6");
   });
 
   it("place a status without a step after the latest step the conversation reported", () => {

@@ -31,6 +31,20 @@ function resolved(stepIndex: number, decidedBy?: string): MapperEvent {
   });
 }
 
+function policyDelivered(stepIndex: number, result: "delivered" | "failed", reason?: string): MapperEvent {
+  return MapperEventSchema.parse({
+    type: "policy_delivered",
+    ...base,
+    stepIndex,
+    interactionId: `int_${stepIndex}`,
+    decision: "approve",
+    rule: "safe-echo",
+    decidedBy: "policy:safe-echo",
+    result,
+    ...(reason === undefined ? {} : { reason }),
+  });
+}
+
 const ids = (list: readonly { interactionId: string }[]) => list.map((entry) => entry.interactionId);
 
 describe("the interaction ledger", () => {
@@ -64,6 +78,35 @@ describe("the interaction ledger", () => {
     expect(ids(ledger.open())).toEqual(["int_2", "int_3"]);
     expect(ids(ledger.openAll())).toEqual(["int_1", "int_2", "int_3"]);
     expect(ledger.get("int_1")?.policy).toEqual({ decision: "approve", rule: "safe-echo" });
+  });
+
+  it("folds the policy's delivery as the verdict's second stage, before or after the resolution, once", () => {
+    const ledger = createInteractionLedger();
+    ledger.apply(requested(1, { decision: "approve", rule: "safe-echo" }));
+    ledger.apply(requested(2, { decision: "approve", rule: "safe-echo" }));
+    // Delivered, then resolved.
+    expect(ledger.apply(policyDelivered(1, "delivered"))).toMatchObject({ kind: "delivered", entry: { interactionId: "int_1", state: "open" } });
+    ledger.apply(resolved(1, "policy:safe-echo"));
+    expect(ledger.get("int_1")).toMatchObject({ state: "resolved", decidedBy: "policy:safe-echo", policy: { delivery: { result: "delivered" } } });
+    // Resolved first (the stream was quicker than the answer's return), then delivered.
+    ledger.apply(resolved(2, "policy:safe-echo"));
+    expect(ledger.apply(policyDelivered(2, "delivered"))?.kind).toBe("delivered");
+    expect(ledger.get("int_2")?.policy).toEqual({ decision: "approve", rule: "safe-echo", delivery: { result: "delivered" } });
+    // A second report, one for a request it never saw, and one for a request no policy decided change nothing.
+    expect(ledger.apply(policyDelivered(1, "failed", "late"))).toBeUndefined();
+    expect(ledger.apply(policyDelivered(9, "failed", "unknown"))).toBeUndefined();
+    ledger.apply(requested(3));
+    expect(ledger.apply(policyDelivered(3, "failed", "no verdict"))).toBeUndefined();
+    expect(ledger.get("int_3")?.policy).toBeUndefined();
+  });
+
+  it("keeps a request whose delivery failed open and the policy's: not a person's to answer", () => {
+    const ledger = createInteractionLedger();
+    ledger.apply(requested(1, { decision: "approve", rule: "safe-echo" }));
+    ledger.apply(policyDelivered(1, "failed", "delivering it failed: unavailable"));
+    expect(ledger.get("int_1")).toMatchObject({ state: "open", policy: { delivery: { result: "failed", reason: "delivering it failed: unavailable" } } });
+    expect(ids(ledger.open())).toEqual([]);
+    expect(ids(ledger.openAll())).toEqual(["int_1"]);
   });
 
   it("keeps a bounded number of resolved entries and never drops an open one", () => {

@@ -59,6 +59,59 @@ describe("a policy applied by the session", () => {
     }
   });
 
+  it("publishes what the delivery came to as policy_delivered, which the ledger folds as the verdict's second stage", async () => {
+    const outcomes: PolicyOutcome[] = [];
+    const world = await policyWorld(outcomes);
+    try {
+      world.sim.engine.tuiPort().submitTurn("Run pwd");
+      const gate = await world.waitFor(isRequested, "the command gate");
+      const delivered = await world.waitFor((e) => e.type === "policy_delivered", "the policy's delivery");
+      expect(delivered).toEqual({
+        type: "policy_delivered",
+        conversationId: gate.conversationId,
+        trajectoryId: gate.trajectoryId,
+        stepIndex: gate.stepIndex,
+        interactionId: gate.interactionId,
+        decision: "approve",
+        rule: "read-only",
+        decidedBy: "policy:read-only",
+        result: "delivered",
+      });
+      // Once per interaction, whatever the resolution's order relative to it.
+      await world.waitFor(isResolved, "the policy's approval");
+      await world.waitFor(isTurnEnd, "the end of the turn");
+      expect(world.log.filter((e) => e.type === "policy_delivered")).toHaveLength(1);
+      expect(world.session.interactions!.snapshot().entries.find((e) => e.interactionId === gate.interactionId)?.policy).toEqual({
+        decision: "approve",
+        rule: "read-only",
+        delivery: { result: "delivered" },
+      });
+    } finally {
+      await world.close();
+    }
+  });
+
+  it("says so when agy refuses the policy's answer: policy_delivered failed with the reason, the request still waiting and still the policy's", async () => {
+    const outcomes: PolicyOutcome[] = [];
+    const world = await policyWorld(outcomes, { faults: { refuseInteractions: "the interaction service is restarting" } });
+    try {
+      world.sim.engine.tuiPort().submitTurn("Run pwd");
+      const gate = await world.waitFor(isRequested, "the command gate");
+      const failed = await world.waitFor((e) => e.type === "policy_delivered", "the policy's failed delivery");
+      expect(failed).toMatchObject({ interactionId: gate.interactionId, decision: "approve", result: "failed" });
+      expect((failed as { reason?: string }).reason).toContain("the interaction service is restarting");
+      expect(outcomes[0]?.error).toContain("the interaction service is restarting");
+      // The verdict stands: nobody else may answer it, and agy still waits (for its own TUI).
+      const entry = world.session.interactions!.snapshot().entries.find((e) => e.interactionId === gate.interactionId);
+      expect(entry).toMatchObject({ state: "open", policy: { decision: "approve", delivery: { result: "failed" } } });
+      expect(world.session.interactions!.snapshot().open).toEqual([]);
+      expect((await world.session.approve(gate.interactionId, { decidedBy: "cli" })).result).toBe("decided_by_policy");
+      expect(world.sim.engine.conversation(gate.conversationId)?.waitingIndices()).toEqual([gate.stepIndex]);
+    } finally {
+      await world.close();
+    }
+  });
+
   it("denies a destructive command with the rule's instruction, which agy receives", async () => {
     const outcomes: PolicyOutcome[] = [];
     const world = await policyWorld(outcomes);

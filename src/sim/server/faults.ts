@@ -11,4 +11,9 @@ export interface SimFaults {
   closeMidFrameAfterFrames?: number;
   /** Delay every unary answer by this many ms. */
   unaryDelayMs?: number;
+  /**
+   * Refuse every HandleCascadeUserInteraction with a Connect `unavailable`
+   * error carrying this message (nothing is delivered, the step keeps waiting).
+   */
+  refuseInteractions?: string;
 }

@@ -282,6 +282,11 @@ class Server implements SimServer {
     }
     const delay = this.#faults.unaryDelayMs ?? 0;
     if (delay > 0) await new Promise<void>((resolve) => this.#clock.setTimeout(resolve, delay));
+    const refusal = this.#faults.refuseInteractions;
+    if (refusal !== undefined && method === "HandleCascadeUserInteraction") {
+      sendConnectError(res, 503, "unavailable", refusal);
+      return;
+    }
     const result = (this.#unary[method] as UnaryHandler)(request);
     if ("body" in result) sendJson(res, 200, result.body);
     else sendConnectError(res, result.status, result.code, result.message);
