@@ -15,6 +15,8 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../support/cli-io.js";
+import { firstLine } from "../support/first-line.js";
+import { runProcess, type RanProcess } from "../support/run-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const RECORDER = join(ROOT, "test", "cli", "support", "record-modules.mjs");
@@ -27,17 +29,11 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 const OUT = `.tmp/bundled-cli-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 const BIN = join(ROOT, OUT, "agy-bridge.js");
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the bundled CLI to its end; `env` adds to a private HOME and state. */
-async function run(argv: readonly string[], options: { env?: Record<string, string>; node?: readonly string[] } = {}): Promise<Ran> {
+async function run(argv: readonly string[], options: { env?: Record<string, string>; node?: readonly string[] } = {}): Promise<RanProcess> {
   const home = mkdtempSync(join(tmpdir(), "agy-bridge-bundle-"));
   try {
-    const child = spawn(process.execPath, [...(options.node ?? []), BIN, ...argv], {
+    return await runProcess(process.execPath, [...(options.node ?? []), BIN, ...argv], {
       cwd: home,
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
@@ -46,17 +42,7 @@ async function run(argv: readonly string[], options: { env?: Record<string, stri
         XDG_CONFIG_HOME: join(home, "config"),
         ...options.env,
       },
-      stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", resolve);
-    });
-    return { code, stdout, stderr };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -70,19 +56,12 @@ async function started(argv: readonly string[], env: Record<string, string> = {}
   });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`no first line from ${argv.join(" ")} in 30 s; stderr: ${stderr}`)), 30_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const end = out.indexOf("\n");
-      if (end >= 0) {
-        clearTimeout(timer);
-        resolve(out.slice(0, end));
-      }
-    });
-    child.once("close", (code) => reject(new Error(`${argv.join(" ")} exited ${code} before its first line; stderr: ${stderr}`)));
-  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once("close", (code) => reject(new Error(`${argv.join(" ")} exited ${code} before its first line; stderr: ${stderr}`))),
+  );
+  // Its later exit (at stop) must not surface as an unhandled rejection.
+  exited.catch(() => undefined);
+  const line = await Promise.race([firstLine(child.stdout, argv.join(" "), 30_000, () => `stderr: ${stderr}`), exited]);
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const closed = new Promise((resolve) => child.once("close", resolve));

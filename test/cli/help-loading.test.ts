@@ -7,12 +7,12 @@
  * A positive control runs one of the same commands for real (against a
  * closed port), so an absence is not the recorder's blindness.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runProcess } from "../support/run-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "src", "cli", "bin.ts");
@@ -40,18 +40,9 @@ async function loadedBy(argv: readonly string[]): Promise<Loaded> {
   const dir = mkdtempSync(join(tmpdir(), "agy-bridge-help-"));
   const record = join(dir, "modules.txt");
   try {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORDER, BIN, ...argv], {
+    const { code, stdout, stderr } = await runProcess(process.execPath, ["--import", "tsx", "--import", RECORDER, BIN, ...argv], {
       cwd: ROOT,
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: join(dir, "state"), RECORD_MODULES_FILE: record },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", resolve);
     });
     const modules = existsSync(record)
       ? readFileSync(record, "utf8")
