@@ -44,6 +44,8 @@ export interface FleetHostsOptions {
   maxLen: number;
   /** The built CLI (`dist/bin/agy-bridge.js`, the bundle package.json names as its bin). */
   bin: string;
+  /** NODE_OPTIONS for the relays (docs/fleet.md suggests `--max-semi-space-size=2`); default none. */
+  relayNodeOptions?: string;
 }
 
 export interface ProcessFigures {
@@ -199,7 +201,11 @@ export async function runFleetHosts(options: FleetHostsOptions): Promise<FleetHo
         const relay = spawnCli(
           options.bin,
           ["relay", "--redis", redis.url, "--host", host.name, "-L", host.socket, "--json", "--max-len", String(options.maxLen)],
-          { ...env, XDG_STATE_HOME: join(dir, `state-${host.name}`) },
+          {
+            ...env,
+            XDG_STATE_HOME: join(dir, `state-${host.name}`),
+            ...(options.relayNodeOptions === undefined ? {} : { NODE_OPTIONS: options.relayNodeOptions }),
+          },
         );
         children.push(relay);
         await firstLine(relay, `${host.name}'s relay`);
