@@ -6,7 +6,7 @@
  */
 import { basename } from "node:path";
 import { parseCmdline, parseStatIdentity, parseStatPpid } from "./proc-text.js";
-import type { ProcSource } from "./proc-source.js";
+import type { ProcRead, ProcSource } from "./proc-source.js";
 
 export type ServerKind = "agy" | "language_server";
 
@@ -64,15 +64,16 @@ export async function scanProcesses(proc: ProcSource, options: ScanOptions = {})
   const pids = listing.value.filter((name) => /^\d+$/.test(name)).map(Number);
   const parents = new Map<number, number>();
   const keys = new Map<number, string>();
-  await Promise.all(
-    pids.map(async (pid) => {
-      const stat = await proc.read(`${pid}/stat`, 4096);
-      const ppid = stat.ok ? parseStatPpid(stat.value) : undefined;
-      if (ppid !== undefined) parents.set(pid, ppid);
-      const key = stat.ok ? parseStatIdentity(stat.value) : undefined;
-      if (key !== undefined) keys.set(pid, key);
-    }),
-  );
+  const note = (pid: number, stat: ProcRead<string>): void => {
+    const ppid = stat.ok ? parseStatPpid(stat.value) : undefined;
+    if (ppid !== undefined) parents.set(pid, ppid);
+    const key = stat.ok ? parseStatIdentity(stat.value) : undefined;
+    if (key !== undefined) keys.set(pid, key);
+  };
+  // A pid's stat never waits on anything (unlike its cmdline): read synchronously when the source can.
+  const readNow = proc.readNow?.bind(proc);
+  if (readNow !== undefined) for (const pid of pids) note(pid, readNow(`${pid}/stat`, 4096));
+  else await Promise.all(pids.map(async (pid) => note(pid, await proc.read(`${pid}/stat`, 4096))));
   const cache = options.identities;
   if (cache !== undefined) {
     for (const pid of cache.keys()) if (!keys.has(pid)) cache.delete(pid);

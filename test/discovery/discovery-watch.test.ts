@@ -154,6 +154,33 @@ it("identifies a pid again once it execs into agy, and not while its stat identi
   }
 });
 
+it("scans the same processes and parents whether it reads each stat synchronously or through the thread pool", async () => {
+  const cache = tempCache();
+  const agyBinary = join(cache.dir, "bin", "agy");
+  mkdirSync(dirname(agyBinary), { recursive: true });
+  copyFileSync("/bin/sleep", agyBinary);
+  chmodSync(agyBinary, 0o755);
+  const agy = spawn(agyBinary, ["600"], { stdio: "ignore" });
+  const proc = createProcSource("/proc");
+  const { readNow, ...rest } = proc;
+  expect(readNow).toBeTypeOf("function");
+  const asyncOnly = { ...rest, root: proc.root };
+  try {
+    const pid = agy.pid!;
+    const [sync, threaded] = [await scanProcesses(proc, { pids: [pid, process.pid] }), await scanProcesses(asyncOnly, { pids: [pid, process.pid] })];
+    expect(sync.processes.map((p) => [p.pid, p.kind, p.ppid])).toEqual([[pid, "agy", process.pid]]);
+    expect(threaded.processes).toEqual(sync.processes);
+    // The tree is every visible pid's; both saw this process's parent and the agy's.
+    for (const scan of [sync, threaded]) {
+      expect(scan.parents.get(pid)).toBe(process.pid);
+      expect(scan.parents.get(process.pid)).toBe(process.ppid);
+    }
+  } finally {
+    agy.kill("SIGKILL");
+    cache.remove();
+  }
+});
+
 it("reads anew only the conversations of servers the caller admits, and passes the others on as the full pass saw them", async () => {
   const cache = tempCache();
   const a = await startSimAsAgy(cache.dir, "tok-watch-in");
