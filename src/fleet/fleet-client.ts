@@ -53,7 +53,15 @@ export interface FleetCommandOutcome {
 export interface FleetClientOptions {
   /** Non-blocking calls; each blocking read duplicates it. */
   redis: Redis;
-  /** How long one blocking read lasts before it checks its signal again (ms); default 1000. */
+  /**
+   * How long one blocking read waits for an entry before it asks again (ms);
+   * default 30,000. An entry ends the wait at once, and a reader's signal
+   * ends it too (it disconnects the reader), so this only sets how often an
+   * idle reader asks: each one is a command for Redis and for this process,
+   * and `serve --redis` keeps a reader per session (with a 1 s wait, a
+   * thousand idle sessions cost serve and Redis a thousand commands a
+   * second).
+   */
   blockMs?: number;
 }
 
@@ -136,7 +144,7 @@ function justBefore(id: string): string {
 
 export function createFleetClient(options: FleetClientOptions): FleetClient {
   const { redis } = options;
-  const blockMs = options.blockMs ?? 1000;
+  const blockMs = options.blockMs ?? 30_000;
 
   const blockingReads = async function* (stream: string, after: string, signal: AbortSignal): AsyncGenerator<Raw> {
     const reader = redis.duplicate();
