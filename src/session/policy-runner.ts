@@ -181,8 +181,6 @@ export function policyDeliveredEvent(
   outcome: PolicyOutcome,
 ): EventOf<"policy_delivered"> | undefined {
   if (verdict.decision === "ask") return undefined;
-  const answer = outcome.result;
-  if (outcome.error === undefined && (answer === undefined || answer.result === "decided_by_policy")) return undefined;
   const base = {
     type: "policy_delivered" as const,
     conversationId: request.conversationId,
@@ -193,9 +191,10 @@ export function policyDeliveredEvent(
     rule: verdict.rule,
     decidedBy: outcome.decidedBy,
   };
-  if (outcome.error !== undefined || answer === undefined || answer.result === "decided_by_policy") {
-    return { ...base, result: "failed", reason: `delivering it failed: ${outcome.error ?? "no answer came back"}` };
-  }
+  if (outcome.error !== undefined) return { ...base, result: "failed", reason: `delivering it failed: ${outcome.error}` };
+  const answer = outcome.result;
+  // Nothing was delivered (an approve rule on a question) or the session refused its own policy: no delivery to report.
+  if (answer === undefined || answer.result === "decided_by_policy") return undefined;
   if (answer.result === "delivered") return { ...base, result: "delivered" };
   return { ...base, result: answer.result, reason: describeAnswer(answer, { interactionId: request.interactionId }) };
 }
