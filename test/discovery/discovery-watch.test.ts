@@ -119,13 +119,19 @@ it("runs a full pass when a known server stops answering, and keeps the quick pa
   }
 }, 60_000);
 
-it("identifies a pid again once it execs into agy, and not while its stat identity stays the same", async () => {
-  const cache = tempCache();
-  // `exec agy` in a shell, as in a tmux pane: the same pid becomes agy.
-  const agyBinary = join(cache.dir, "bin", "agy");
+/** A copy of /bin/sleep named …/bin/agy under `dir`: a process discovery takes for agy (by its executable's name). */
+function sleepNamedAgy(dir: string): string {
+  const agyBinary = join(dir, "bin", "agy");
   mkdirSync(dirname(agyBinary), { recursive: true });
   copyFileSync("/bin/sleep", agyBinary);
   chmodSync(agyBinary, 0o755);
+  return agyBinary;
+}
+
+it("identifies a pid again once it execs into agy, and not while its stat identity stays the same", async () => {
+  const cache = tempCache();
+  // `exec agy` in a shell, as in a tmux pane: the same pid becomes agy.
+  const agyBinary = sleepNamedAgy(cache.dir);
   const shell = spawn("/bin/sh", ["-c", 'read line; exec "$0" 600', agyBinary], { stdio: ["pipe", "ignore", "ignore"] });
   const pid = shell.pid!;
   const identities = new Map<number, ScanIdentity>();
@@ -156,10 +162,7 @@ it("identifies a pid again once it execs into agy, and not while its stat identi
 
 it("scans the same processes and parents whether it reads each stat synchronously or through the thread pool", async () => {
   const cache = tempCache();
-  const agyBinary = join(cache.dir, "bin", "agy");
-  mkdirSync(dirname(agyBinary), { recursive: true });
-  copyFileSync("/bin/sleep", agyBinary);
-  chmodSync(agyBinary, 0o755);
+  const agyBinary = sleepNamedAgy(cache.dir);
   const agy = spawn(agyBinary, ["600"], { stdio: "ignore" });
   const proc = createProcSource("/proc");
   const { readNow, ...rest } = proc;
