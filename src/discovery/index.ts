@@ -26,6 +26,7 @@ export {
 export { lookUpAgyVersion, paneBannerVersion, type VersionLookup, type VersionLookupOptions, type VersionQuery } from "./version-lookup.js";
 export { DiscoveryError, type DiscoveryCandidate, type DiscoveryFailure } from "./discovery-error.js";
 export { HINTS, type DiscoveryStep, type StepStatus } from "./report.js";
+export { createWorkspaceReader, type WorkspaceReader } from "./process-workspace.js";
 export { createProcSource, type ProcSource, type ProcRead } from "./proc-source.js";
 export { spawnCommand, type RunCommand, type RunResult } from "./run-command.js";
 export { findAgyPane, type FindPaneOptions, type TmuxServerRef } from "./pane-lookup.js";
