@@ -35,7 +35,15 @@ export type { PolicyOutcome, PolicyRun, PolicyRunOptions } from "./policy-runner
 export { VerdictSchema, parseVerdict, instructionAllowed, MAX_VERDICT_TEXT } from "./verdict.js";
 export type { Verdict as AnswerVerdict, VerdictAction, ParsedVerdict } from "./verdict.js";
 export { createLocalSessionSource } from "./local-session-source.js";
-export type { DiscoveryFeed, LocalSessionSourceOptions, SessionOffer, SessionSource } from "./local-session-source.js";
+export { createMachineSessionSource, type MachineSessionsOptions } from "./machine-sessions.js";
+export type {
+  DiscoveryFeed,
+  LocalSessionSource,
+  LocalSessionSourceOptions,
+  SessionOffer,
+  SessionPlace,
+  SessionSource,
+} from "./local-session-source.js";
 export { createInteractionLedger, personMayAnswer } from "./interaction-ledger.js";
 export type { InteractionLedger, InteractionLedgerOptions, LedgerChange, LedgerEntry, LedgerSnapshot, OpenRequest } from "./interaction-ledger.js";
 export { respond } from "./respond.js";

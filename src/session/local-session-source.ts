@@ -10,6 +10,7 @@
  * that agy's conversations, so attach still finds the server; whether the
  * caller keeps the session is {@link SessionSource.retain}'s answer.
  */
+import { createWorkspaceReader, type WorkspaceReader } from "../discovery/process-workspace.js";
 import type { DiscoveredServer, PaneRef, TmuxScope } from "../discovery/index.js";
 import type { AgySession, AttachOptions } from "./types.js";
 
@@ -43,6 +44,20 @@ export interface SessionSource {
   close(): Promise<void>;
 }
 
+/** Where a conversation's agy runs, as a card or the page shows it. */
+export interface SessionPlace {
+  /** agy's working directory (read once per process, so absent on the first ask). */
+  workspace?: string;
+  /** agy's tmux pane (`%N`). */
+  pane?: string;
+}
+
+/** This machine's sessions: a {@link SessionSource} that also says where each one's agy runs. */
+export interface LocalSessionSource extends SessionSource {
+  /** agy's directory and pane for a conversation the last {@link list} offered; `{}` for any other. */
+  describe(conversationId: string): SessionPlace;
+}
+
 /** What the source asks discovery: the discovery watch, or a stand-in with the same two calls. */
 export interface DiscoveryFeed {
   refresh(signal?: AbortSignal): Promise<DiscoveredServer[]>;
@@ -58,11 +73,14 @@ export interface LocalSessionSourceOptions {
   attach: (options: AttachOptions) => Promise<AgySession>;
   /** Whether a pid still runs, for {@link SessionSource.retain}; default: nothing is retained. */
   alive?: (pid: number) => boolean;
+  /** agy's working directory by pid, for {@link LocalSessionSource.describe}; default `/proc/<pid>/cwd`. */
+  workspaceOf?: WorkspaceReader;
 }
 
-export function createLocalSessionSource(options: LocalSessionSourceOptions): SessionSource {
+export function createLocalSessionSource(options: LocalSessionSourceOptions): LocalSessionSource {
   const { scope, discovery } = options;
   const alive = options.alive ?? (() => false);
+  const workspaceOf = options.workspaceOf ?? createWorkspaceReader();
   // The server each conversation was last seen on: attach needs its URL and token.
   const servers = new Map<string, DiscoveredServer>();
   return {
@@ -93,6 +111,15 @@ export function createLocalSessionSource(options: LocalSessionSourceOptions): Se
       return options.attach(attachOptions);
     },
     serverOf: (conversationId) => servers.get(conversationId),
+    describe(conversationId) {
+      const server = servers.get(conversationId);
+      if (server === undefined) return {};
+      const place: SessionPlace = {};
+      const workspace = workspaceOf(server.pid);
+      if (workspace !== undefined) place.workspace = workspace;
+      if (server.tmuxPane !== undefined) place.pane = server.tmuxPane;
+      return place;
+    },
     close: () => discovery.close(),
   };
 }

@@ -17,6 +17,7 @@ const conversation = (conversationId: string, extra: object = {}) => ({ conversa
 
 function world(rounds: DiscoveredServer[][], scoped?: { socketName: string }) {
   const attached: AttachOptions[] = [];
+  const asked: number[] = [];
   const skipped: string[] = [];
   let round = 0;
   let closed = false;
@@ -33,8 +34,13 @@ function world(rounds: DiscoveredServer[][], scoped?: { socketName: string }) {
       return { conversationId: options.conversationId } as AgySessionApi;
     },
     alive: (pid) => pid === 10,
+    // agy 10's directory is known; any other's read has not finished.
+    workspaceOf: (pid) => {
+      asked.push(pid);
+      return pid === 10 ? "/home/me/project" : undefined;
+    },
   });
-  return { source, attached, skipped, closed: () => closed };
+  return { source, attached, skipped, asked, closed: () => closed };
 }
 
 describe("the local session source", () => {
@@ -84,5 +90,21 @@ describe("the local session source", () => {
     await w.source.attach("c-in");
     expect(w.attached[0]!.pane).toEqual({ target: "%7", socketName: "work" });
     await expect(w.source.attach("c-out")).rejects.toThrow(/its server is gone/);
+  });
+
+  it("says where a listed conversation's agy runs: its directory and pane, each only when known", async () => {
+    const w = world([
+      [
+        server(10, { url: "http://127.0.0.1:4400", tmuxPane: "%2", conversations: [conversation("c-here")] }),
+        server(11, { url: "http://127.0.0.1:4401", conversations: [conversation("c-bare")] }),
+      ],
+    ]);
+    expect(w.source.describe("c-here")).toEqual({});
+    await w.source.list();
+    expect(w.source.describe("c-here")).toEqual({ workspace: "/home/me/project", pane: "%2" });
+    expect(w.source.describe("c-bare")).toEqual({});
+    expect(w.source.describe("c-never")).toEqual({});
+    // The directory is asked by agy's pid, never for a conversation discovery did not offer.
+    expect(w.asked).toEqual([10, 11]);
   });
 });
