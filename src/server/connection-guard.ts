@@ -10,6 +10,7 @@
  * Timeouts (`headersTimeout`, `keepAliveTimeout`) cut idle sockets anyway;
  * this holds the line until they do.
  */
+import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
@@ -96,5 +97,40 @@ export function guardConnections(server: Server, limits: ConnectionLimits = {}):
     get shed() {
       return shed;
     },
+  };
+}
+
+/**
+ * How many connections to hold: well under this process's descriptor limit
+ * (`/proc/self/limits`), leaving room for discovery, agy's RPC connections
+ * and files, so a flood of idle sockets is shed before anything else runs out.
+ */
+export async function connectionLimitsOfProcess(limitsFile = "/proc/self/limits"): Promise<Required<ConnectionLimits>> {
+  let limit = 1024;
+  try {
+    const text = await readFile(limitsFile, "utf8");
+    const soft = /^Max open files\s+(\d+|unlimited)/m.exec(text)?.[1];
+    if (soft !== undefined) limit = soft === "unlimited" ? 65_536 : Number(soft);
+  } catch {
+    // Not Linux: keep the common default.
+  }
+  const total = Math.max(32, Math.min(4096, Math.floor(limit / 2) - 64));
+  return { perAddress: Math.max(16, Math.min(256, total)), total };
+}
+
+/**
+ * Errors of the listening socket, each kind said at most once a minute: a
+ * flood of failing accepts must not become a flood of lines.
+ */
+export function listeningErrorReporter(say: (sentence: string) => void, now: () => number = Date.now): (error: NodeJS.ErrnoException) => void {
+  const said = new Map<string, number>();
+  return (error) => {
+    const kind = error.code ?? "error";
+    const at = now();
+    const last = said.get(kind);
+    if (last !== undefined && at - last < 60_000) return;
+    said.set(kind, at);
+    const hint = kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : "";
+    say(`the listening socket reported ${kind} (${error.message}); still serving${hint}`);
   };
 }

@@ -19,3 +19,5 @@ export { cleanDeviceName, createDeviceStore, deviceFileFor, type Device, type De
 export { createPairingCodes, PAIRING_CODE_TTL_MS, type PairingCode, type PairingCodes } from "./pairing-codes.js";
 export type { AnswerResult, InteractionAction, InterruptResult, SessionSummary, TurnResult } from "./contract.js";
 export { noPaneReason, superviseSession, type SupervisedSessionOptions } from "./supervised-session.js";
+export { connectionLimitsOfProcess, listeningErrorReporter, type ConnectionLimits } from "./connection-guard.js";
+export { createServeSessions, type LocalSessions, type RemoteSessions, type ServeSessions, type ServeSessionsOptions } from "./serve-sessions.js";
