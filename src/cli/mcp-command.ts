@@ -118,25 +118,10 @@ export const mcpCommand = defineCommand({
       ...(policy === undefined ? {} : { policy, context: { home, ...(values.workspace === undefined ? {} : { workspace: values.workspace }) } }),
     };
 
-    const [
-      { createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport },
-      { AgySession },
-      { createTmuxScope, createDiscoveryWatch },
-      { createLocalSessionSource },
-    ] = await Promise.all([
-      import("../mcp/index.js"),
-      import("../session/index.js"),
-      import("../discovery/index.js"),
-      import("../session/local-session-source.js"),
-    ]);
+    const [{ createAgyMcpServer, createMcpHttpServer, createSessionPool, createStdioTransport }, { AgySession, createMachineSessionSource }] =
+      await Promise.all([import("../mcp/index.js"), import("../session/index.js")]);
     const onProblem = (message: string) => io.stderr.write(`agy-bridge mcp: ${message}\n`);
-    const scope = createTmuxScope(tmux, { onSkipped: onProblem });
-    const local = createLocalSessionSource({
-      scope,
-      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
-      attach: AgySession.attach,
-      alive: processAlive,
-    });
+    const local = createMachineSessionSource({ tmux, onSkipped: onProblem, attach: AgySession.attach, alive: processAlive });
     const source = sessionSource(io, target, local, policyOption, AgySession.attach);
     const pool = createSessionPool({ source, onProblem });
     const version = await packageVersion();
@@ -205,13 +190,11 @@ async function serveHttp(
   createServer: () => import("../mcp/index.js").AgyMcpServer,
   createMcpHttpServer: typeof import("../mcp/index.js").createMcpHttpServer,
 ): Promise<number> {
-  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }, { guardConnections }, { connectionLimits }] =
-    await Promise.all([
-      import("../server/bearer-token.js"),
-      import("../server/request-origin.js"),
-      import("../server/connection-guard.js"),
-      import("./serve-command.js"),
-    ]);
+  const [{ loadBearerToken, defaultTokenFile, createBearerCheck, createFailureLimiter }, { createOriginCheck }, guard] = await Promise.all([
+    import("../server/bearer-token.js"),
+    import("../server/request-origin.js"),
+    import("../server/connection-guard.js"),
+  ]);
   const tokenFile = values["token-file"] ?? defaultTokenFile(io.env, homedir());
   let token;
   try {
@@ -230,18 +213,9 @@ async function serveHttp(
       io.stderr.write(`agy-bridge mcp: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
   });
   // serve's guard and limits: a flood of idle sockets (no token needed to open one) is shed before descriptors run out.
-  guardConnections(http.server, await connectionLimits());
-  const serverErrors = new Map<string, number>();
-  const onServerError = (error: NodeJS.ErrnoException): void => {
-    // Without a listener an accept error (EMFILE) would end the process; once a minute per kind, as serve says it.
-    const kind = error.code ?? "error";
-    const now = Date.now();
-    if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
-    serverErrors.set(kind, now);
-    io.stderr.write(
-      `agy-bridge mcp: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
-    );
-  };
+  guard.guardConnections(http.server, await guard.connectionLimitsOfProcess());
+  // Without a listener an accept error (EMFILE) would end the process; said once a minute per kind, as serve says it.
+  const onServerError = guard.listeningErrorReporter((sentence) => io.stderr.write(`agy-bridge mcp: ${sentence}\n`));
   try {
     await new Promise<void>((resolve, reject) => {
       http.server.once("error", reject);

@@ -99,13 +99,11 @@ export const relayCommand = defineCommand({
 
     const auditor = auditorFor(io, auditLogFor(io, values), "relay");
     const instanceId = `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
-    const { createDiscoveryWatch, createTmuxScope } = await import("../discovery/index.js");
-    const { AgySession, createLocalSessionSource } = await import("../session/index.js");
-    const scope = createTmuxScope(named, { onSkipped: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`) });
+    const { AgySession, createMachineSessionSource } = await import("../session/index.js");
     // Full discovery only when agy processes come or go (and every 30 s), as in serve.
-    const discovery = createLocalSessionSource({
-      scope,
-      discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
+    const discovery = createMachineSessionSource({
+      tmux: named,
+      onSkipped: (message) => io.stderr.write(`${terminalText(`agy-bridge relay: ${message}`)}\n`),
       attach: AgySession.attach,
     });
 

@@ -5,10 +5,9 @@
 import { homedir, hostname } from "node:os";
 import { isIP } from "node:net";
 import { dirname } from "node:path";
-import { readFile, readlink } from "node:fs/promises";
 import type { Server } from "node:http";
-import type { DiscoveredServer } from "../discovery/types.js";
 import { isLoopbackHost } from "../rpc/loopback.js";
+import type { ServeSessions } from "../server/serve-sessions.js";
 import type { SessionHub } from "../server/session-hub.js";
 import type { AuditLog, SessionAuditor } from "../audit/index.js";
 import type { LearnedStore } from "./learned-store.js";
@@ -101,7 +100,7 @@ function parseListen(text: string): Listen | undefined {
 
 type ServeValues = ParsedArgs<typeof OPTIONS>["values"];
 type ServerModule = typeof import("../server/index.js");
-type Modules = [ServerModule, typeof import("../discovery/index.js"), typeof import("../session/index.js")];
+type Modules = [ServerModule, typeof import("../session/index.js")];
 type TmuxServer = { socketName?: string; socketPath?: string };
 
 /** serve's own flags, checked before anything is opened. */
@@ -126,17 +125,6 @@ interface ServeState {
   page: string;
 }
 
-/** The hub and what it reads its sessions from. */
-interface ServeSessions {
-  hub: SessionHub;
-  /** What the hub's sessions come from (closed after the hub). */
-  discovery: { close(): Promise<void> };
-  /** agy's working directory and pane for a conversation, for the page and the cards. */
-  describe: (conversationId: string) => { workspace?: string; pane?: string };
-  /** The workspace the policy decides a conversation's requests with, so a learned rule is scoped to it. */
-  ruleWorkspace: (conversationId: string) => string | undefined;
-}
-
 export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve every agy session over HTTP + SSE, with an approval page",
@@ -145,15 +133,14 @@ export const serveCommand = defineCommand({
   async run(io, { values }) {
     const settings = readSettings(io, values);
     if (settings === undefined) return 2;
-    const modules: Modules = await Promise.all([import("../server/index.js"), import("../discovery/index.js"), import("../session/index.js")]);
+    const modules: Modules = await Promise.all([import("../server/index.js"), import("../session/index.js")]);
     const state = await openState(io, values, modules[0]);
     if (typeof state === "number") return state;
     const sessions = await startSessions(io, values, settings, state, modules);
     const { api, pairing } = await startApi(io, values, settings.listen, state, sessions, modules[0]);
     const port = await listenOn(io, api.server, settings.listen);
     if (port === undefined) {
-      await sessions.hub.close();
-      await sessions.discovery.close();
+      await sessions.close();
       await state.fleetConnection?.close();
       return 1;
     }
@@ -163,8 +150,7 @@ export const serveCommand = defineCommand({
     io.stderr.write("agy-bridge serve: shutting down\n");
     await api.close();
     await state.notifications.close();
-    await sessions.hub.close();
-    await sessions.discovery.close();
+    await sessions.close();
     await state.fleetConnection?.close();
     await state.auditor.flush().catch(() => undefined);
     return 0;
@@ -267,78 +253,29 @@ async function openState(io: CliIo, values: ServeValues, server: ServerModule): 
   return { tokenFile, token, policy, fleetConnection, auditLog, auditor, notifications, page };
 }
 
-/** The session hub over this machine's sessions in the -L/-S scope (or, with --redis, over the fleet). */
+/** The session hub over this machine's sessions in the -L/-S scope (or, with --redis, over the fleet's). */
 async function startSessions(io: CliIo, values: ServeValues, settings: ServeSettings, state: ServeState, modules: Modules): Promise<ServeSessions> {
-  const [{ createSessionHub, superviseSession, noPaneReason }, { createDiscoveryWatch, createTmuxScope }, { AgySession, createLocalSessionSource }] = modules;
-  const { tmux } = settings;
-  // -L/-S: only agy in a pane of that tmux server is served; each one left out is said once.
-  const scope = createTmuxScope(settings.scoped ? tmux : undefined, { onSkipped: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`) });
+  const [{ createServeSessions }, { AgySession, createMachineSessionSource }] = modules;
   const { policy, auditor } = state;
-  // Full discovery only when agy processes come or go (and every 30 s); otherwise one conversations read per server.
-  // The source remembers the server each conversation was last seen on: a refresh that misses a busy server keeps what it knew.
-  const local = createLocalSessionSource({
-    scope,
-    discovery: createDiscoveryWatch({ tmuxServers: scope.discoveryServers, admits: scope.covers }),
+  const say = (message: string) => io.stderr.write(`agy-bridge serve: ${message}\n`);
+  const common = {
+    ...(settings.replayWindow === undefined ? {} : { replayWindow: settings.replayWindow }),
+    ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+    policy: policy !== undefined,
+    onProblem: say,
+  };
+  // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
+  if (state.fleetConnection !== undefined) return createServeSessions({ ...common, from: { remote: await fleetSource(state.fleetConnection) } });
+  // -L/-S: only agy in a pane of that tmux server is served; each one left out is said once.
+  const local = createMachineSessionSource({
+    tmux: settings.scoped ? settings.tmux : undefined,
+    onSkipped: say,
     attach: AgySession.attach,
     alive: processAlive,
   });
-  const agyWorkspaces = new Map<string, string>();
-  // With --redis the sessions are the fleet's: every host's relay publishes them to Redis.
-  const fleet = state.fleetConnection === undefined ? undefined : await fleetSource(state.fleetConnection);
-  const hub = createSessionHub({
-    ...(settings.replayWindow === undefined ? {} : { replayWindow: settings.replayWindow }),
-    async list(signal) {
-      if (fleet !== undefined) return fleet.list();
-      return (await local.list(signal)).map((offer) => ({
-        conversationId: offer.conversationId,
-        ...(offer.pid === undefined ? {} : { pid: offer.pid }),
-        ...(offer.title === undefined ? {} : { title: offer.title }),
-      }));
-    },
-    // A busy agy can miss a probe deadline: its sessions stay while it runs.
-    retain: (descriptor) => local.retain(descriptor),
-    async attach(descriptor) {
-      if (fleet !== undefined) return fleet.attach(descriptor);
-      const server = local.serverOf(descriptor.conversationId);
-      // No shared signal: the hub closes each session itself, and one signal
-      // held by dozens of sessions would only collect listeners.
-      // Notifications read the policy's verdict off each request in the hub's logs: nothing to hand them here.
-      const extra = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor);
-      const session = await local.attach(descriptor.conversationId, extra);
-      // The policy's {workspace}: --workspace, else agy's own (as the policy reads it), so a learned rule scoped to it fires.
-      if (policy !== undefined && values.workspace === undefined)
-        void session.workspace().then(
-          (dir) => dir !== undefined && agyWorkspaces.set(descriptor.conversationId, dir),
-          () => undefined,
-        );
-      return superviseSession(session, { hasPane: server?.tmuxPane !== undefined, noPane: noPaneReason(server?.pid, tmux), auditor });
-    },
-    onProblem: (message) => io.stderr.write(`agy-bridge serve: ${message}\n`),
-  });
-  const describe = describeFrom(local.serverOf);
-  const ruleWorkspace = (conversationId: string) => values.workspace ?? agyWorkspaces.get(conversationId) ?? describe(conversationId).workspace;
-  return { hub, discovery: local, describe, ruleWorkspace };
-}
-
-/** agy's working directory, read once per process: the page shows where each request would run. */
-function describeFrom(serverOf: (conversationId: string) => DiscoveredServer | undefined): ServeSessions["describe"] {
-  const workspaces = new Map<number, string>();
-  return (conversationId) => {
-    const server = serverOf(conversationId);
-    const out: { workspace?: string; pane?: string } = {};
-    if (server?.tmuxPane !== undefined) out.pane = server.tmuxPane;
-    const workspace = server === undefined ? undefined : workspaces.get(server.pid);
-    if (workspace !== undefined) out.workspace = workspace;
-    if (server !== undefined && !workspaces.has(server.pid)) {
-      workspaces.set(server.pid, "");
-      void readlink(`/proc/${server.pid}/cwd`).then(
-        (dir) => workspaces.set(server.pid, dir),
-        () => undefined,
-      );
-    }
-    if (out.workspace === "") delete out.workspace;
-    return out;
-  };
+  // Notifications read the policy's verdict off each request in the hub's logs: nothing to hand them here.
+  const attachExtra = policy === undefined ? {} : policyAttachOption(io, policy, values, auditor);
+  return createServeSessions({ ...common, from: { local, tmux: settings.tmux, attachExtra, auditor } });
 }
 
 /** The HTTP API over the hub, with the page, devices, pairing and what notifications add. */
@@ -364,27 +301,13 @@ async function startApi(io: CliIo, values: ServeValues, listen: Listen, state: S
     openapi: server.buildOpenApiDocument(version),
     boundHost: listen.host,
     allowHosts: values["allow-host"] ?? [],
-    connectionLimits: await connectionLimits(),
+    connectionLimits: await server.connectionLimitsOfProcess(),
     onInternalError: (error) =>
       io.stderr.write(`agy-bridge serve: a request failed inside agy-bridge: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
-    onServerError: serverErrorReporter(io),
+    onServerError: server.listeningErrorReporter((sentence) => io.stderr.write(`agy-bridge serve: ${sentence}\n`)),
     ...(values.cors === undefined ? {} : { cors: values.cors }),
   });
   return { api, pairing };
-}
-
-/** Errors of the listening socket, said once a minute per kind: a flood of failing accepts must not become a flood of lines. */
-function serverErrorReporter(io: CliIo): (error: NodeJS.ErrnoException) => void {
-  const serverErrors = new Map<string, number>();
-  return (error) => {
-    const kind = error.code ?? "error";
-    const now = Date.now();
-    if (now - (serverErrors.get(kind) ?? 0) < 60_000) return;
-    serverErrors.set(kind, now);
-    io.stderr.write(
-      `agy-bridge serve: the listening socket reported ${kind} (${error.message}); still serving${kind === "EMFILE" || kind === "ENFILE" ? " — too many open files: raise the limit (ulimit -n) or find who holds connections open" : ""}\n`,
-    );
-  };
 }
 
 /** The port serve listens on; `undefined` after saying it cannot listen. */
@@ -431,24 +354,6 @@ async function refreshUntilAborted(signal: AbortSignal, hub: SessionHub, refresh
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
   clearInterval(timer);
-}
-
-/**
- * How many connections serve holds: well under the process's descriptor
- * limit, leaving room for discovery, agy's RPC connections and files, so a
- * flood of idle sockets is shed before anything else runs out.
- */
-export async function connectionLimits(): Promise<{ perAddress: number; total: number }> {
-  let limit = 1024;
-  try {
-    const text = await readFile("/proc/self/limits", "utf8");
-    const soft = /^Max open files\s+(\d+|unlimited)/m.exec(text)?.[1];
-    if (soft !== undefined) limit = soft === "unlimited" ? 65_536 : Number(soft);
-  } catch {
-    // Not Linux: keep the common default.
-  }
-  const total = Math.max(32, Math.min(4096, Math.floor(limit / 2) - 64));
-  return { perAddress: Math.max(16, Math.min(256, total)), total };
 }
 
 /** The fleet as serve's session source (`serve --redis`): every host's relay publishes its sessions to Redis. */

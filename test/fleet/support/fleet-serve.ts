@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
 import { createFleetClient, createFleetSessionSource, type FleetClient } from "../../../src/fleet/index.js";
 import { createApiServer } from "../../../src/server/http-api.js";
 import { buildOpenApiDocument } from "../../../src/server/openapi.js";
-import { createSessionHub, type SessionHub } from "../../../src/server/session-hub.js";
+import { createServeSessions } from "../../../src/server/serve-sessions.js";
+import type { SessionHub } from "../../../src/server/session-hub.js";
 import { openSse, type SseClient } from "../../server/support/sse-client.js";
 import type { RelayWorld } from "./relay-world.js";
 import { until } from "../../support/until.js";
@@ -36,12 +37,13 @@ export async function serveOverFleet(
 ): Promise<FleetServe> {
   const client = options.client ?? createFleetClient({ redis: w.redis.client(), blockMs: 100 });
   const source = createFleetSessionSource(client, { timeoutMs: 10_000 });
-  const hub = createSessionHub({
+  // The sessions exactly as `serve --redis` builds them (cli/serve-command.ts).
+  const sessions = createServeSessions({
     ...(options.replayWindow === undefined ? {} : { replayWindow: options.replayWindow }),
-    list: () => source.list(),
-    attach: async (descriptor) => source.attach(descriptor),
+    from: { remote: source },
   });
-  cleanups.push(() => hub.close());
+  const { hub } = sessions;
+  cleanups.push(() => sessions.close());
   const api = createApiServer({ hub, token: FLEET_SERVE_TOKEN, page: "<!doctype html><title>page</title>", openapi: buildOpenApiDocument("test") });
   await new Promise<void>((resolve) => api.server.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => api.close());
