@@ -218,7 +218,7 @@ export async function prepareNotifications(
 /** The learned rules file serve's policy includes, as Telegram's and ntfy's remember buttons save into it. */
 async function learnedRulesOf(io: CliIo, audit: AuditLog): Promise<(where: Omit<RuleOffersOptions, "rules">) => RuleOffers> {
   const [{ createLearnedStore, defaultLearnedFile }, { createRuleOffers }] = await Promise.all([
-    import("./learned-store.js"),
+    import("../audit/learned-store.js"),
     import("../server/rule-offers.js"),
   ]);
   const store = createLearnedStore({ file: defaultLearnedFile(io.env), audit });

@@ -197,7 +197,7 @@ function describe(decision: PolicyDecision): string {
 
 /** `policy rules [revoke ID]`: the learned rules, or one removed (written to the audit log). */
 async function runRules(io: CliIo, words: readonly string[], json: boolean): Promise<number> {
-  const [{ createLearnedStore, defaultLearnedFile }, { auditLogFor }] = await Promise.all([import("./learned-store.js"), import("./policy-options.js")]);
+  const [{ createLearnedStore, defaultLearnedFile }, { auditLogFor }] = await Promise.all([import("../audit/learned-store.js"), import("./policy-options.js")]);
   if (words.length !== 0 && !(words[0] === "revoke" && words.length === 2)) {
     throw new UsageError("policy rules takes nothing, or revoke ID; run `agy-bridge policy --help`");
   }
@@ -240,7 +240,7 @@ async function runRules(io: CliIo, words: readonly string[], json: boolean): Pro
 
 /** The learned rules file's rules for `check`, read once; undefined (said on stderr) when it cannot be used. */
 async function learnedSource(io: CliIo): Promise<LearnedSource | undefined> {
-  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  const { createLearnedStore, defaultLearnedFile } = await import("../audit/learned-store.js");
   const store = createLearnedStore({ file: defaultLearnedFile(io.env) });
   try {
     store.list();

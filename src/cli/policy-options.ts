@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { createAuditLog, defaultAuditPath, type AuditLog } from "../audit/audit-log.js";
 import { createSessionAuditor, type SessionAuditor } from "../audit/session-auditor.js";
 import type { Policy, PolicyWithLearned } from "../policy/index.js";
-import type { LearnedStore } from "./learned-store.js";
+import type { LearnedStore } from "../audit/learned-store.js";
 import type { AttachOptions, PolicyOutcome } from "../session/index.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
@@ -43,7 +43,7 @@ export async function readPolicyOption(
 ): Promise<PolicyWithLearned | undefined> {
   const team = await readTeamPolicy(values);
   if (team === undefined) return undefined;
-  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  const { createLearnedStore, defaultLearnedFile } = await import("../audit/learned-store.js");
   let policy: PolicyWithLearned = team;
   // A file that became unusable while running is said where the policy is applied (policyAttachOption), else to `onProblem`.
   const report = (message: string) => (problemSinks.get(policy) ?? onProblem)?.(message);

@@ -101,7 +101,7 @@ export async function proposeFor(session: AgySessionApi, pending: PendingSummary
 
 /** Saves the rule after a delivered answer; the audit record follows. */
 export async function saveRemembered(io: CliIo, remembered: Remembered, plan: RememberPlan, interactionId: string) {
-  const [{ createLearnedStore, defaultLearnedFile }, { auditLogFor }] = await Promise.all([import("./learned-store.js"), import("./policy-options.js")]);
+  const [{ createLearnedStore, defaultLearnedFile }, { auditLogFor }] = await Promise.all([import("../audit/learned-store.js"), import("./policy-options.js")]);
   const store = createLearnedStore({ file: defaultLearnedFile(io.env), audit: auditLogFor(io, {}) });
   const request = remembered.request;
   return store.save({

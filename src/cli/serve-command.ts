@@ -10,7 +10,7 @@ import { isLoopbackHost } from "../rpc/loopback.js";
 import type { ServeSessions } from "../server/serve-sessions.js";
 import type { SessionHub } from "../server/session-hub.js";
 import type { AuditLog, SessionAuditor } from "../audit/index.js";
-import type { LearnedStore } from "./learned-store.js";
+import type { LearnedStore } from "../audit/learned-store.js";
 import { defineCommand, type CliIo } from "./command.js";
 import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTIONS, readPolicyOption } from "./policy-options.js";
 import { NOTIFY_HELP, NOTIFY_OPTIONS, prepareNotifications, type Notifications } from "./notify-options.js";
@@ -363,6 +363,6 @@ async function fleetSource(connection: RedisConnection) {
 }
 
 async function learnedRulesFor(io: CliIo, audit: AuditLog): Promise<LearnedStore> {
-  const { createLearnedStore, defaultLearnedFile } = await import("./learned-store.js");
+  const { createLearnedStore, defaultLearnedFile } = await import("../audit/learned-store.js");
   return createLearnedStore({ file: defaultLearnedFile(io.env), audit });
 }

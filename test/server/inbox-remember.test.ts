@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import type { MapperEvent } from "../../src/mapper/index.js";
-import { createLearnedStore } from "../../src/cli/learned-store.js";
+import { createLearnedStore } from "../../src/audit/learned-store.js";
 import { loadApprovalPage } from "../../src/server/approval-page.js";
 import { startApiHarness, TEST_TOKEN, type ApiHarness } from "./support/api-harness.js";
 import { seriousViolations } from "./support/axe-check.js";

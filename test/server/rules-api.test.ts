@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAuditLog, readAuditLog } from "../../src/audit/index.js";
-import { createLearnedStore, type LearnedStore } from "../../src/cli/learned-store.js";
+import { createLearnedStore, type LearnedStore } from "../../src/audit/learned-store.js";
 import { decide, parsePolicy } from "../../src/policy/index.js";
 import { until } from "../support/until.js";
 import { startApiHarness, type ApiHarness } from "./support/api-harness.js";

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLearnedStore, type LearnedStore } from "../../../src/cli/learned-store.js";
+import { createLearnedStore, type LearnedStore } from "../../../src/audit/learned-store.js";
 import type { RuleOffers } from "../../../src/notify/rule-offer.js";
 import { decide, parsePolicy, type PolicyDecision } from "../../../src/policy/index.js";
 import { createRuleOffers } from "../../../src/server/rule-offers.js";

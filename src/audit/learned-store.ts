@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import type { AuditLog } from "../audit/index.js";
+import type { AuditLog } from "./audit-log.js";
 import { AgyBridgeError } from "../errors.js";
 import {
   learnedRule,
