@@ -4,32 +4,26 @@
  * through tmux, answers over RPC, interrupts.
  */
 import { AgyBridgeError } from "../errors.js";
-import { asObject, asString } from "../protocol/json.js";
-import { RUN_STATUS } from "../protocol/wire-names.js";
 import { createAgyRpcClient, type AgyRpcClient } from "../rpc/client.js";
 import type { EventOf, MapperEvent } from "../mapper/index.js";
-import type { PaneRef, ServerBinding } from "../discovery/types.js";
+import type { PaneRef } from "../discovery/types.js";
 import type { ClosePromptResult, TurnDeliveryResult } from "../tmux/types.js";
 import type { SettledAnswer } from "../tmux/key-plans.js";
 import type { ScreenModel } from "../tmux/screen-types.js";
-import { createConversationReader, type ConversationReader, type RelocateOutcome } from "./conversation-reader.js";
-import {
-  deliverVerdict,
-  findInteraction,
-  readPending,
-  variantOf,
-  type CapturedInteraction,
-  type DeliveryContext,
-  type Verdict,
-} from "./interaction-delivery.js";
-import { gateIdentity } from "./gate-identity.js";
-import { activityOf, isChildConversation } from "./rotation.js";
+import { createConversationReader, type ConversationReader } from "./conversation-reader.js";
+import { deliverVerdict, findInteraction, readPending, type CapturedInteraction, type DeliveryContext, type Verdict } from "./interaction-delivery.js";
+import { ServerLink, versionOfBinding } from "./server-link.js";
+import { conversationWorkspace, isIdle, onlyConversation, userInputLanded, userInputMark } from "./conversation-queries.js";
 import { defaultLocate, defaultLocatePane, defaultTurnDriver } from "./session-effects.js";
 import { answerInTui } from "./tui-answer.js";
-import { loadPolicyJudge, policyDeliveredEvent, type PolicyJudge } from "./policy-runner.js";
+import { attachPolicyJudge, type PolicyJudge } from "./policy-runner.js";
+import { PolicyStage } from "./policy-stage.js";
+import { AnswerOnce } from "./answer-once.js";
+import { GateLookup } from "./gate-lookup.js";
+import { LedgerFeed } from "./ledger-feed.js";
 import { SessionEvents } from "./session-events.js";
-import { createInteractionLedger, type LedgerChange } from "./interaction-ledger.js";
-import { BackgroundTaskWatch, paneKey, SharedRowReadings } from "./background-tasks.js";
+import { createInteractionLedger } from "./interaction-ledger.js";
+import { createBackgroundTaskWatch, type BackgroundTaskWatch } from "./background-tasks.js";
 import { ResolutionAttribution } from "./resolution-attribution.js";
 import { defaultLocateVersion, VersionWatch } from "./version-watch.js";
 import type {
@@ -40,34 +34,13 @@ import type {
   ApproveOptions,
   AgyVersionState,
   AttachOptions,
-  ClientFactory,
   DenyOptions,
   EventsOptions,
   InterruptResult,
-  Locate,
   PendingSummary,
   SessionInteractions,
   TurnDriver,
 } from "./types.js";
-
-/** How many gates found by re-reading the conversation a session keeps (`#found`). */
-const FOUND_KEPT = 64;
-
-/** A gate as the answer path needs it, from its request. */
-function capturedOf(event: EventOf<"interaction_requested">): CapturedInteraction {
-  return {
-    interactionId: event.interactionId,
-    conversationId: event.conversationId,
-    trajectoryId: event.trajectoryId,
-    stepIndex: event.stepIndex,
-    kind: event.request.kind,
-    variant: variantOf(event.request),
-    identity: gateIdentity(event.request),
-  };
-}
-
-/** Status-row readings shared by every session of this process on the same pane (background-tasks.ts). */
-const ROW_READINGS = new SharedRowReadings();
 
 const DEFAULTS = {
   probeIntervalMs: 40,
@@ -98,15 +71,8 @@ export const AgySession = {
     const session = new Session(options);
     try {
       await session.bind();
-      if (options.policy !== undefined) {
-        const policy = "policy" in options.policy ? options.policy : { policy: options.policy };
-        // Without a workspace given, agy's own (GetConversationMetadata) is `{workspace}`.
-        let workspace = policy.context?.workspace;
-        if (workspace === undefined) workspace = await session.workspace().catch(() => undefined);
-        const context = { ...policy.context, ...(workspace === undefined ? {} : { workspace }) };
-        // Before the first read: every request is decided before it is published (docs/policy.md).
-        session.usePolicy(await loadPolicyJudge({ ...policy, context }));
-      }
+      // Before the first read: every request is decided before it is published (docs/policy.md).
+      if (options.policy !== undefined) session.usePolicy(await attachPolicyJudge(options.policy, () => session.workspace()));
       if (options.follow !== false) await session.follow();
     } catch (error) {
       await session.close();
@@ -118,38 +84,29 @@ export const AgySession = {
 
 class Session implements AgySessionApi {
   readonly #o: AttachOptions;
-  readonly #locate: Locate;
-  readonly #clientFactory: ClientFactory;
   readonly #pane: PaneRef | undefined;
   /** The pane found for the bound agy's pid when none was given (looked up once per pid). */
   #foundPane: { pid: number; pane: Promise<PaneRef | undefined> } | undefined;
   readonly #closed = new AbortController();
   readonly #events: SessionEvents;
   #turnDriver: TurnDriver | undefined;
-  #binding!: ServerBinding;
-  #client: AgyRpcClient | undefined;
+  /** The server talked to, found again when it moves (server-link.ts). */
+  readonly #link: ServerLink;
   #conversationId!: string;
   #reader: ConversationReader | undefined;
   #readerStart: Promise<void> | undefined;
   /** The events of the read at attach, until the first consumer takes them (then dropped: a long history costs nothing idle). */
   #history: MapperEvent[] | undefined;
-  /**
-   * Gates found by re-reading the conversation, for ids the ledger no longer
-   * holds (the newest few): every other gate is read off the ledger's
-   * request, so a long history costs no second copy of its gates.
-   */
-  readonly #found = new Map<string, CapturedInteraction>();
-  readonly #settled = new Map<string, AnswerResult>();
-  readonly #inFlight = new Map<string, Promise<AnswerResult>>();
+  /** The gate each answer is for (gate-lookup.ts). */
+  readonly #gates: GateLookup;
+  /** One delivery per interaction (answer-once.ts). */
+  readonly #once = new AnswerOnce();
   /** Who decided each interaction this session delivered an answer to (`decidedBy` on its resolution). */
   readonly #attribution: ResolutionAttribution;
-  /** The policy attached, if any: it decides each request before the request is published. */
-  #judge: PolicyJudge | undefined;
-  /** The policy's verdict on each request it decided (`interaction_requested.policy`). */
-  readonly #verdicts = new Map<string, NonNullable<EventOf<"interaction_requested">["policy"]>>();
-  /** Every interaction this session has published, folded (interaction-ledger.ts); what `interactions` reads. */
-  readonly #ledger = createInteractionLedger({ retain: 100 });
-  readonly #ledgerListeners = new Set<(change: LedgerChange) => void>();
+  /** The policy attached, if any: it decides each request before the request is published (policy-stage.ts). */
+  readonly #policy = new PolicyStage();
+  /** Every interaction this session has published, folded (ledger-feed.ts); what `interactions` reads. */
+  readonly #ledger = new LedgerFeed();
   /** Which agy this is, read at attach and after every reconnect (version-watch.ts). */
   readonly #version: VersionWatch;
   /** agy's status row read for background tasks while the wire says idle (background-tasks.ts); undefined when turned off. */
@@ -165,8 +122,15 @@ class Session implements AgySessionApi {
 
   constructor(options: AttachOptions) {
     this.#o = options;
-    this.#locate = options.locate ?? defaultLocate;
-    this.#clientFactory = options.clientFactory ?? createAgyRpcClient;
+    this.#link = new ServerLink({
+      locate: options.locate ?? defaultLocate,
+      clientFactory: options.clientFactory ?? createAgyRpcClient,
+      signal: this.#closed.signal,
+      // Discovery's binding carries the version it read; the reconnect that follows reads it again anyway.
+      moved: (binding) => {
+        if (binding.agyVersion !== undefined || binding.pid !== undefined) this.#version.offer(versionOfBinding(binding, undefined));
+      },
+    });
     this.#pane = options.pane;
     this.#turnDriver = options.turnDriver;
     this.#events = new SessionEvents({
@@ -178,7 +142,11 @@ class Session implements AgySessionApi {
     this.#version = new VersionWatch({
       where: async () => {
         const pane = await this.#paneRef().catch(() => undefined);
-        return { url: this.#binding.url, ...(this.#binding.pid === undefined ? {} : { pid: this.#binding.pid }), ...(pane === undefined ? {} : { pane }) };
+        return {
+          url: this.#link.binding.url,
+          ...(this.#link.binding.pid === undefined ? {} : { pid: this.#link.binding.pid }),
+          ...(pane === undefined ? {} : { pane }),
+        };
       },
       locate: options.locateVersion ?? defaultLocateVersion,
       conversationId: () => this.conversationId,
@@ -190,7 +158,21 @@ class Session implements AgySessionApi {
       for (const event of events) this.#fold(event);
       this.#events.publish(this.#pass(events));
     });
-    this.#tasks = options.backgroundTasks === false ? undefined : this.#backgroundTasks(options.backgroundTasks);
+    this.#gates = new GateLookup({
+      request: (id) => this.#ledger.request(id),
+      find: (id) => findInteraction(this.#delivery(), this.conversationId, id),
+    });
+    this.#tasks =
+      options.backgroundTasks === false
+        ? undefined
+        : createBackgroundTaskWatch(options.backgroundTasks, DEFAULTS.backgroundTaskIntervalMs, {
+            ownDriver: this.#turnDriver !== undefined,
+            pane: () => this.#paneRef(),
+            driver: () => this.#driver(),
+            conversationId: () => this.conversationId,
+            publish: (events) => this.#events.publish(events),
+            signal: this.#closed.signal,
+          });
     if (options.signal !== undefined) {
       // Removed on close: a caller (serve) may hand one signal to many sessions.
       const signal = options.signal;
@@ -198,31 +180,6 @@ class Session implements AgySessionApi {
       signal.addEventListener("abort", onAbort, { once: true });
       this.#closed.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), { once: true });
     }
-  }
-
-  #backgroundTasks(option: true | { intervalMs?: number } | undefined): BackgroundTaskWatch {
-    const intervalMs = (typeof option === "object" ? option.intervalMs : undefined) ?? DEFAULTS.backgroundTaskIntervalMs;
-    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 10) {
-      throw new AgyBridgeError("invalid_argument", `backgroundTasks.intervalMs must be a number of milliseconds, at least 10; got ${String(intervalMs)}.`);
-    }
-    const ownDriver = this.#turnDriver !== undefined;
-    return new BackgroundTaskWatch({
-      intervalMs,
-      // Only a pane the driver can read: a fake driver without readScreen reads nothing.
-      pane: async () => {
-        const pane = await this.#paneRef();
-        return pane !== undefined && (await this.#driver()).readScreen !== undefined ? pane : undefined;
-      },
-      readTasks: async (pane, signal) => {
-        const read = async (options: { signal?: AbortSignal }) => (await (await this.#driver()).readScreen!(pane, options)).backgroundTasks ?? 0;
-        // On real tmux, one capture per pane about every half cadence, whichever of its sessions asks (no one session's signal ends it);
-        // a driver of the caller's own is its own.
-        return ownDriver ? read({ signal }) : ROW_READINGS.read(paneKey(pane), intervalMs / 2, () => read({}));
-      },
-      conversationId: () => this.conversationId,
-      publish: (events) => this.#events.publish(events),
-      signal: this.#closed.signal,
-    });
   }
 
   /** Every event of the wire on its way to consumers: the background-task fold sees its status edges. */
@@ -235,11 +192,11 @@ class Session implements AgySessionApi {
   }
 
   get url(): string {
-    return this.#binding.url;
+    return this.#link.binding.url;
   }
 
   get how(): string {
-    return this.#binding.how;
+    return this.#link.binding.how;
   }
 
   get agyVersion(): string | null {
@@ -259,24 +216,14 @@ class Session implements AgySessionApi {
   }
 
   get #rpc(): AgyRpcClient {
-    if (this.#client === undefined) throw new AgyBridgeError("internal", "The session is not bound to a server yet.");
-    return this.#client;
+    return this.#link.client;
   }
 
   async bind(): Promise<void> {
     const o = this.#o;
-    this.#binding =
-      o.url !== undefined
-        ? { url: o.url, ...(o.csrfToken === undefined ? {} : { csrfToken: o.csrfToken }), how: "given URL" }
-        : await this.#locate({
-            ...(o.conversationId === undefined ? {} : { conversationId: o.conversationId }),
-            ...(o.pane === undefined ? {} : { pane: o.pane }),
-            ...(o.csrfToken === undefined ? {} : { csrfToken: o.csrfToken }),
-            ...(o.signal === undefined ? {} : { signal: o.signal }),
-          });
-    this.#client = this.#makeClient(this.#binding);
-    this.#conversationId = o.conversationId ?? this.#binding.conversationId ?? (await this.#onlyConversation());
-    const known = versionOfBinding(this.#binding, o.agyVersion);
+    const binding = await this.#link.bind(o);
+    this.#conversationId = o.conversationId ?? binding.conversationId ?? (await onlyConversation(this.#rpc, binding.url, this.#closed.signal));
+    const known = versionOfBinding(binding, o.agyVersion);
     this.#version.seed(known);
     // Discovery's binding has read the process already; else (a URL given) it is read now, bounded by tmux's own deadline.
     if (known.agyVersion !== null) this.#versionRead = Promise.resolve();
@@ -287,43 +234,6 @@ class Session implements AgySessionApi {
   #versionKnown(): Promise<void> {
     this.#versionRead ??= this.#version.refresh(true);
     return this.#versionRead;
-  }
-
-  #makeClient(binding: ServerBinding): AgyRpcClient {
-    return this.#clientFactory({ baseUrl: binding.url, ...(binding.csrfToken === undefined ? {} : { csrfToken: binding.csrfToken }) });
-  }
-
-  /** Without an id: the server's single root conversation, else its most recently active one. */
-  async #onlyConversation(): Promise<string> {
-    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
-    const roots = Object.entries(answer.trajectorySummaries ?? {}).filter(([id, s]) => !isChildConversation(id, s));
-    if (roots.length === 0) {
-      throw new AgyBridgeError("discovery", `The server at ${this.#binding.url} hosts no conversation; start one in agy or pass --conversation.`);
-    }
-    roots.sort((a, b) => (activityOf(b[1]) ?? 0) - (activityOf(a[1]) ?? 0));
-    return roots[0]![0];
-  }
-
-  /** Finds the server again: `moved` when the session now talks to a different one, `missing` when none was found. */
-  async #relocate(): Promise<RelocateOutcome> {
-    if (this.#o.url !== undefined && this.#o.locate === undefined) return "same";
-    try {
-      const binding = await this.#locate({
-        conversationId: this.conversationId,
-        ...(this.#pane === undefined ? {} : { pane: this.#pane }),
-        signal: this.#closed.signal,
-      });
-      if (binding.url === this.#binding.url && binding.csrfToken === this.#binding.csrfToken) return "same";
-      const old = this.#client;
-      this.#binding = binding;
-      this.#client = this.#makeClient(binding);
-      void old?.close();
-      // Discovery's binding carries the version it read; the reconnect that follows reads it again anyway.
-      if (binding.agyVersion !== undefined || binding.pid !== undefined) this.#version.offer(versionOfBinding(binding, undefined));
-      return "moved";
-    } catch {
-      return this.#closed.signal.aborted ? "same" : "missing";
-    }
   }
 
   /**
@@ -350,7 +260,7 @@ class Session implements AgySessionApi {
       conversationId: this.#conversationId,
       named: o.conversationId !== undefined,
       client: () => this.#rpc,
-      relocate: () => this.#relocate(),
+      relocate: () => this.#link.relocate(this.conversationId),
       serverGone: () => this.#serverGone(),
       reconnected: () => void this.#version.refresh(),
       goneAfterFailures: o.goneAfterFailures ?? DEFAULTS.goneAfterFailures,
@@ -387,92 +297,28 @@ class Session implements AgySessionApi {
   }
 
   usePolicy(judge: PolicyJudge): void {
-    this.#judge = judge;
+    this.#policy.use(judge);
   }
 
-  /**
-   * With a policy: decides `event` (once per interaction) and writes the
-   * verdict on it, before anyone sees it; an approve or deny is then
-   * delivered by the session itself, and refused to everyone else.
-   */
+  /** With a policy: decides `event` before anyone sees it; an approve or deny is then the session's own to deliver. */
   #decide(event: EventOf<"interaction_requested">): void {
-    const judge = this.#judge;
-    if (judge === undefined) return;
-    const known = this.#verdicts.get(event.interactionId);
-    if (known !== undefined) {
-      event.policy = known;
-      return;
-    }
-    let verdict: ReturnType<PolicyJudge["decide"]>;
-    try {
-      verdict = judge.decide(event);
-    } catch {
-      // A policy that cannot decide decides nothing: the request goes to a person.
-      this.#verdicts.set(event.interactionId, { decision: "ask", rule: null });
-      event.policy = { decision: "ask", rule: null };
-      return;
-    }
-    // A question is never approved by a policy: it waits for a person like an ask.
-    const decision = verdict.decision.decision === "approve" && event.request.kind === "question" ? "ask" : verdict.decision.decision;
-    const mark = { decision, rule: verdict.decision.rule };
-    this.#verdicts.set(event.interactionId, mark);
-    event.policy = mark;
     const own = {
       approve: (id: string, options: ApproveOptions) => this.#approve(id, options),
       deny: (id: string, options: DenyOptions) => this.#deny(id, options),
     };
-    // After the event is published: the delivery reads agy afresh, and the outcome goes to the audit log,
-    // then to every consumer as `policy_delivered` (the ledger's second policy stage).
-    queueMicrotask(
-      () =>
-        void judge.deliver(event, verdict, own).then(
-          (outcome) => this.#delivered(policyDeliveredEvent(event, mark, outcome)),
-          () => undefined,
-        ),
-    );
+    this.#policy.decide(event, own, (delivered) => {
+      if (this.#closed.signal.aborted) return;
+      this.#fold(delivered);
+      this.#events.publish(this.#pass([delivered]));
+    });
   }
 
-  #delivered(event: EventOf<"policy_delivered"> | undefined): void {
-    if (event === undefined || this.#closed.signal.aborted) return;
-    this.#fold(event);
-    this.#events.publish(this.#pass([event]));
-  }
-
-  /** The refusal for an answer to a request the policy decided; undefined when it may be answered. */
-  #refusal(interactionId: string): AnswerResult | undefined {
-    if (this.#judge === undefined) return undefined;
-    const verdict = this.#verdicts.get(interactionId);
-    if (verdict === undefined || verdict.decision === "ask") return undefined;
-    const rule = verdict.rule === null ? "its default" : `rule ${verdict.rule}`;
-    return {
-      result: "decided_by_policy",
-      decision: verdict.decision,
-      rule: verdict.rule,
-      reason: `the policy (${rule}) decided this request (${verdict.decision}) and delivers its answer itself; nobody else may answer it`,
-    };
-  }
-
-  /** Folds a published event into the ledger and tells `interactions` subscribers what changed. */
   #fold(event: MapperEvent): void {
-    const change = this.#ledger.apply(event);
-    if (change === undefined) return;
-    for (const listener of [...this.#ledgerListeners]) {
-      try {
-        listener(change);
-      } catch {
-        // A subscriber that throws loses nothing of the session's own state.
-      }
-    }
+    this.#ledger.fold(event);
   }
 
   get interactions(): SessionInteractions {
-    return {
-      snapshot: () => this.#ledger.snapshot(),
-      subscribe: (listener) => {
-        this.#ledgerListeners.add(listener);
-        return () => this.#ledgerListeners.delete(listener);
-      },
-    };
+    return this.#ledger.view;
   }
 
   async readConversation(options: { signal?: AbortSignal } = {}): Promise<MapperEvent[]> {
@@ -487,18 +333,7 @@ class Session implements AgySessionApi {
       this.#history = undefined;
       return history;
     };
-    const source = this.#events.subscribe(options, signal, this.#ensureReader(), takeHistory);
-    if (this.#judge === undefined) return source;
-    // The open interactions a consumer starts with are rebuilt from the tracker: they get their verdict here.
-    const verdicts = this.#verdicts;
-    return {
-      async *[Symbol.asyncIterator]() {
-        for await (const event of source) {
-          const verdict = event.type === "interaction_requested" && event.policy === undefined ? verdicts.get(event.interactionId) : undefined;
-          yield verdict === undefined ? event : { ...event, policy: verdict };
-        }
-      },
-    };
+    return this.#policy.withVerdicts(this.#events.subscribe(options, signal, this.#ensureReader(), takeHistory));
   }
 
   /**
@@ -539,7 +374,7 @@ class Session implements AgySessionApi {
   #paneRef(): Promise<PaneRef | undefined> {
     if (this.#pane !== undefined) return Promise.resolve(this.#pane);
     const locate = this.#o.locatePane ?? defaultLocatePane;
-    const pid = this.#binding.pid;
+    const pid = this.#link.binding.pid;
     if (locate === false || pid === undefined) return Promise.resolve(undefined);
     if (this.#foundPane?.pid !== pid) this.#foundPane = { pid, pane: locate(pid, this.#closed.signal).catch(() => undefined) };
     return this.#foundPane.pane;
@@ -551,7 +386,7 @@ class Session implements AgySessionApi {
   }
 
   approve(interactionId: string, options: ApproveOptions = {}): Promise<AnswerResult> {
-    const refused = this.#refusal(interactionId);
+    const refused = this.#policy.refusal(interactionId);
     if (refused !== undefined) return Promise.resolve(refused);
     return this.#approve(interactionId, options);
   }
@@ -566,13 +401,13 @@ class Session implements AgySessionApi {
   }
 
   deny(interactionId: string, options: DenyOptions = {}): Promise<AnswerResult> {
-    const refused = this.#refusal(interactionId);
+    const refused = this.#policy.refusal(interactionId);
     if (refused !== undefined) return Promise.resolve(refused);
     return this.#deny(interactionId, options);
   }
 
   async #deny(interactionId: string, options: DenyOptions): Promise<AnswerResult> {
-    const captured = await this.#capturedFor(interactionId);
+    const captured = await this.#gates.get(interactionId);
     if (captured === undefined) return { result: "not_found" };
     const verdict: Verdict =
       captured.kind === "permission"
@@ -582,7 +417,7 @@ class Session implements AgySessionApi {
   }
 
   answer(interactionId: string, options: AnswerOptions): Promise<AnswerResult> {
-    const refused = this.#refusal(interactionId);
+    const refused = this.#policy.refusal(interactionId);
     if (refused !== undefined) return Promise.resolve(refused);
     return this.#answer(
       interactionId,
@@ -596,40 +431,17 @@ class Session implements AgySessionApi {
     );
   }
 
-  async #capturedFor(interactionId: string): Promise<CapturedInteraction | undefined> {
-    const request = this.#ledger.get(interactionId)?.request;
-    if (request !== undefined) return capturedOf(request);
-    const known = this.#found.get(interactionId);
-    if (known !== undefined) return known;
-    const found = await findInteraction(this.#delivery(), this.conversationId, interactionId);
-    if (found !== undefined) {
-      this.#found.set(interactionId, found);
-      if (this.#found.size > FOUND_KEPT) this.#found.delete(this.#found.keys().next().value as string);
-    }
-    return found;
-  }
-
   /** One delivery per interaction: a second call waits for the first and reports `already_resolved`. */
   #answer(interactionId: string, verdict: Verdict, via?: AnswerVia, decidedBy?: string): Promise<AnswerResult> {
-    const settled = this.#settled.get(interactionId);
-    if (settled !== undefined) return Promise.resolve(alreadyResolved(settled));
-    const running = this.#inFlight.get(interactionId);
-    if (running !== undefined) return running.then(alreadyResolved, () => this.#answer(interactionId, verdict, via, decidedBy));
-    const attempt = (async (): Promise<AnswerResult> => {
-      const captured = await this.#capturedFor(interactionId);
+    return this.#once.run(interactionId, async () => {
+      const captured = await this.#gates.get(interactionId);
       if (captured === undefined) return { result: "not_found" };
       const pane = await this.#paneRef();
       // A gate RPC cannot answer goes to the TUI whenever its pane is known.
-      const result =
-        via === "tui" || (captured.kind === "other" && pane !== undefined)
-          ? await this.#answerInTui(pane, captured, verdict, decidedBy)
-          : await deliverVerdict(this.#delivery(pane, decidedBy), captured, verdict);
-      if (result.result === "delivered" || result.result === "already_resolved") this.#settled.set(interactionId, result);
-      return result;
-    })();
-    this.#inFlight.set(interactionId, attempt);
-    void attempt.finally(() => this.#inFlight.delete(interactionId)).catch(() => undefined);
-    return attempt;
+      return via === "tui" || (captured.kind === "other" && pane !== undefined)
+        ? await this.#answerInTui(pane, captured, verdict, decidedBy)
+        : await deliverVerdict(this.#delivery(pane, decidedBy), captured, verdict);
+    });
   }
 
   /** Keys in agy's dialog; the resolution the keys cause waits for them, to carry `decidedBy` only when they answered. */
@@ -647,28 +459,16 @@ class Session implements AgySessionApi {
     }
   }
 
-  async workspace(): Promise<string | undefined> {
-    const answer = await this.#rpc.getConversationMetadata({ conversationId: this.conversationId }, { signal: this.#closed.signal });
-    const workspaces = asObject(answer.metadata)?.["workspaces"];
-    const first = Array.isArray(workspaces) ? asObject(workspaces[0]) : undefined;
-    const uri = asString(first?.["workspaceFolderAbsoluteUri"]);
-    if (uri === undefined || uri === "") return undefined;
-    if (!uri.startsWith("file://")) return uri;
-    try {
-      return decodeURIComponent(new URL(uri).pathname);
-    } catch {
-      return undefined;
-    }
+  workspace(): Promise<string | undefined> {
+    return conversationWorkspace(this.#rpc, this.conversationId, this.#closed.signal);
   }
 
   /** A fresh read from the frontier: below it every step has settled, so none waits. */
   pending(): Promise<PendingSummary[]> {
     const reader = this.#reader;
     const from = reader !== undefined && reader.conversationId === this.conversationId ? reader.frontier : 0;
-    const read = readPending(this.#delivery(), this.conversationId, from);
-    if (this.#judge === undefined) return read;
-    // With a policy, pending is what the policy left to a person: a request it has not decided yet is not shown either.
-    return read.then((all) => all.filter((p) => this.#verdicts.get(p.interactionId)?.decision === "ask"));
+    // With a policy, pending is what the policy left to a person.
+    return this.#policy.leftToPerson(readPending(this.#delivery(), this.conversationId, from));
   }
 
   async interrupt(): Promise<InterruptResult> {
@@ -683,8 +483,7 @@ class Session implements AgySessionApi {
       return { result: "denied", stepIndices: denied };
     }
     const id = this.conversationId;
-    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
-    if (asObject(answer.trajectorySummaries?.[id])?.["status"] === RUN_STATUS.IDLE) return { result: "idle" };
+    if (await isIdle(this.#rpc, id, this.#closed.signal)) return { result: "idle" };
     await this.#rpc.cancelCascadeSteps({ conversationId: id }, { signal: this.#closed.signal });
     return { result: "cancelled" };
   }
@@ -706,7 +505,7 @@ class Session implements AgySessionApi {
     const driver = await this.#driver();
     await this.#versionKnown();
     const id = this.conversationId;
-    const before = await this.#userInputMark(id);
+    const before = await userInputMark(this.#rpc, id, this.#closed.signal);
     this.#reader?.expectTurn(TURN_EXPECT_MS);
     return driver.deliverTurn(pane, text, {
       signal: anySignal(options.signal, this.#closed.signal),
@@ -714,22 +513,8 @@ class Session implements AgySessionApi {
       ...(options.closeStale === true ? { closeStale: true } : {}),
       agyVersion: this.agyVersion,
       hasWaitingStep: async () => (await this.pending()).length > 0,
-      verifyStarted: async (signal) => {
-        const deadline = Date.now() + VERIFY_TURN_MS;
-        while (!signal.aborted && Date.now() < deadline) {
-          if ((await this.#userInputMark(id)) !== before) return true;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        return false;
-      },
+      verifyStarted: (signal) => userInputLanded(() => this.#rpc, id, before, VERIFY_TURN_MS, signal, this.#closed.signal),
     });
-  }
-
-  /** Changes when a new USER_INPUT lands: agy's `lastUserInputTime` / index for the conversation. */
-  async #userInputMark(id: string): Promise<string> {
-    const answer = await this.#rpc.getAllCascadeTrajectories({}, { signal: this.#closed.signal });
-    const s = asObject(answer.trajectorySummaries?.[id]);
-    return `${asString(s?.["lastUserInputTime"]) ?? ""}|${String(s?.["lastUserInputStepIndex"] ?? "")}`;
   }
 
   async close(): Promise<void> {
@@ -738,24 +523,8 @@ class Session implements AgySessionApi {
     this.#reader?.stop();
     this.#attribution.release();
     this.#events.close();
-    await this.#client?.close();
+    await this.#link.close();
   }
-}
-
-/** What a binding (or the caller's hint, with a URL) says of agy's version. */
-function versionOfBinding(binding: ServerBinding, hint: string | null | undefined): AgyVersionState {
-  const state: AgyVersionState = {
-    agyVersion: binding.agyVersion ?? hint ?? null,
-    agyVersionSource: binding.agyVersion !== undefined ? (binding.agyVersionSource ?? "process") : null,
-    simulator: binding.simulator === true,
-  };
-  if (binding.pid !== undefined) state.pid = binding.pid;
-  return state;
-}
-
-function alreadyResolved(result: AnswerResult): AnswerResult {
-  if (result.result === "delivered" || result.result === "already_resolved") return { result: "already_resolved", stepIndex: result.stepIndex };
-  return result;
 }
 
 function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal {

@@ -18,9 +18,10 @@
  * changed row, goes back to `intervalMs`, and so does every wire status
  * edge, which also ends a pause at once.
  */
-import { TmuxError } from "../errors.js";
+import { AgyBridgeError, TmuxError } from "../errors.js";
 import type { PaneRef } from "../discovery/types.js";
 import type { EventOf, MapperEvent, Status, WaitingFor } from "../mapper/index.js";
+import type { TurnDriver } from "./types.js";
 
 type StatusEvent = EventOf<"status">;
 
@@ -287,4 +288,46 @@ export class SharedRowReadings {
 /** The key of a pane across tmux servers. */
 export function paneKey(pane: PaneRef): string {
   return `${pane.socketPath ?? ""}\u0000${pane.socketName ?? ""}\u0000${pane.target}`;
+}
+
+/** Status-row readings shared by every session of this process on the same pane. */
+const ROW_READINGS = new SharedRowReadings();
+
+/** What a session lends its background-task watch. */
+export interface SessionTaskDeps {
+  /** True when the caller gave the session its own turn driver: its readings are its own, never shared. */
+  ownDriver: boolean;
+  pane(): Promise<PaneRef | undefined>;
+  driver(): Promise<TurnDriver>;
+  conversationId(): string;
+  publish(events: MapperEvent[]): void;
+  signal: AbortSignal;
+}
+
+/**
+ * A session's watch over agy's status row, from `backgroundTasks` of its
+ * attach options (`true`, or `{ intervalMs }`, at least 10 ms). Only a pane
+ * the driver can read is read: a fake driver without `readScreen` reads nothing.
+ */
+export function createBackgroundTaskWatch(option: true | { intervalMs?: number } | undefined, defaultMs: number, deps: SessionTaskDeps): BackgroundTaskWatch {
+  const intervalMs = (typeof option === "object" ? option.intervalMs : undefined) ?? defaultMs;
+  if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 10) {
+    throw new AgyBridgeError("invalid_argument", `backgroundTasks.intervalMs must be a number of milliseconds, at least 10; got ${String(intervalMs)}.`);
+  }
+  return new BackgroundTaskWatch({
+    intervalMs,
+    pane: async () => {
+      const pane = await deps.pane();
+      return pane !== undefined && (await deps.driver()).readScreen !== undefined ? pane : undefined;
+    },
+    readTasks: async (pane, signal) => {
+      const read = async (options: { signal?: AbortSignal }) => (await (await deps.driver()).readScreen!(pane, options)).backgroundTasks ?? 0;
+      // On real tmux, one capture per pane about every half cadence, whichever of its sessions asks (no one session's signal ends it);
+      // a driver of the caller's own is its own.
+      return deps.ownDriver ? read({ signal }) : ROW_READINGS.read(paneKey(pane), intervalMs / 2, () => read({}));
+    },
+    conversationId: deps.conversationId,
+    publish: deps.publish,
+    signal: deps.signal,
+  });
 }

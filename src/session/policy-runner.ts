@@ -131,6 +131,17 @@ export interface PolicyAnswerer {
   deny(interactionId: string, options: DenyOptions): Promise<AnswerResult>;
 }
 
+/**
+ * The judge for `attach`'s `policy` option: a bare policy or its run
+ * options. Without a workspace given, agy's own (`workspace()`, from
+ * GetConversationMetadata) is `{workspace}`; one that cannot be read is none.
+ */
+export async function attachPolicyJudge(option: Policy | Omit<PolicyRunOptions, "signal">, workspace: () => Promise<string | undefined>): Promise<PolicyJudge> {
+  const policy = "policy" in option ? option : { policy: option };
+  const dir = policy.context?.workspace ?? (await workspace().catch(() => undefined));
+  return await loadPolicyJudge({ ...policy, context: { ...policy.context, ...(dir === undefined ? {} : { workspace: dir }) } });
+}
+
 /** Loads the policy layer (the shell parser is for programs that apply a policy) and returns the judge for `options`. */
 export async function loadPolicyJudge(options: PolicyRunOptions): Promise<PolicyJudge> {
   const { decide, policyRequestOf } = await import("../policy/index.js");
