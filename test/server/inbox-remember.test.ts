@@ -126,7 +126,8 @@ describe("the remember choice on a card", { timeout: 90_000 }, () => {
     await card.getByTestId("approve").click();
     await expect.poll(() => rules.remembered.length, { timeout: 10_000 }).toBe(1);
     expect(rules.remembered[0]).toEqual({ interactionId: watch.interactionId, action: "approve", remember: { scope: "conversation", rule: "npm test --" } });
-    expect(session.answers).toEqual([{ interactionId: watch.interactionId, action: { action: "approve" } }]);
+    // The rule is kept before the answer goes out: wait for the answer too.
+    await expect.poll(() => session.answers, { timeout: 10_000 }).toEqual([{ interactionId: watch.interactionId, action: { action: "approve" } }]);
     await expect
       .poll(() => card.getByTestId("item-status").textContent(), { timeout: 10_000 })
       .toBe("Sent — saved the rule: always allow npm test -- (this conversation only).");
@@ -156,7 +157,10 @@ describe("the remember choice on a card", { timeout: 90_000 }, () => {
     await card.getByTestId("deny").click();
     await expect.poll(() => rules.remembered.length, { timeout: 10_000 }).toBe(1);
     expect(rules.remembered[0]).toEqual({ interactionId: wipe.interactionId, action: "deny", remember: { scope: "everywhere", rule: "rm -rf build" } });
-    expect(session.answers).toEqual([{ interactionId: wipe.interactionId, action: { action: "deny", instruction: "never wipe build" } }]);
+    // The rule is kept before the answer goes out: wait for the answer too.
+    await expect
+      .poll(() => session.answers, { timeout: 10_000 })
+      .toEqual([{ interactionId: wipe.interactionId, action: { action: "deny", instruction: "never wipe build" } }]);
     expect(rules.rules.map((r) => [r.decision, r.match, r.scope])).toEqual([
       ["deny", "git push --force", "everywhere"],
       ["deny", "rm -rf build", "everywhere"],
