@@ -15,6 +15,7 @@ import { defineCommand, type CliIo } from "./command.js";
 import { resolveConversationTarget } from "./conversation-ref.js";
 import { failureText, PANE_HELP, PANE_OPTION, sessionTarget } from "./session-connect.js";
 import { terminalText } from "./terminal-text.js";
+import { sleep } from "../util/sleep.js";
 
 const HELP = `Usage: agy-bridge capture --conversation ID [--pane TARGET [-L NAME | -S PATH]] [--out DIR] [--duration 60s | --until-idle] [--keep-text] [--keep-commands] [--json]
 
@@ -163,19 +164,6 @@ function parseDuration(text: string): number {
   if (match === null || !(n > 0)) throw new UsageError("--duration wants a duration such as 90s, 5m or 1h");
   const unit = match[2] ?? "s";
   return Math.round(n * (unit === "ms" ? 1 : unit === "s" ? 1_000 : unit === "m" ? 60_000 : 3_600_000));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function ownVersion(): string {

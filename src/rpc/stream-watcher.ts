@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { AgyBridgeError, RpcError } from "../errors.js";
 import type { AgyRpcClient } from "./client.js";
 import type { StreamUpdate } from "../protocol/wire-schemas.js";
+import { sleep as pause } from "../util/sleep.js";
 
 export type WatchEvent =
   /** A stream was accepted; take a snapshot now, frames may have been missed. */
@@ -69,7 +70,7 @@ export async function* watchAgentStateUpdates(client: StreamSource, options: Wat
     setTimeout: (callback, ms) => setTimeout(callback, ms),
     clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   };
-  const sleep = options.sleep ?? ((ms: number, s: AbortSignal) => sleepWith(timers, ms, s));
+  const sleep = options.sleep ?? ((ms: number, s: AbortSignal) => pause(ms, s, timers));
   const idleMs = options.readIdleTimeoutMs ?? 0;
   const newId = options.newSubscriberId ?? randomUUID;
   let delay = backoff.initialMs;
@@ -146,20 +147,4 @@ function withIdle<T>(promise: Promise<T>, ms: number, timers: WatchTimers): Prom
     handle = timers.setTimeout(() => resolve(IDLE), ms);
   });
   return Promise.race([promise, idle]).finally(() => timers.clearTimeout(handle));
-}
-
-function sleepWith(timers: WatchTimers, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      timers.clearTimeout(handle);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const handle = timers.setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -22,6 +22,7 @@ import { AgyBridgeError, TmuxError } from "../errors.js";
 import type { PaneRef } from "../discovery/types.js";
 import type { EventOf, MapperEvent, Status, WaitingFor } from "../mapper/index.js";
 import type { TurnDriver } from "./types.js";
+import { sleep } from "../util/sleep.js";
 
 type StatusEvent = EventOf<"status">;
 
@@ -248,18 +249,6 @@ export class BackgroundTaskWatch {
       },
     ]);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /**

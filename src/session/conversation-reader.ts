@@ -26,7 +26,7 @@ import { watchAgentStateUpdates } from "../rpc/stream-watcher.js";
 import type { MapperEvent } from "../mapper/events.js";
 import type { TrajectoryTracker } from "../mapper/tracker-api.js";
 import { createTrajectoryTracker } from "../mapper/trajectory-tracker.js";
-import { displayNameFor } from "./model-names.js";
+import { withDisplayNames } from "./model-names.js";
 import { completeFrame } from "./request-completion.js";
 import { RotationWatch } from "./rotation.js";
 import { isServerGone, ServerHealth, type RelocateOutcome } from "./server-health.js";
@@ -34,6 +34,7 @@ import { isIdle, slimSummaries, withoutRunStatus } from "./run-status.js";
 import { pageStart, StepFrontier } from "./step-frontier.js";
 import { nextTicket, processBoard, type SummariesBoard } from "./summaries-board.js";
 import type { ProbeKind, ReadMode } from "./types.js";
+import { sleep } from "../util/sleep.js";
 
 /** Probe interval while a gate we already surfaced is parked. */
 const PARKED_PROBE_MS = 250;
@@ -168,7 +169,7 @@ class Reader implements ConversationReader {
       .client()
       .getAvailableModels({}, { signal: this.#stop.signal, timeoutMs: 2000 })
       .catch(() => undefined);
-    const history = this.#enrich(await this.#readFrontier(this.#conversationId));
+    const history = withDisplayNames(this.#catalog, await this.#readFrontier(this.#conversationId));
     // The first run-status and rotation check comes one interval from now, as the
     // reference's does (spike-notes §4.10), not at once.
     this.#lastIdleCheckAt = this.#now();
@@ -233,7 +234,7 @@ class Reader implements ConversationReader {
   async readWhole(signal: AbortSignal): Promise<MapperEvent[]> {
     const id = this.#conversationId;
     const { steps } = await this.#call((c) => c.getCascadeTrajectorySteps({ conversationId: id }, { signal: AbortSignal.any([signal, this.#stop.signal]) }));
-    return this.#enrich(createTrajectoryTracker({ conversationId: id }).applySnapshot({ steps, stepOffset: 0 }));
+    return withDisplayNames(this.#catalog, createTrajectoryTracker({ conversationId: id }).applySnapshot({ steps, stepOffset: 0 }));
   }
 
   /** One `stepOffset` page from the first step that may still change. */
@@ -274,19 +275,8 @@ class Reader implements ConversationReader {
   #emit(events: MapperEvent[]): void {
     if (events.length === 0) return;
     this.#eventTicket = nextTicket();
-    this.#o.publish(this.#enrich(events));
+    this.#o.publish(withDisplayNames(this.#catalog, events));
     if (this.#cadence !== 0) this.#pace();
-  }
-
-  /** Adds display names to `model_changed` where agy's catalog has one. */
-  #enrich(events: MapperEvent[]): MapperEvent[] {
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
-      if (event.type !== "model_changed") continue;
-      const displayName = displayNameFor(this.#catalog, event.model);
-      if (displayName !== undefined) events[i] = { ...event, displayName };
-    }
-    return events;
   }
 
   async #streamLoop(): Promise<void> {
@@ -332,7 +322,7 @@ class Reader implements ConversationReader {
         this.#streamUp = false;
         this.#pace();
       }
-      if (!this.#stop.signal.aborted && !connection.signal.aborted) await delay(250, this.#stop.signal);
+      if (!this.#stop.signal.aborted && !connection.signal.aborted) await sleep(250, this.#stop.signal);
     }
   }
 
@@ -491,18 +481,6 @@ class Reader implements ConversationReader {
     this.#connection.abort();
     void this.reconcile().catch(() => undefined);
   }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** A watcher event's frame, taken off the event so the event no longer holds it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isChildConversation, rotationTarget } from "../../src/session/rotation.js";
 import { pageStart, StepFrontier } from "../../src/session/step-frontier.js";
-import { displayNameFor } from "../../src/session/model-names.js";
+import { displayNameFor, withDisplayNames } from "../../src/session/model-names.js";
 import { createEventFanout } from "../../src/session/event-fanout.js";
 import type { MapperEvent } from "../../src/mapper/index.js";
 
@@ -86,6 +86,21 @@ describe("model names", () => {
     const catalog = { models: { m: { model: "MODEL_PLACEHOLDER_M26", displayName: "Opus 4.6 Thinking" } } };
     expect(displayNameFor(catalog, "MODEL_PLACEHOLDER_M26")).toBe("Opus 4.6 Thinking");
     expect(displayNameFor(catalog, "MODEL_PLACEHOLDER_M99")).toBeUndefined();
+  });
+
+  it("names the model on each model_changed the catalog knows, and leaves the rest as they came", () => {
+    const catalog = { models: { m: { model: "MODEL_PLACEHOLDER_M26", displayName: "Opus 4.6 Thinking" } } };
+    const base = { conversationId: "c", trajectoryId: "t", stepIndex: 1 };
+    const events = withDisplayNames(catalog, [
+      { type: "model_changed", ...base, model: "MODEL_PLACEHOLDER_M26" } as never,
+      { type: "model_changed", ...base, model: "MODEL_PLACEHOLDER_M99" } as never,
+      { type: "status", conversationId: "c", status: "idle" } as never,
+    ]);
+    expect(events).toEqual([
+      { type: "model_changed", ...base, model: "MODEL_PLACEHOLDER_M26", displayName: "Opus 4.6 Thinking" },
+      { type: "model_changed", ...base, model: "MODEL_PLACEHOLDER_M99" },
+      { type: "status", conversationId: "c", status: "idle" },
+    ]);
   });
 });
 
