@@ -18,6 +18,7 @@ import { auditLogFor, auditorFor, policyAttachOption, POLICY_HELP, POLICY_OPTION
 import { attachFromArgs, failureText, sessionTarget, type SessionTarget } from "./session-connect.js";
 import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
+import { untilAborted } from "../util/sleep.js";
 
 /** The policy options' help, with the note about agents right under --policy. */
 const POLICY_LINES = POLICY_HELP.split("\n");
@@ -240,10 +241,7 @@ async function serveHttp(
     io.stderr.write(
       `agy-bridge mcp: MCP over streamable HTTP at ${url}; the bearer token is ${shownTokenFile === null ? "AGY_BRIDGE_TOKEN" : `in ${shownTokenFile}`}\n`,
     );
-  await new Promise<void>((resolve) => {
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener("abort", () => resolve(), { once: true });
-  });
+  await untilAborted(io.signal);
   io.stderr.write("agy-bridge mcp: shutting down\n");
   await http.close();
   return 0;

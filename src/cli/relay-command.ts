@@ -15,6 +15,7 @@ import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { auditLogFor, auditorFor } from "./policy-options.js";
 import { terminalText } from "./terminal-text.js";
 import { connectRedis, redisUrlOf, shownRedisUrl } from "./redis-connection.js";
+import { untilAborted } from "../util/sleep.js";
 
 const HELP = `Usage: agy-bridge relay --redis URL [--host NAME] [--claim-idle MS] [--json]
                         [--max-len N] [--refresh-ms MS] [--audit-file PATH] [--standby]
@@ -158,10 +159,7 @@ export const relayCommand = defineCommand({
     else io.stderr.write(`agy-bridge relay: host ${host} on ${ready.redis}, following ${relay.following().length} conversation(s)\n`);
 
     const timer = singleId === undefined ? setInterval(() => void relay.refresh(), refreshMs) : undefined;
-    await new Promise<void>((resolve) => {
-      if (io.signal.aborted) resolve();
-      else io.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
+    await untilAborted(io.signal);
     if (timer !== undefined) clearInterval(timer);
     io.stderr.write("agy-bridge relay: shutting down\n");
     await relay.close();

@@ -19,6 +19,7 @@ import { connectRedis, redisUrlOf, type RedisConnection } from "./redis-connecti
 import { UsageError, type ParsedArgs } from "./args.js";
 import { tmuxScopeHelp, tmuxServerOf } from "./tmux-server-option.js";
 import { packageVersion, ownUser, processAlive } from "./process-info.js";
+import { untilAborted } from "../util/sleep.js";
 
 const HELP = `Usage: agy-bridge serve [--listen HOST:PORT] [--token-file PATH] [--json]
                         [--allow-remote] [--allow-host NAME]… [--cors ORIGIN]
@@ -349,10 +350,7 @@ function announce(io: CliIo, values: ServeValues, listen: Listen, port: number, 
 async function refreshUntilAborted(signal: AbortSignal, hub: SessionHub, refreshMs: number): Promise<void> {
   await hub.refresh();
   const timer = setInterval(() => void hub.refresh(), refreshMs);
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener("abort", () => resolve(), { once: true });
-  });
+  await untilAborted(signal);
   clearInterval(timer);
 }
 

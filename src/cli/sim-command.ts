@@ -30,6 +30,7 @@ import {
 import { parseCommandArgs, UsageError, type ParseArgsOptionsConfig, type ParsedArgs } from "./args.js";
 import { defineCommand, type CliIo, type Command } from "./command.js";
 import { runReplay } from "./sim-replay.js";
+import { untilAborted } from "../util/sleep.js";
 
 /** How to start this CLI again (the `--as-agy` launcher re-runs it). */
 export interface SimSelf {
@@ -199,7 +200,7 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
   try {
     if (args.headless) {
       io.stdout.write(`${JSON.stringify(headlessInfo(io, args, server, self))}\n`);
-      await aborted(io.signal);
+      await untilAborted(io.signal);
       return 0;
     }
     const tui = createFakeTui({
@@ -219,7 +220,7 @@ async function runServer(io: CliIo, args: SimArgs, self: SimSelf): Promise<numbe
       ...(args.trustPrompt ? { trustPath: workspaceLabel(io.env.HOME) } : {}),
     });
     tui.start();
-    await Promise.race([tui.closed, aborted(io.signal)]);
+    await Promise.race([tui.closed, untilAborted(io.signal)]);
     tui.stop();
     return 0;
   } finally {
@@ -311,11 +312,6 @@ function workspaceLabel(home: string | undefined): string {
 
 function signalNumber(signal: NodeJS.Signals): number {
   return signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : signal === "SIGKILL" ? 9 : 15;
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
 // Arguments. Errors name the option, never echo its value.

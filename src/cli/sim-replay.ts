@@ -10,6 +10,7 @@ import { createReplayScreen } from "../sim/replay/replay-screen.js";
 import { startReplayServer } from "../sim/replay/replay-server.js";
 import type { CliIo } from "./command.js";
 import { terminalText } from "./terminal-text.js";
+import { untilAborted } from "../util/sleep.js";
 
 export interface ReplayArgs {
   dir: string;
@@ -30,7 +31,7 @@ export async function runReplay(io: CliIo, args: ReplayArgs): Promise<number> {
       io.stdout.write(
         `${JSON.stringify({ conversationId: server.conversationId, tlsUrl: server.tlsUrl, plainUrl: server.plainUrl, pid: process.pid, csrfTokenPresent: args.csrfToken !== undefined, agyVersion: capture.agyVersion, replay: args.dir })}\n`,
       );
-      await aborted(io.signal);
+      await untilAborted(io.signal);
       return 0;
     }
     io.stderr.write(
@@ -39,15 +40,10 @@ export async function runReplay(io: CliIo, args: ReplayArgs): Promise<number> {
     // The capture may be someone else's: its screens are shown, never obeyed (OSC 52, titles, links, C1 controls).
     const screen = createReplayScreen({ server, input: io.stdin, output: io.stdout, safeText: (row) => terminalText(row) });
     screen.start();
-    await Promise.race([screen.closed, aborted(io.signal)]);
+    await Promise.race([screen.closed, untilAborted(io.signal)]);
     screen.stop();
     return 0;
   } finally {
     await server.close();
   }
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }

@@ -31,3 +31,9 @@ export function sleep(ms: number, signal: AbortSignal, timers: SleepTimers = PRO
     signal.addEventListener("abort", done, { once: true });
   });
 }
+
+/** Resolves once `signal` aborts (at once if it already had): a command's "run until stopped". */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

@@ -2,10 +2,11 @@
  * The one abortable pause (util/sleep.ts) the stream watcher, the reader,
  * the background-task watch and `capture` share: it ends at its time, ends
  * early on abort, and does not wait at all on a signal that had aborted
- * before it began (the copies it replaced waited out the whole pause then).
+ * before it began (the copies it replaced waited out the whole pause then);
+ * and `untilAborted`, the "run until stopped" of serve, mcp, relay and sim.
  */
 import { describe, expect, it } from "vitest";
-import { sleep, type SleepTimers } from "../../src/util/sleep.js";
+import { sleep, type SleepTimers, untilAborted } from "../../src/util/sleep.js";
 
 /** Timers a test fires by hand, so no test waits for a clock. */
 function handTimers(): SleepTimers & { pending: number; fire(): void } {
@@ -63,5 +64,22 @@ describe("sleep", () => {
     const started = Date.now();
     await sleep(5, new AbortController().signal);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("untilAborted", () => {
+  it("stays pending until the signal aborts, then resolves", async () => {
+    const controller = new AbortController();
+    let done = false;
+    const waiting = untilAborted(controller.signal).then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    controller.abort();
+    await waiting;
+    expect(done).toBe(true);
+  });
+
+  it("resolves at once on a signal that had aborted already", async () => {
+    await expect(untilAborted(AbortSignal.abort())).resolves.toBeUndefined();
   });
 });
