@@ -1,5 +1,7 @@
 /**
  * `agy-bridge map`: agy steps or stream frames in, mapper events out as NDJSON.
+ * The forms it reads and how they are mapped are the mapper's
+ * (`mapper/map-input.ts`); this file reads the bytes and writes the lines.
  *
  * The input's shape (steps, a snapshot, stream frames) is checked before
  * anything is written, so input that is none of them leaves stdout empty.
@@ -12,16 +14,13 @@
  * written as they are mapped.
  */
 import { readFileSync, statSync } from "node:fs";
-import type { readCaptureDir } from "../capture/capture-reader.js";
 import { jsonElements, type JsonElements } from "../util/json-elements.js";
 import { asciiJsonText } from "../util/json-text.js";
 import type { MapperEvent } from "../mapper/events.js";
-import type { TrajectoryTracker } from "../mapper/tracker-api.js";
+import { MAP_PAGE_STEPS, type MapInput, MapInputError, mapInputConversation, mapInputEvents, parseMapInput, stepConversation } from "../mapper/map-input.js";
 // Not the mapper's barrel: it loads zod (the event schemas), which alone takes
 // longer to load than mapping thousands of steps.
 import { createTrajectoryTracker } from "../mapper/trajectory-tracker.js";
-import { asString, isObject } from "../protocol/json.js";
-import type { StreamUpdate } from "../protocol/wire-schemas.js";
 import { UsageError } from "./args.js";
 import { defineCommand, type CliIo } from "./command.js";
 
@@ -49,18 +48,8 @@ one of the forms above (the reason, naming the line or position, goes to
 stderr and nothing is written to stdout); 2 on a usage error.
 `;
 
-/** Steps mapped per batch: bounds the events held before they are written. */
-const BATCH_STEPS = 256;
 /** Output is written in buffers of this many bytes, each ending at a line's end. */
 const WRITE_BYTES = 1 << 16;
-
-type Input =
-  | { kind: "steps"; steps: unknown[] }
-  | { kind: "snapshot"; steps: unknown[] }
-  | { kind: "frames"; updates: StreamUpdate[] }
-  | { kind: "capture"; items: ReturnType<typeof readCaptureDir>["items"]; conversationId: string | undefined };
-
-class InputError extends Error {}
 
 /** `agy-bridge map`. */
 export const mapCommand = defineCommand({
@@ -74,7 +63,7 @@ export const mapCommand = defineCommand({
     const read = await readInput(io, positionals[0]);
     if (read === undefined) return 1;
     let chunks: Iterable<Buffer | string> | undefined;
-    let input: Input | undefined;
+    let input: MapInput | undefined;
     if (read.kind === "elements") {
       const mapped = mapElements(read, values.conversation);
       if (mapped === NO_CONVERSATION) return noConversation(io);
@@ -84,9 +73,9 @@ export const mapCommand = defineCommand({
     } else input = read;
     if (chunks === undefined) {
       if (input === undefined) return 1;
-      const conversationId = values.conversation ?? defaultConversation(input);
+      const conversationId = values.conversation ?? mapInputConversation(input);
       if (conversationId === undefined) return noConversation(io);
-      chunks = encodeLines(mapInBatches(input, createTrajectoryTracker({ conversationId })));
+      chunks = encodeLines(mapInputEvents(input, createTrajectoryTracker({ conversationId })));
     }
     const failure: NodeJS.ErrnoException | undefined = await writeChunks(io.stdout, chunks);
     // The reader went away (`map … | head`): nothing is wrong with the input, and nobody is left to tell.
@@ -131,13 +120,13 @@ function mapElements(input: Elements, conversation: string | undefined): Array<B
   };
   try {
     let conversationId = conversation;
-    for (let index = 0; index < count && conversationId === undefined; index++) conversationId = cascadeIdOf(element(index));
+    for (let index = 0; index < count && conversationId === undefined; index++) conversationId = stepConversation(element(index));
     if (conversationId === undefined) return NO_CONVERSATION;
     const tracker = createTrajectoryTracker({ conversationId });
     function* pages(): Generator<MapperEvent[]> {
-      for (let at = 0; at < count; at += BATCH_STEPS) {
+      for (let at = 0; at < count; at += MAP_PAGE_STEPS) {
         const page: unknown[] = [];
-        for (let index = at; index < Math.min(count, at + BATCH_STEPS); index++) page.push(element(index));
+        for (let index = at; index < Math.min(count, at + MAP_PAGE_STEPS); index++) page.push(element(index));
         yield wrapped ? tracker.applySnapshot({ steps: page, stepOffset: at }) : tracker.applySteps(page);
       }
     }
@@ -155,7 +144,7 @@ function mapElements(input: Elements, conversation: string | undefined): Array<B
  * parsed, and its text dropped on return: only the parsed document stays
  * alive while the steps are mapped.
  */
-async function readInput(io: CliIo, file: string | undefined): Promise<Input | Elements | undefined> {
+async function readInput(io: CliIo, file: string | undefined): Promise<MapInput | Elements | undefined> {
   const fromStdin = file === undefined || file === "-";
   if (!fromStdin && isDirectory(file)) return await readCapture(io, file);
   let bytes: Buffer;
@@ -172,7 +161,7 @@ async function readInput(io: CliIo, file: string | undefined): Promise<Input | E
 }
 
 /** The whole input parsed; on failure the reason goes to stderr and the answer is undefined. */
-function parseBytes(io: CliIo, bytes: Buffer): Input | undefined {
+function parseBytes(io: CliIo, bytes: Buffer): MapInput | undefined {
   // Nearly-ASCII input parses faster as escaped ASCII text; any failure is
   // read again from the UTF-8 text, so messages name the input as written.
   const fast = asciiJsonText(bytes);
@@ -180,13 +169,13 @@ function parseBytes(io: CliIo, bytes: Buffer): Input | undefined {
     try {
       return parseMapInput(fast);
     } catch (error) {
-      if (!(error instanceof InputError)) throw error;
+      if (!(error instanceof MapInputError)) throw error;
     }
   }
   try {
     return parseMapInput(bytes.toString("utf8"));
   } catch (error) {
-    if (!(error instanceof InputError)) throw error;
+    if (!(error instanceof MapInputError)) throw error;
     io.stderr.write(`agy-bridge map: ${error.message}\n`);
     return undefined;
   }
@@ -204,7 +193,7 @@ function isDirectory(path: string): boolean {
  * A capture directory, as one timeline of snapshots and frames; the reason on
  * stderr when it is none. The capture reader loads only for a directory.
  */
-async function readCapture(io: CliIo, dir: string): Promise<Input | undefined> {
+async function readCapture(io: CliIo, dir: string): Promise<MapInput | undefined> {
   const { isCaptureDir, readCaptureDir } = await import("../capture/capture-reader.js");
   if (!isCaptureDir(dir)) {
     io.stderr.write(`agy-bridge map: ${dir} is a directory but not a capture (no meta.json, steps/ or stream/); see docs/capture.md\n`);
@@ -217,125 +206,6 @@ async function readCapture(io: CliIo, dir: string): Promise<Input | undefined> {
   } catch (error) {
     io.stderr.write(`agy-bridge map: ${(error as Error).message}\n`);
     return undefined;
-  }
-}
-
-/** Parses the whole input; throws InputError with a one-line reason. */
-function parseMapInput(text: string): Input {
-  if (text.trim() === "") throw new InputError("the input is empty");
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    if (hasSecondLine(text)) return fromLines(text);
-    throw new InputError(`invalid JSON (${(error as Error).message})`);
-  }
-  return fromDocument(doc);
-}
-
-function fromDocument(doc: unknown): Input {
-  if (Array.isArray(doc)) {
-    requireSomeStep(doc, "the array");
-    return { kind: "steps", steps: doc };
-  }
-  if (isObject(doc)) {
-    const steps = doc["steps"];
-    if (Array.isArray(steps)) {
-      requireSomeStep(steps, '"steps"');
-      return { kind: "snapshot", steps };
-    }
-    if ("update" in doc) return { kind: "frames", updates: [frameUpdate(doc, "the frame")] };
-    if (typeof doc["type"] === "string") return { kind: "steps", steps: [doc] };
-  }
-  throw new InputError('the input is not a step, an array of steps, a {"steps":[...]} response or stream frames');
-}
-
-/** A list with entries but not one object in it is not steps at all (the tracker skips single bad ones). */
-function requireSomeStep(list: readonly unknown[], what: string): void {
-  if (list.length > 0 && !list.some(isObject)) throw new InputError(`position 0: ${what} holds no step objects`);
-}
-
-function frameUpdate(frame: unknown, where: string): StreamUpdate {
-  if (!isObject(frame) || !isObject(frame["update"])) throw new InputError(`${where}: expected a stream frame {"update":{...}}`);
-  return frame["update"] as StreamUpdate;
-}
-
-function fromLines(text: string): Input {
-  const updates: StreamUpdate[] = [];
-  let lineNumber = 0;
-  for (const line of text.split("\n")) {
-    lineNumber++;
-    if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new InputError(`line ${lineNumber}: invalid JSON (${(error as Error).message})`);
-    }
-    updates.push(frameUpdate(value, `line ${lineNumber}`));
-  }
-  return { kind: "frames", updates };
-}
-
-function hasSecondLine(text: string): boolean {
-  const first = text.indexOf("\n");
-  return first >= 0 && text.slice(first + 1).trim() !== "";
-}
-
-function cascadeIdOf(step: unknown): string | undefined {
-  if (!isObject(step)) return undefined;
-  const metadata = step["metadata"];
-  const info = isObject(metadata) ? metadata["sourceTrajectoryStepInfo"] : undefined;
-  const id = isObject(info) ? asString(info["cascadeId"]) : undefined;
-  return id === "" ? undefined : id;
-}
-
-function firstCascadeId(steps: readonly unknown[]): string | undefined {
-  for (const step of steps) {
-    const id = cascadeIdOf(step);
-    if (id !== undefined) return id;
-  }
-  return undefined;
-}
-
-function defaultConversation(input: Input): string | undefined {
-  if (input.kind === "capture") {
-    if (input.conversationId !== undefined) return input.conversationId;
-    return (
-      defaultConversation({ kind: "frames", updates: input.items.flatMap((item) => (item.kind === "frame" ? [item.update] : [])) }) ??
-      firstCascadeId(input.items.flatMap((item) => (item.kind === "snapshot" ? item.steps : [])))
-    );
-  }
-  if (input.kind !== "frames") return firstCascadeId(input.steps);
-  for (const update of input.updates) {
-    const id = asString(update.conversationId);
-    if (id !== undefined && id !== "") return id;
-    const main = update.mainTrajectoryUpdate;
-    const stepsUpdate = isObject(main) ? main["stepsUpdate"] : undefined;
-    const steps = isObject(stepsUpdate) ? stepsUpdate["steps"] : undefined;
-    const found = Array.isArray(steps) ? firstCascadeId(steps) : undefined;
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-/**
- * The tracker's events, a batch at a time. A snapshot goes in as consecutive
- * pages (`stepOffset`), which the tracker treats exactly like one page.
- */
-function* mapInBatches(input: Input, tracker: TrajectoryTracker): Generator<MapperEvent[]> {
-  if (input.kind === "capture") {
-    for (const item of input.items)
-      yield item.kind === "frame" ? tracker.applyStreamUpdate(item.update) : tracker.applySnapshot({ steps: item.steps, stepOffset: 0 });
-    return;
-  }
-  if (input.kind === "frames") {
-    for (const update of input.updates) yield tracker.applyStreamUpdate(update);
-    return;
-  }
-  for (let at = 0; at < input.steps.length; at += BATCH_STEPS) {
-    const page = input.steps.slice(at, at + BATCH_STEPS);
-    yield input.kind === "snapshot" ? tracker.applySnapshot({ steps: page, stepOffset: at }) : tracker.applySteps(page);
   }
 }
 
