@@ -110,8 +110,22 @@ async function startHost(k: number, options: FleetHostsOptions, env: NodeJS.Proc
   return { name: `host${k}`, socket, plainUrl: info.plainUrl, client, populated, all };
 }
 
+/**
+ * A process of the built CLI. Its stderr (a relay names each agy its scope
+ * leaves out: ten hosts on one machine print a hundred such lines) is kept,
+ * the last lines of it, and shown only when the process fails.
+ */
 function spawnCli(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [bin, ...args], { env, cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [bin, ...args], { env, cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const tail: string[] = [];
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+    for (const line of text.split("\n")) if (line !== "") tail.push(line);
+    tail.splice(0, Math.max(0, tail.length - 20));
+  });
+  child.on("exit", (code) => {
+    if (code !== null && code !== 0) process.stderr.write(`bench: agy-bridge ${args[0]} exited ${code}; its last lines:\n${tail.join("\n")}\n`);
+  });
+  return child;
 }
 
 async function figures(pids: readonly number[], seconds: number): Promise<ProcessFigures[]> {
