@@ -5,11 +5,10 @@
  * pending, and history that is already over is never announced.
  *
  * With a policy, the policy answers first: an interaction is noticed only
- * when the policy said `ask` (or could not deliver its answer): read off the
- * verdict the session writes on the request, or reported by the caller
- * through {@link NotifyDispatcher.policyAsked}. Without one,
- * every open interaction is noticed as it appears (after `history_end` for
- * what was open at attach).
+ * when the verdict the session wrote on the request is `ask`. One it
+ * approved or denied is never noticed, also when its delivery failed (the
+ * verdict stands: docs/policy.md). Without one, every open interaction is
+ * noticed as it appears (after `history_end` for what was open at attach).
  *
  * The escalation (`--escalate-after`): if nobody answered within the delay,
  * either the person is told again, or the interaction is denied with an
@@ -34,7 +33,7 @@ export interface NotifyDispatcherOptions {
   /** serve's page address, for deep links. */
   pageUrl: string;
   host: string;
-  /** True when a policy runs: wait for its `ask`. */
+  /** True when a policy runs: only a request whose verdict is `ask` is a person's. */
   policy: boolean;
   escalation?: Escalation;
   /** How an escalation denies (through serve's hub). */
@@ -52,8 +51,6 @@ export interface SessionObserver {
 export interface NotifyDispatcher {
   /** One per attach of a conversation: feed it the session's events from the first. */
   session(conversationId: string): SessionObserver;
-  /** The policy left this interaction to a person. */
-  policyAsked(event: InteractionRequested): void;
   close(): Promise<void>;
 }
 
@@ -171,7 +168,7 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
   }
 
   // A person is told of a request no policy runs for, or one whose verdict (written on it before it was
-  // published) is ask; a policy's ask reported through policyAsked says the same (noticed once either way).
+  // published) is ask.
   const asked = (event: InteractionRequested) => !options.policy || event.policy?.decision === "ask";
 
   return {
@@ -197,9 +194,6 @@ export function createNotifyDispatcher(options: NotifyDispatcherOptions): Notify
           }
         },
       };
-    },
-    policyAsked(event) {
-      notice(event);
     },
     async close() {
       closed = true;

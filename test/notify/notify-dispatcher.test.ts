@@ -1,10 +1,10 @@
 /**
  * When a person is told: open interactions once, after history; never for
- * history that is over; only after the policy's ask when a policy runs;
+ * history that is over; only what the policy's verdict left to a person when a policy runs;
  * resolutions only for what was told; and the escalation.
  */
 import { describe, expect, it } from "vitest";
-import type { MapperEvent } from "../../src/mapper/index.js";
+import { MapperEventSchema, type MapperEvent } from "../../src/mapper/index.js";
 import {
   createNotifyDispatcher,
   formatDuration,
@@ -118,18 +118,38 @@ describe("the notify dispatcher", () => {
     expect(told).toHaveLength(1);
   });
 
-  it("with a policy, tells only of what the policy left to a person", () => {
+  it("with a policy, tells only of what the policy left to a person: the ask written on the request, from the history on", () => {
     const { told, notifier } = recorder();
     const d = createNotifyDispatcher({ notifiers: [notifier], pageUrl: "http://x", host: "h", policy: true });
     const s = d.session("conv-1");
+    const verdict = (event: Requested, decision: "approve" | "deny" | "ask"): Requested => ({
+      ...event,
+      policy: { decision, rule: decision === "ask" ? null : "r" },
+    });
+    // Open when serve attached: the ask is told at history_end, the approve never.
+    s.observe(verdict(requested(1), "ask"));
+    s.observe(verdict(requested(2), "approve"));
     s.observe(historyEnd);
-    s.observe(requested(1));
-    s.observe(requested(2));
-    s.observe(resolved(1, "approved", "policy:safe"));
-    d.policyAsked(requested(2));
-    // The policy's ask for an interaction already resolved says nothing.
-    d.policyAsked(requested(1));
-    expect(told.map(([kind, n]) => `${kind} ${n.interactionId}`)).toEqual(["pending int_2"]);
+    s.observe(verdict(requested(3), "ask"));
+    s.observe(verdict(requested(4), "deny"));
+    // A delivery that failed leaves the verdict standing (docs/policy.md): still nobody is told.
+    s.observe(
+      MapperEventSchema.parse({
+        type: "policy_delivered",
+        conversationId: "conv-1",
+        trajectoryId: "traj-1",
+        stepIndex: 4,
+        interactionId: "int_4",
+        decision: "deny",
+        rule: "r",
+        decidedBy: "policy:r",
+        result: "failed",
+        reason: "agy refused",
+      }),
+    );
+    // Under a policy a request carries its verdict; one without is not a person's.
+    s.observe(requested(5));
+    expect(told.map(([kind, n]) => `${kind} ${n.interactionId}`)).toEqual(["pending int_1", "pending int_3"]);
   });
 
   it("reminds after the escalation delay, announced in the first notice, and stops when it is resolved", async () => {
